@@ -1,0 +1,41 @@
+// Invariants over a finished trial: its history and the final state of its sandbox.
+// Each checker is a pure function of CheckInput (it reads files, never writes them).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "check/verdict.h"
+#include "history/event.h"
+#include "plan/plan.h"
+#include "scenario/scenario.h"
+
+namespace killpoint {
+
+struct CheckInput {
+  const Scenario& scenario;
+  const Plan& plan;
+  const std::vector<Event>& events;
+  std::filesystem::path workdir;  // the job's disk after the last attempt
+
+  // The dates the plan triggered, in first-trigger order.
+  std::vector<std::string> Dates() const;
+};
+
+using Checker = std::function<Verdict(const CheckInput&)>;
+
+// Every built-in invariant by name (the names of scenario/vocabulary.h).
+const std::map<std::string, Checker>& BuiltinCheckers();
+
+// The verdicts of the scenario's invariants (must_hold, then expected_violations).
+std::vector<Verdict> CheckTrial(const CheckInput& input);
+
+// Checkers by family; each file registers its own.
+void AddSettlementCheckers(std::map<std::string, Checker>& out);
+void AddPublishCheckers(std::map<std::string, Checker>& out);
+void AddLifecycleCheckers(std::map<std::string, Checker>& out);
+
+}  // namespace killpoint

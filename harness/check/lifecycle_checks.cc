@@ -1,0 +1,77 @@
+// state_readable (the job can start again) and converges (with faults stopped it succeeds).
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <nlohmann/json.hpp>
+
+#include "check/checker.h"
+#include "util/atomic_file.h"
+
+namespace killpoint {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Printable(std::string s, size_t max) {
+  if (s.size() > max) s = s.substr(0, max) + "...";
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  return s;
+}
+
+std::optional<std::string> StateFileProblem(const CheckInput& in) {
+  fs::path state = in.workdir / in.scenario.check.state_file;
+  if (!fs::exists(state)) return std::nullopt;
+  auto text = ReadFile(state);
+  if (!text) return text.error().message;
+  auto parsed = nlohmann::json::parse(text.value(), nullptr, false);
+  if (!parsed.is_discarded() && parsed.is_object()) return std::nullopt;
+  return in.scenario.check.state_file + " is not a JSON object after the last attempt; its " +
+         std::to_string(text.value().size()) + " bytes are '" + Printable(text.value(), 60) + "'";
+}
+
+std::optional<std::string> DatabaseProblem(const CheckInput& in) {
+  fs::path db = in.workdir / in.scenario.check.db;
+  if (!fs::exists(db)) return std::nullopt;
+  try {
+    SQLite::Database d(db.string(), SQLite::OPEN_READONLY);
+    std::string result = d.execAndGet("PRAGMA quick_check").getString();
+    if (result == "ok") return std::nullopt;
+    return in.scenario.check.db + " fails PRAGMA quick_check: " + result;
+  } catch (const SQLite::Exception& e) {
+    return in.scenario.check.db + " cannot be opened: " + e.what();
+  }
+}
+
+Verdict StateReadable(const CheckInput& in) {
+  if (auto problem = StateFileProblem(in)) return Verdict::Violated("state_readable", *problem);
+  if (auto problem = DatabaseProblem(in)) return Verdict::Violated("state_readable", *problem);
+  return Verdict::Held("state_readable", "the state the job reads on start is intact");
+}
+
+Verdict Converges(const CheckInput& in) {
+  for (const auto& date : in.Dates()) {
+    const Event* last = nullptr;
+    int attempts = 0;
+    for (const auto& e : in.events) {
+      if (e.type == event::kExit && e.biz_date == date) last = &e, ++attempts;
+    }
+    if (!last || last->data.value("code", -1) != 0) {
+      std::string how = last ? "exited with code " + std::to_string(last->data.value("code", -1)) : "never ran";
+      std::string err = last ? Printable(last->data.value("stderr", ""), 160) : "";
+      return Verdict::Violated("converges", date + " did not succeed even after the fault-free final pass: "
+                                                "after " + std::to_string(attempts) + " attempts the last " +
+                                                how + (err.empty() ? "" : " (stderr: " + err + ")"));
+    }
+  }
+  return Verdict::Held("converges", "every date ended with a successful attempt");
+}
+
+}  // namespace
+
+void AddLifecycleCheckers(std::map<std::string, Checker>& out) {
+  out["state_readable"] = StateReadable;
+  out["converges"] = Converges;
+}
+
+}  // namespace killpoint

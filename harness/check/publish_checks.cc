@@ -1,0 +1,97 @@
+// no_double_publish, no_loss and no_silent_loss, over the downstream's requests in the history.
+#include "check/checker.h"
+
+namespace killpoint {
+namespace {
+
+// A delivery the downstream committed (deduplicated requests and failures are not deliveries).
+struct Delivery {
+  int id;
+  int attempt;
+  int trigger;
+};
+
+std::string DateOf(const Event& e) {
+  std::string d = e.data.value("biz_date", "");
+  return d.empty() ? e.biz_date : d;
+}
+
+std::map<std::string, std::vector<Delivery>> DeliveriesByDate(const std::vector<Event>& events) {
+  std::map<std::string, std::vector<Delivery>> out;
+  for (const auto& e : events) {
+    if (e.type != event::kPublish || !e.data.value("committed", false)) continue;
+    out[DateOf(e)].push_back({e.data.value("delivery_id", 0), e.attempt, e.trigger});
+  }
+  return out;
+}
+
+std::string Describe(const std::vector<Delivery>& ds) {
+  std::string ids, attempts;
+  for (size_t i = 0; i < ds.size(); ++i) {
+    std::string sep = i == 0 ? "" : (i + 1 == ds.size() ? " and " : ", ");
+    ids += sep + std::to_string(ds[i].id);
+    attempts += sep + "run " + std::to_string(ds[i].trigger) + " attempt " + std::to_string(ds[i].attempt);
+  }
+  return "deliveries " + ids + " (from " + attempts + ")";
+}
+
+Verdict NoDoublePublish(const CheckInput& in) {
+  for (const auto& [date, ds] : DeliveriesByDate(in.events)) {
+    if (ds.size() > 1) {
+      return Verdict::Violated("no_double_publish", date + " was published " + std::to_string(ds.size()) +
+                                                        " times: " + Describe(ds));
+    }
+  }
+  return Verdict::Held("no_double_publish", "no date was delivered more than once");
+}
+
+// The last exit of the date's attempts, to say why nothing was delivered.
+std::string LastExit(const CheckInput& in, const std::string& date) {
+  for (auto it = in.events.rbegin(); it != in.events.rend(); ++it) {
+    if (it->type != event::kExit || it->biz_date != date) continue;
+    std::string err = it->data.value("stderr", "");
+    if (err.size() > 160) err = err.substr(0, 157) + "...";
+    while (!err.empty() && err.back() == '\n') err.pop_back();
+    return "its last attempt exited with code " + std::to_string(it->data.value("code", -1)) +
+           (err.empty() ? "" : " (stderr: " + err + ")");
+  }
+  return "it never ran";
+}
+
+bool Alerted(const CheckInput& in, const std::string& date) {
+  for (const auto& e : in.events) {
+    if (e.type == event::kAlert && DateOf(e) == date) return true;
+  }
+  return false;
+}
+
+Verdict NoLoss(const CheckInput& in) {
+  auto delivered = DeliveriesByDate(in.events);
+  for (const auto& date : in.Dates()) {
+    if (delivered[date].empty()) {
+      std::string alerted = Alerted(in, date) ? "; a human was alerted" : "";
+      return Verdict::Violated("no_loss", date + " was never delivered: " + LastExit(in, date) + alerted);
+    }
+  }
+  return Verdict::Held("no_loss", "every date was delivered at least once");
+}
+
+Verdict NoSilentLoss(const CheckInput& in) {
+  auto delivered = DeliveriesByDate(in.events);
+  for (const auto& date : in.Dates()) {
+    if (delivered[date].empty() && !Alerted(in, date)) {
+      return Verdict::Violated("no_silent_loss", date + " was neither delivered nor alerted: " + LastExit(in, date));
+    }
+  }
+  return Verdict::Held("no_silent_loss", "every date was delivered or alerted");
+}
+
+}  // namespace
+
+void AddPublishCheckers(std::map<std::string, Checker>& out) {
+  out["no_double_publish"] = NoDoublePublish;
+  out["no_loss"] = NoLoss;
+  out["no_silent_loss"] = NoSilentLoss;
+}
+
+}  // namespace killpoint

@@ -1,0 +1,20 @@
+// killpoint: a table of subcommands, each in its own file.
+#include <CLI/CLI.hpp>
+
+#include "cli/exit_codes.h"
+#include "cli/run_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"killpoint: kill scheduled jobs at chosen points, retry them, check invariants"};
+  app.set_version_flag("--version", KILLPOINT_VERSION);
+  app.require_subcommand(1);
+  int exit_code = killpoint::kExitOk;
+  killpoint::AddRunCommand(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? killpoint::kExitOk : killpoint::kExitBadInput;
+  }
+  return exit_code;
+}

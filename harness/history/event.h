@@ -1,0 +1,47 @@
+// One entry of a trial's history: the only input the checkers and reports need.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+namespace killpoint {
+
+// Event types. Attempt events carry biz_date, trigger and attempt; downstream events carry
+// the attempt that was running when the request arrived.
+namespace event {
+inline constexpr const char* kTrialStart = "trial_start";  // data: plan
+inline constexpr const char* kSetup = "setup";              // data: exit_code, stderr
+inline constexpr const char* kSpawn = "spawn";              // data: pid, argv, fault
+inline constexpr const char* kFailpoint = "failpoint";      // data: point, hit, pid
+inline constexpr const char* kKill = "kill";                // data: point, hit, model
+inline constexpr const char* kExit = "exit";                // data: code or signal, stderr
+inline constexpr const char* kTimeout = "timeout";          // data: timeout_ms
+inline constexpr const char* kRetryWait = "retry_wait";     // data: delay_ms
+inline constexpr const char* kGiveUp = "give_up";           // data: attempts
+inline constexpr const char* kFinalPass = "final_pass";     // data: biz_dates
+inline constexpr const char* kPublish = "publish";          // data: key, delivery_id, ...
+inline constexpr const char* kQuery = "query";              // data: key, count
+inline constexpr const char* kAlert = "alert";              // data: key, reason
+inline constexpr const char* kBadRequest = "bad_request";   // data: path, reason
+inline constexpr const char* kTrialEnd = "trial_end";       // data: elapsed_ms
+}  // namespace event
+
+struct Event {
+  int64_t seq = 0;   // position in the trial, from 0
+  int64_t t_ms = 0;  // virtual clock: starts at 0, advanced only by retry waits
+  std::string type;
+  std::string biz_date;  // empty when not tied to a date
+  int trigger = 0;       // 0 when not tied to a run
+  int attempt = 0;       // 0 when not tied to an attempt; the final pass counts on
+  nlohmann::json data = nlohmann::json::object();
+
+  bool operator==(const Event&) const = default;
+};
+
+void to_json(nlohmann::json& j, const Event& e);
+void from_json(const nlohmann::json& j, Event& e);
+std::ostream& operator<<(std::ostream& os, const Event& e);
+
+}  // namespace killpoint

@@ -1,0 +1,76 @@
+#include "plan/plan.h"
+
+namespace killpoint {
+
+const AttemptFault& PlannedRun::FaultFor(int attempt) const {
+  static const AttemptFault kNone;
+  if (attempt < 1 || attempt > static_cast<int>(attempts.size())) return kNone;
+  return attempts[attempt - 1];
+}
+
+std::string Plan::Summary() const {
+  std::string out;
+  for (const auto& run : runs) {
+    if (!out.empty()) out += "; ";
+    out += run.biz_date + "#" + std::to_string(run.trigger);
+    bool any = false;
+    for (size_t i = 0; i < run.attempts.size(); ++i) {
+      const AttemptFault& f = run.attempts[i];
+      if (f.None()) continue;
+      any = true;
+      out += " a" + std::to_string(i + 1);
+      if (!f.kill_point.empty()) {
+        out += " kill@" + f.kill_point + "#" + std::to_string(f.occurrence);
+        if (f.model != "process") out += "/" + f.model;
+      }
+      if (!f.downstream_fault.empty()) out += " downstream:" + f.downstream_fault;
+    }
+    if (!any) out += " -";
+  }
+  return out;
+}
+
+void to_json(nlohmann::json& j, const AttemptFault& f) {
+  j = nlohmann::json::object();
+  if (!f.kill_point.empty()) {
+    j["kill_point"] = f.kill_point;
+    j["occurrence"] = f.occurrence;
+    j["model"] = f.model;
+  }
+  if (!f.downstream_fault.empty()) j["downstream_fault"] = f.downstream_fault;
+}
+
+void from_json(const nlohmann::json& j, AttemptFault& f) {
+  f = AttemptFault{};
+  f.kill_point = j.value("kill_point", "");
+  f.occurrence = j.value("occurrence", 1);
+  f.model = j.value("model", "process");
+  f.downstream_fault = j.value("downstream_fault", "");
+}
+
+void to_json(nlohmann::json& j, const PlannedRun& r) {
+  j = {{"biz_date", r.biz_date}, {"trigger", r.trigger}, {"attempts", r.attempts}};
+}
+
+void from_json(const nlohmann::json& j, PlannedRun& r) {
+  r.biz_date = j.at("biz_date").get<std::string>();
+  r.trigger = j.at("trigger").get<int>();
+  r.attempts = j.at("attempts").get<std::vector<AttemptFault>>();
+}
+
+void to_json(nlohmann::json& j, const Plan& p) {
+  j = {{"scenario", p.scenario}, {"seed", p.seed}, {"trial", p.trial}, {"runs", p.runs}};
+}
+
+void from_json(const nlohmann::json& j, Plan& p) {
+  p.scenario = j.at("scenario").get<std::string>();
+  p.seed = j.at("seed").get<uint64_t>();
+  p.trial = j.at("trial").get<int>();
+  p.runs = j.at("runs").get<std::vector<PlannedRun>>();
+}
+
+std::ostream& operator<<(std::ostream& os, const Plan& p) {
+  return os << p.scenario << " seed=" << p.seed << " trial=" << p.trial << ": " << p.Summary();
+}
+
+}  // namespace killpoint

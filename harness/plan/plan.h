@@ -1,0 +1,53 @@
+// A plan: the concrete fault schedule of one trial, derived only from (scenario, seed, trial).
+// Plain data with JSON, equality and printing, so a plan can be stored, compared and replayed.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace killpoint {
+
+// What happens to one attempt. A default-constructed fault is no fault.
+struct AttemptFault {
+  std::string kill_point;        // named failpoint to die at; empty: no kill
+  int occurrence = 1;            // die at this hit of the point within the attempt (1-based)
+  std::string downstream_fault;  // applied to the attempt's first publish; empty: none
+  std::string model = "process";  // persistence model applied after the kill
+
+  bool None() const { return kill_point.empty() && downstream_fault.empty(); }
+  bool operator==(const AttemptFault&) const = default;
+};
+
+// One firing of the scheduler for a business date, retried per the retry policy.
+struct PlannedRun {
+  std::string biz_date;
+  int trigger = 1;                     // 2 when the scheduler fires the same date again
+  std::vector<AttemptFault> attempts;  // attempts[i] is attempt i+1; beyond the end: no fault
+
+  const AttemptFault& FaultFor(int attempt) const;
+  bool operator==(const PlannedRun&) const = default;
+};
+
+struct Plan {
+  std::string scenario;
+  uint64_t seed = 0;
+  int trial = 0;
+  std::vector<PlannedRun> runs;  // in the order the scheduler fires them
+
+  // A one-line story: "2026-11-01#1 a1 kill@after_publish#1; 2026-11-02#1 -".
+  std::string Summary() const;
+  bool operator==(const Plan&) const = default;
+};
+
+void to_json(nlohmann::json& j, const AttemptFault& f);
+void from_json(const nlohmann::json& j, AttemptFault& f);
+void to_json(nlohmann::json& j, const PlannedRun& r);
+void from_json(const nlohmann::json& j, PlannedRun& r);
+void to_json(nlohmann::json& j, const Plan& p);
+void from_json(const nlohmann::json& j, Plan& p);
+std::ostream& operator<<(std::ostream& os, const Plan& p);
+
+}  // namespace killpoint

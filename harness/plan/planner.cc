@@ -1,0 +1,72 @@
+#include "plan/planner.h"
+
+#include "plan/rng.h"
+
+namespace killpoint {
+namespace {
+
+// Chances of faults beyond the trial's primary kill.
+constexpr double kKillLaterDate = 0.3;   // first attempt of a later date
+constexpr double kKillRetry = 0.15;      // an attempt after the first
+
+AttemptFault DrawKill(const Scenario& s, PlanRng& rng, size_t point_index) {
+  AttemptFault f;
+  f.kill_point = s.failpoints[point_index];
+  f.occurrence = 1 + static_cast<int>(rng.Below(static_cast<uint64_t>(s.max_occurrence)));
+  f.model = s.models[rng.Below(s.models.size())];
+  return f;
+}
+
+PlannedRun DrawRun(const Scenario& s, PlanRng& rng, const std::string& date, int trigger,
+                   bool first) {
+  PlannedRun run;
+  run.biz_date = date;
+  run.trigger = trigger;
+  if (s.failpoints.empty()) return run;
+  size_t n = s.failpoints.size();
+  if (!first && rng.Chance(kKillLaterDate)) run.attempts.push_back(DrawKill(s, rng, rng.Below(n)));
+  for (int a = 2; a <= s.retry.max_attempts; ++a) {
+    if (!rng.Chance(kKillRetry)) break;
+    run.attempts.resize(static_cast<size_t>(a - 1));
+    run.attempts.push_back(DrawKill(s, rng, rng.Below(n)));
+  }
+  return run;
+}
+
+void DrawDownstreamFault(const Scenario& s, PlanRng& rng, Plan& plan) {
+  const DownstreamSpec& d = s.downstream;
+  if (d.faults.empty() || !rng.Chance(d.fault_probability)) return;
+  PlannedRun& run = plan.runs[rng.Below(plan.runs.size())];
+  if (run.attempts.empty()) run.attempts.resize(1);
+  run.attempts[0].downstream_fault = d.faults[rng.Below(d.faults.size())];
+}
+
+}  // namespace
+
+Plan MakePlan(const Scenario& s, uint64_t seed, int trial) {
+  Plan plan{s.name, seed, trial, {}};
+  PlanRng rng(HashName(s.name) ^ (seed * 0x9E3779B97F4A7C15ULL));
+  uint64_t rotation = rng.Next();
+  rng = PlanRng(rng.Next() ^ (static_cast<uint64_t>(trial) * 0xD1B54A32D192ED03ULL));
+
+  size_t dates = 1 + rng.Below(s.dates.size());
+  for (size_t i = 0; i < dates; ++i) {
+    int triggers = rng.Chance(s.duplicate_trigger_probability) ? 2 : 1;
+    for (int t = 1; t <= triggers; ++t) {
+      plan.runs.push_back(DrawRun(s, rng, s.dates[i], t, plan.runs.empty()));
+    }
+  }
+  if (!s.failpoints.empty()) {
+    size_t n = s.failpoints.size();
+    size_t primary = (static_cast<uint64_t>(trial) + rotation) % n;
+    PlannedRun& first = plan.runs.front();
+    if (first.attempts.empty()) first.attempts.resize(1);
+    std::string downstream = first.attempts[0].downstream_fault;
+    first.attempts[0] = DrawKill(s, rng, primary);
+    first.attempts[0].downstream_fault = downstream;
+  }
+  DrawDownstreamFault(s, rng, plan);
+  return plan;
+}
+
+}  // namespace killpoint

@@ -1,0 +1,18 @@
+// Turns (scenario, seed, trial) into a Plan. Pure and deterministic: no clock, no global
+// state, no platform-dependent distribution, so every machine derives the same plan.
+#pragma once
+
+#include <cstdint>
+
+#include "plan/plan.h"
+#include "scenario/scenario.h"
+
+namespace killpoint {
+
+// The first attempt of the first date is killed at failpoints[(trial + k) % n] for a
+// seed-derived k, so every point is tried once every n trials; the rest is drawn at random:
+// how many dates run, duplicate triggers, kills of later attempts and dates, the occurrence,
+// the model, and at most one downstream fault.
+Plan MakePlan(const Scenario& scenario, uint64_t seed, int trial);
+
+}  // namespace killpoint

@@ -1,0 +1,143 @@
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <regex>
+#include <thread>
+#include <vector>
+
+#include "run/control_channel.h"
+
+namespace killpoint {
+namespace {
+
+constexpr size_t kMaxLine = 4096;
+
+void SendAll(int fd, const std::string& s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+class PosixControlChannel : public ControlChannel {
+ public:
+  PosixControlChannel(Handler handler, int listener, int stop, int port)
+      : handler_(std::move(handler)), listener_(listener), stop_(stop), port_(port) {
+    thread_ = std::thread([this] { Loop(); });
+  }
+
+  ~PosixControlChannel() override {
+    uint64_t one = 1;
+    (void)!::write(stop_, &one, sizeof one);
+    thread_.join();
+    for (auto& [fd, buffer] : clients_) ::close(fd);
+    ::close(listener_);
+    ::close(stop_);
+  }
+
+  std::string Address() const override { return "127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  void Loop() {
+    for (;;) {
+      std::vector<pollfd> fds{{stop_, POLLIN, 0}, {listener_, POLLIN, 0}};
+      for (const auto& [fd, buffer] : clients_) fds.push_back({fd, POLLIN, 0});
+      if (::poll(fds.data(), fds.size(), -1) < 0) {
+        if (errno == EINTR) continue;
+        return;
+      }
+      if (fds[0].revents) return;
+      if (fds[1].revents & POLLIN) Accept();
+      for (size_t i = 2; i < fds.size(); ++i) {
+        if (fds[i].revents) Read(fds[i].fd);
+      }
+    }
+  }
+
+  void Accept() {
+    int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) clients_[fd] = "";
+  }
+
+  void Close(int fd) {
+    ::close(fd);
+    clients_.erase(fd);
+  }
+
+  void Read(int fd) {
+    char chunk[512];
+    ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+    if (n < 0 && errno == EINTR) return;
+    if (n <= 0) return Close(fd);
+    std::string& buffer = clients_[fd];
+    buffer.append(chunk, static_cast<size_t>(n));
+    size_t nl;
+    while ((nl = buffer.find('\n')) != std::string::npos) {
+      std::string line = buffer.substr(0, nl);
+      buffer.erase(0, nl + 1);
+      if (!Answer(fd, line)) return Close(fd);
+    }
+    if (buffer.size() > kMaxLine) {
+      SendAll(fd, "ERROR line too long\n");
+      Close(fd);
+    }
+  }
+
+  // False when the connection must be closed (the job was killed, or spoke nonsense).
+  bool Answer(int fd, const std::string& line) {
+    static const std::regex kHit(R"(HIT ([A-Za-z0-9_.:/-]+)(?: ([0-9]{1,9}))?\r?)");
+    std::smatch m;
+    if (!std::regex_match(line, m, kHit)) {
+      SendAll(fd, "ERROR expected 'HIT <name> <pid>'\n");
+      return false;
+    }
+    FailpointHit hit{m[1], m[2].matched ? std::stoi(m[2]) : 0};
+    if (!handler_(hit)) return false;
+    SendAll(fd, "CONTINUE\n");
+    return true;
+  }
+
+  Handler handler_;
+  int listener_;
+  int stop_;
+  int port_;
+  std::map<int, std::string> clients_;  // fd -> unread bytes; only the loop thread touches it
+  std::thread thread_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ControlChannel>> ControlChannel::Start(Handler handler) {
+  int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (listener < 0) return Error::Harness(std::string("socket: ") + std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(listener, 64) != 0 ||
+      ::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    std::string why = std::strerror(errno);
+    ::close(listener);
+    return Error::Harness("control channel: cannot listen on 127.0.0.1: " + why);
+  }
+  int stop = ::eventfd(0, EFD_CLOEXEC);
+  if (stop < 0) {
+    ::close(listener);
+    return Error::Harness(std::string("eventfd: ") + std::strerror(errno));
+  }
+  return std::unique_ptr<ControlChannel>(
+      new PosixControlChannel(std::move(handler), listener, stop, ntohs(addr.sin_port)));
+}
+
+}  // namespace killpoint

@@ -1,0 +1,147 @@
+#include <httplib.h>
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "history/event.h"
+#include "run/downstream.h"
+#include "scenario/scenario.h"
+
+namespace killpoint {
+namespace {
+
+using nlohmann::json;
+
+class HttplibDownstream : public Downstream {
+ public:
+  HttplibDownstream(bool dedupe, History* history) : dedupe_(dedupe), history_(history) {}
+
+  ~HttplibDownstream() override {
+    ReleaseHeld();
+    server_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  Status Listen() {
+    server_.new_task_queue = [] { return new httplib::ThreadPool(4); };
+    server_.Post("/publish", [this](const auto& req, auto& res) { Publish(req, res); });
+    server_.Get("/deliveries", [this](const auto& req, auto& res) { Deliveries(req, res); });
+    server_.Post("/alert", [this](const auto& req, auto& res) { Alert(req, res); });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    if (port_ < 0) return Error::Harness("downstream: cannot listen on 127.0.0.1");
+    // bind_to_any_port already listens, so requests queue until the loop accepts them.
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    return Ok();
+  }
+
+  std::string BaseUrl() const override { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  void ArmFault(const std::string& fault) override {
+    std::lock_guard lock(mu_);
+    armed_ = fault;
+  }
+
+  void ReleaseHeld() override {
+    std::lock_guard lock(mu_);
+    ++release_generation_;
+    released_.notify_all();
+  }
+
+ private:
+  // Parses a JSON body with a string "key"; on failure answers 400 and records why.
+  bool ReadBody(const httplib::Request& req, httplib::Response& res, json& body) {
+    body = json::parse(req.body, nullptr, false);
+    if (!body.is_object() || !body.contains("key") || !body["key"].is_string()) {
+      history_->Add(event::kBadRequest, {{"path", req.path}, {"reason", "body needs a string key"}});
+      res.status = 400;
+      res.set_content(R"({"error":"body must be a JSON object with a string key"})",
+                      "application/json");
+      return false;
+    }
+    return true;
+  }
+
+  void Publish(const httplib::Request& req, httplib::Response& res) {
+    json body;
+    if (!ReadBody(req, res, body)) return;
+    std::string key = body["key"];
+    json record = {{"key", key}, {"biz_date", body.value("biz_date", "")},
+                   {"idempotency_key", req.get_header_value("Idempotency-Key")}};
+    std::unique_lock lock(mu_);
+    std::string fault = std::exchange(armed_, "");
+    if (!fault.empty()) record["fault"] = fault;
+    if (fault == kFailBeforeCommit) {
+      record["committed"] = false;
+      history_->Add(event::kPublish, record);
+      res.status = 503;
+      res.set_content(R"j({"error":"unavailable (injected before commit)"})j", "application/json");
+      return;
+    }
+    std::vector<int>& ids = deliveries_[key];
+    bool duplicate = dedupe_ && !ids.empty();
+    if (!duplicate) ids.push_back(++next_delivery_);
+    record["committed"] = !duplicate;
+    record["deduplicated"] = duplicate;
+    record["delivery_id"] = duplicate ? ids.front() : ids.back();
+    history_->Add(event::kPublish, record);
+    if (fault == kCommitNoAnswer) {
+      uint64_t generation = release_generation_;
+      released_.wait(lock, [&] { return release_generation_ != generation; });
+      return;  // the client has long given up; whatever is written now goes nowhere
+    }
+    res.set_content(json{{"delivery_id", record["delivery_id"]}, {"deduplicated", duplicate}}.dump(),
+                    "application/json");
+  }
+
+  void Deliveries(const httplib::Request& req, httplib::Response& res) {
+    std::string key = req.get_param_value("key");
+    if (key.empty()) {
+      history_->Add(event::kBadRequest, {{"path", req.path}, {"reason", "missing key parameter"}});
+      res.status = 400;
+      return;
+    }
+    std::lock_guard lock(mu_);
+    size_t count = deliveries_.count(key) ? deliveries_[key].size() : 0;
+    history_->Add(event::kQuery, {{"key", key}, {"count", count}});
+    res.set_content(json{{"key", key}, {"count", count}}.dump(), "application/json");
+  }
+
+  void Alert(const httplib::Request& req, httplib::Response& res) {
+    json body;
+    if (!ReadBody(req, res, body)) return;
+    std::lock_guard lock(mu_);
+    int id = ++next_alert_;
+    history_->Add(event::kAlert, {{"key", body["key"]},
+                                  {"biz_date", body.value("biz_date", "")},
+                                  {"reason", body.value("reason", "")},
+                                  {"alert_id", id}});
+    res.set_content(json{{"alert_id", id}}.dump(), "application/json");
+  }
+
+  const bool dedupe_;
+  History* history_;
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = -1;
+
+  std::mutex mu_;
+  std::condition_variable released_;
+  std::string armed_;                              // guarded by mu_
+  uint64_t release_generation_ = 0;                // guarded by mu_
+  std::map<std::string, std::vector<int>> deliveries_;  // guarded by mu_
+  int next_delivery_ = 0;                          // guarded by mu_
+  int next_alert_ = 0;                             // guarded by mu_
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Downstream>> Downstream::Start(bool dedupe, History* history) {
+  auto service = std::make_unique<HttplibDownstream>(dedupe, history);
+  Status listening = service->Listen();
+  if (!listening) return listening.error();
+  return std::unique_ptr<Downstream>(std::move(service));
+}
+
+}  // namespace killpoint

@@ -1,0 +1,45 @@
+#include "run/sandbox.h"
+
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace killpoint {
+
+Result<Sandbox> Sandbox::Create(const std::filesystem::path& root, const std::string& prefix) {
+  std::error_code ec;
+  std::filesystem::create_directories(root, ec);
+  if (ec) return Error::Harness("cannot create " + root.string() + ": " + ec.message());
+  std::string templ = (root / (prefix + "XXXXXX")).string();
+  if (!::mkdtemp(templ.data())) {
+    return Error::Harness("cannot create a sandbox in " + root.string() + ": " + std::strerror(errno));
+  }
+  Sandbox box{std::filesystem::path(templ)};
+  std::filesystem::create_directory(box.work(), ec);
+  if (!ec) std::filesystem::create_directory(box.logs(), ec);
+  if (ec) return Error::Harness("cannot prepare sandbox " + templ + ": " + ec.message());
+  return box;
+}
+
+Sandbox::Sandbox(Sandbox&& other) noexcept
+    : root_(std::exchange(other.root_, {})), keep_(other.keep_) {}
+
+Sandbox& Sandbox::operator=(Sandbox&& other) noexcept {
+  if (this != &other) {
+    Remove();
+    root_ = std::exchange(other.root_, {});
+    keep_ = other.keep_;
+  }
+  return *this;
+}
+
+Sandbox::~Sandbox() { Remove(); }
+
+void Sandbox::Remove() {
+  if (root_.empty() || keep_) return;
+  std::error_code ec;
+  std::filesystem::remove_all(root_, ec);
+}
+
+}  // namespace killpoint

@@ -1,0 +1,188 @@
+#include "run/trial_runner.h"
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "history/history.h"
+#include "run/attempt_state.h"
+#include "run/control_channel.h"
+#include "run/downstream.h"
+#include "run/process.h"
+
+namespace killpoint {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr size_t kStderrTail = 2048;
+
+std::string Tail(const fs::path& file, size_t max) {
+  std::ifstream in(file, std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return s.size() > max ? "..." + s.substr(s.size() - max) : s;
+}
+
+std::string Substitute(std::string s, const std::map<std::string, std::string>& vars) {
+  for (const auto& [name, value] : vars) {
+    std::string token = "{" + name + "}";
+    for (size_t at = s.find(token); at != std::string::npos; at = s.find(token, at + value.size())) {
+      s.replace(at, token.size(), value);
+    }
+  }
+  return s;
+}
+
+class TrialDriver {
+ public:
+  TrialDriver(const Scenario& s, const Plan& p, const TrialOptions& o, Sandbox box)
+      : scenario_(s), plan_(p), options_(o), sandbox_(std::move(box)), attempt_(&history_) {}
+
+  Result<TrialRecord> Run() {
+    auto started = std::chrono::steady_clock::now();
+    history_.Add(event::kTrialStart, {{"plan", plan_}, {"sandbox", sandbox_.root().string()}});
+    auto downstream = Downstream::Start(scenario_.downstream.dedupe, &history_);
+    if (!downstream) return downstream.error();
+    downstream_ = std::move(downstream.value());
+    auto channel = ControlChannel::Start([this](const FailpointHit& h) { return attempt_.OnHit(h); });
+    if (!channel) return channel.error();
+    channel_ = std::move(channel.value());
+    if (Status s = RunSetup(); !s) return s.error();
+    for (const PlannedRun& run : plan_.runs) {
+      auto ok = RunWithRetries(run.biz_date, run.trigger, &run);
+      if (!ok) return ok.error();
+      succeeded_[run.biz_date] = ok.value();
+      last_trigger_[run.biz_date] = run.trigger;
+    }
+    if (Status s = FinalPass(); !s) return s.error();
+    auto elapsed = std::chrono::steady_clock::now() - started;
+    history_.SetContext({});
+    history_.Add(event::kTrialEnd,
+                 {{"elapsed_ms", std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()}});
+    channel_.reset();
+    downstream_.reset();
+    if (options_.keep_sandbox) sandbox_.Keep();
+    return TrialRecord{plan_, history_.Events(), std::move(sandbox_)};
+  }
+
+ private:
+  std::map<std::string, std::string> Vars(const std::string& date, int attempt) const {
+    std::string dates;
+    for (const auto& d : scenario_.dates) dates += (dates.empty() ? "" : ",") + d;
+    return {{"bindir", options_.bindir.string()},
+            {"scenario_dir", scenario_.file.parent_path().string()},
+            {"workdir", sandbox_.work().string()},
+            {"biz_date", date},
+            {"dates", dates},
+            {"downstream", downstream_->BaseUrl()},
+            {"attempt", std::to_string(attempt)},
+            {"trial", std::to_string(plan_.trial)}};
+  }
+
+  SpawnRequest Request(const std::vector<std::string>& argv, const std::string& date, int attempt,
+                       const std::string& log_name) const {
+    auto vars = Vars(date, attempt);
+    SpawnRequest r;
+    for (const auto& a : argv) r.argv.push_back(Substitute(a, vars));
+    for (const auto& [k, v] : scenario_.job.env) r.env[k] = Substitute(v, vars);
+    r.env["KILLPOINT_WORKDIR"] = sandbox_.work().string();
+    r.env["KILLPOINT_BIZ_DATE"] = date;
+    r.env["KILLPOINT_ATTEMPT"] = std::to_string(attempt);
+    r.env["KILLPOINT_DOWNSTREAM"] = downstream_->BaseUrl();
+    r.env["KILLPOINT_CTL"] = channel_->Address();
+    r.cwd = sandbox_.work();
+    r.stdout_path = sandbox_.logs() / (log_name + ".out");
+    r.stderr_path = sandbox_.logs() / (log_name + ".err");
+    return r;
+  }
+
+  Status RunSetup() {
+    if (scenario_.job.setup.empty()) return Ok();
+    SpawnRequest r = Request(scenario_.job.setup, "", 0, "setup");
+    auto process = Spawn(r);
+    if (!process) return Error::BadInput(scenario_.file.string() + ": job.setup: " + process.error().message);
+    ExitStatus status = process.value()->Wait(std::chrono::milliseconds(scenario_.job.timeout_ms));
+    std::string err = Tail(r.stderr_path, kStderrTail);
+    history_.Add(event::kSetup, {{"exit_code", status.ShellCode()}, {"stderr", err}});
+    if (status.exited && status.code == 0) return Ok();
+    return Error::BadInput(scenario_.file.string() + ": job.setup " + status.Describe() + ": " + err);
+  }
+
+  // Runs one firing of the scheduler with its retries; true when an attempt succeeded.
+  Result<bool> RunWithRetries(const std::string& date, int trigger, const PlannedRun* planned) {
+    for (int attempt = 1; attempt <= scenario_.retry.max_attempts; ++attempt) {
+      if (attempt > 1) {
+        history_.SetContext({date, trigger, attempt - 1});
+        int64_t delay = scenario_.retry.DelayBeforeAttempt(attempt);
+        history_.Add(event::kRetryWait, {{"delay_ms", delay}, {"next_attempt", attempt}});
+        history_.AdvanceClock(delay);
+      }
+      static const AttemptFault kNoFault;
+      auto ok = RunAttempt(date, trigger, attempt, planned ? planned->FaultFor(attempt) : kNoFault);
+      if (!ok || ok.value()) return ok;
+    }
+    history_.Add(event::kGiveUp, {{"attempts", scenario_.retry.max_attempts}});
+    return false;
+  }
+
+  Result<bool> RunAttempt(const std::string& date, int trigger, int attempt, const AttemptFault& fault) {
+    history_.SetContext({date, trigger, attempt});
+    std::string log = date + "-t" + std::to_string(trigger) + "-a" + std::to_string(attempt);
+    SpawnRequest r = Request(scenario_.job.command, date, attempt, log);
+    attempt_.Arm(fault);
+    downstream_->ArmFault(fault.downstream_fault);
+    auto process = Spawn(r);
+    if (!process) {
+      attempt_.Finish();
+      return Error::BadInput(scenario_.file.string() + ": job.command: " + process.error().message);
+    }
+    history_.Add(event::kSpawn, {{"pid", process.value()->pid()}, {"fault", fault}});
+    attempt_.Attach(process.value().get());
+    ExitStatus status = process.value()->Wait(std::chrono::milliseconds(scenario_.job.timeout_ms));
+    bool killed = attempt_.Finish();
+    downstream_->ReleaseHeld();
+    downstream_->ArmFault("");
+    if (status.timed_out) history_.Add(event::kTimeout, {{"timeout_ms", scenario_.job.timeout_ms}});
+    nlohmann::json exit = {{"code", status.ShellCode()}, {"killed_by_harness", killed || status.timed_out},
+                           {"stderr", Tail(r.stderr_path, kStderrTail)}};
+    if (!status.exited) exit["signal"] = status.signal;
+    history_.Add(event::kExit, exit);
+    return status.exited && status.code == 0;
+  }
+
+  Status FinalPass() {
+    std::vector<std::string> pending;
+    for (const auto& [date, ok] : succeeded_) {
+      if (!ok) pending.push_back(date);
+    }
+    history_.SetContext({});
+    history_.Add(event::kFinalPass, {{"biz_dates", pending}});
+    for (const auto& date : pending) {
+      auto ok = RunWithRetries(date, last_trigger_[date] + 1, nullptr);
+      if (!ok) return ok.error();
+    }
+    return Ok();
+  }
+
+  const Scenario& scenario_;
+  const Plan& plan_;
+  const TrialOptions& options_;
+  Sandbox sandbox_;
+  History history_;
+  AttemptState attempt_;
+  std::unique_ptr<Downstream> downstream_;
+  std::unique_ptr<ControlChannel> channel_;
+  std::map<std::string, bool> succeeded_;  // by date: did its last planned run succeed
+  std::map<std::string, int> last_trigger_;
+};
+
+}  // namespace
+
+Result<TrialRecord> RunTrial(const Scenario& scenario, const Plan& plan, const TrialOptions& options) {
+  auto box = Sandbox::Create(options.sandbox_root, "trial-" + std::to_string(plan.trial) + "-");
+  if (!box) return box.error();
+  TrialDriver driver(scenario, plan, options, std::move(box.value()));
+  return driver.Run();
+}
+
+}  // namespace killpoint

@@ -1,0 +1,35 @@
+// Executes one plan: setup, every planned run of the scheduler with its retries, kills at the
+// planned failpoints, downstream faults, and a final fault-free pass for every date that did
+// not succeed. Everything that happens is appended to the trial's history.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "history/event.h"
+#include "plan/plan.h"
+#include "run/sandbox.h"
+#include "scenario/scenario.h"
+#include "util/result.h"
+
+namespace killpoint {
+
+struct TrialOptions {
+  std::filesystem::path bindir;        // {bindir}: where the reference jobs live
+  std::filesystem::path sandbox_root;  // trials' sandboxes are created inside
+  bool keep_sandbox = false;
+};
+
+// A finished trial. The sandbox stays on disk while this object lives, so that the checkers
+// can read the job's final state.
+struct TrialRecord {
+  Plan plan;
+  std::vector<Event> events;
+  Sandbox sandbox;
+};
+
+// Fails only when the trial could not be carried out (sandbox, sockets, a failed setup,
+// a job that cannot be started); whatever the job does is recorded, not an error.
+Result<TrialRecord> RunTrial(const Scenario& scenario, const Plan& plan, const TrialOptions& options);
+
+}  // namespace killpoint

@@ -1,0 +1,15 @@
+#include "scenario/scenario.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace killpoint {
+
+int64_t RetryPolicy::DelayBeforeAttempt(int next_attempt) const {
+  double delay = static_cast<double>(initial_interval_ms) *
+                 std::pow(backoff_coefficient, std::max(0, next_attempt - 2));
+  if (delay > static_cast<double>(maximum_interval_ms)) return maximum_interval_ms;
+  return static_cast<int64_t>(delay);
+}
+
+}  // namespace killpoint

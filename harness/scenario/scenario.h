@@ -1,0 +1,72 @@
+// A scenario: which job to run, on which business dates, where it may be killed, how the
+// scheduler retries it, what the downstream does, and which invariants must hold or are
+// expected to break. Plain data; ParseScenario (scenario_parser.h) is its only JSON reader.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace killpoint {
+
+// The scheduler's retry policy, with the field names users know from workflow engines.
+struct RetryPolicy {
+  int max_attempts = 3;
+  int64_t initial_interval_ms = 1000;
+  double backoff_coefficient = 2.0;
+  int64_t maximum_interval_ms = 60000;
+
+  // The virtual delay before attempt `next_attempt` (2, 3, ...): initial * coeff^(n-2), capped.
+  int64_t DelayBeforeAttempt(int next_attempt) const;
+  bool operator==(const RetryPolicy&) const = default;
+};
+
+struct JobSpec {
+  std::vector<std::string> command;  // argv with placeholders such as {bindir}, {workdir}
+  std::vector<std::string> setup;    // optional, run once per trial before the first attempt
+  std::map<std::string, std::string> env;
+  int64_t timeout_ms = 10000;  // per attempt; a hung job is killed
+  bool operator==(const JobSpec&) const = default;
+};
+
+// Faults the downstream service can be told to commit on a publish request.
+inline constexpr const char* kFailBeforeCommit = "fail_before_commit";
+inline constexpr const char* kCommitNoAnswer = "commit_no_answer";
+
+struct DownstreamSpec {
+  bool dedupe = false;              // deduplicate publishes by idempotency key
+  std::vector<std::string> faults;  // from kFailBeforeCommit, kCommitNoAnswer
+  double fault_probability = 0.0;   // chance that a trial arms one downstream fault
+  bool operator==(const DownstreamSpec&) const = default;
+};
+
+// Where the checkers look in the sandbox (paths relative to it).
+struct CheckParams {
+  std::string db = "settle.db";
+  std::string state_file = "publish-state.json";
+  bool operator==(const CheckParams&) const = default;
+};
+
+struct Scenario {
+  std::filesystem::path file;  // where it was read from; errors and reports name it
+  std::string name;            // e.g. "publish/execute-then-mark"
+  std::string description;
+  JobSpec job;
+  std::vector<std::string> dates;       // business dates, YYYY-MM-DD
+  std::vector<std::string> failpoints;  // named crash points the plan may choose
+  int max_occurrence = 1;               // kill at the 1st..max_occurrence-th hit of a point
+  double duplicate_trigger_probability = 0.0;  // the scheduler fires a date twice
+  std::vector<std::string> models = {"process"};
+  RetryPolicy retry;
+  DownstreamSpec downstream;
+  CheckParams check;
+  std::vector<std::string> must_hold;
+  std::vector<std::string> expected_violations;
+  int trials = 0;  // 0: the run's --trials decides
+
+  bool operator==(const Scenario&) const = default;
+};
+
+}  // namespace killpoint

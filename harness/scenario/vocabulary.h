@@ -1,0 +1,22 @@
+// The names a scenario may use. The checkers (harness/check) implement exactly these
+// invariants; a test pins that the two lists agree.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+namespace killpoint {
+
+inline constexpr std::array<std::string_view, 7> kInvariantNames = {
+    "one_row_per_date", "amount_matches_source", "no_double_publish", "no_loss",
+    "no_silent_loss",   "state_readable",        "converges"};
+
+// Persistence models. Only "process" (a kill -9: the page cache survives) exists without the
+// syscall shim; the others are accepted once the shim records what they need.
+inline constexpr std::array<std::string_view, 1> kModelNames = {"process"};
+
+// Placeholders a job command may use; the runner substitutes them per attempt.
+inline constexpr std::array<std::string_view, 8> kPlaceholders = {
+    "bindir", "scenario_dir", "workdir", "biz_date", "dates", "downstream", "attempt", "trial"};
+
+}  // namespace killpoint

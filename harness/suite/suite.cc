@@ -1,0 +1,130 @@
+#include "suite/suite.h"
+
+#include <stdlib.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "check/checker.h"
+#include "history/history_log.h"
+#include "plan/planner.h"
+#include "run/trial_runner.h"
+#include "util/atomic_file.h"
+
+namespace killpoint {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+std::string UtcNow() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string Quote(const std::string& s) {
+  if (s.find_first_of(" '\"\\$`") == std::string::npos) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+int TrialsFor(const Scenario& s, const SuiteOptions& o) {
+  if (o.trials > 0) return o.trials;
+  return s.trials > 0 ? s.trials : kDefaultTrials;
+}
+
+ScenarioResult EmptyResult(const Scenario& s) {
+  ScenarioResult r;
+  r.name = s.name;
+  r.file = s.file.string();
+  for (const auto& name : s.must_hold) r.invariants.push_back({name, kMustHold, 0, 0, {}});
+  for (const auto& name : s.expected_violations) r.invariants.push_back({name, kExpectedViolation, 0, 0, {}});
+  return r;
+}
+
+Status RecordTrial(const fs::path& dir, const TrialRecord& t, const std::vector<Verdict>& verdicts) {
+  if (Status s = AppendTrialHistory(dir / "history.jsonl", t.plan.trial, t.events); !s) return s;
+  nlohmann::json line = {{"trial", t.plan.trial}, {"plan", t.plan}, {"verdicts", verdicts}};
+  return AppendDurably(dir / "trials.jsonl", line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+Status WriteResults(const fs::path& out, const RunResults& results) {
+  nlohmann::json j = results;
+  return WriteFileAtomically(out / "results.json", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+Result<ScenarioResult> RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions& to) {
+  auto started = Clock::now();
+  ScenarioResult result = EmptyResult(s);
+  fs::path dir = o.out / Slug(s.name);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Error::Harness("cannot create " + dir.string() + ": " + ec.message());
+  // A rerun into the same folder starts the journals afresh.
+  fs::remove(dir / "history.jsonl", ec);
+  fs::remove(dir / "trials.jsonl", ec);
+  int first = o.only_trial.value_or(0);
+  int last = o.only_trial ? first + 1 : TrialsFor(s, o);
+  for (int trial = first; trial < last; ++trial) {
+    Plan plan = MakePlan(s, o.seed, trial);
+    auto record = RunTrial(s, plan, to);
+    if (!record) return record.error();
+    CheckInput input{s, record.value().plan, record.value().events, record.value().sandbox.work()};
+    std::vector<Verdict> verdicts = CheckTrial(input);
+    if (Status st = RecordTrial(dir, record.value(), verdicts); !st) return st.error();
+    result.Add(plan, verdicts, ReplayCommand(s, o.seed, trial));
+    if (o.on_trial) o.on_trial(s, trial, verdicts, o.keep_sandboxes ? record.value().sandbox.root() : fs::path());
+  }
+  result.elapsed_s = Seconds(Clock::now() - started);
+  return result;
+}
+
+Result<fs::path> MakeSandboxRoot(const SuiteOptions& o) {
+  if (!o.sandbox_root.empty()) return o.sandbox_root;
+  std::string templ = (fs::temp_directory_path() / "killpoint-XXXXXX").string();
+  if (!::mkdtemp(templ.data())) return Error::Harness("cannot create a folder in " + fs::temp_directory_path().string());
+  return fs::path(templ);
+}
+
+}  // namespace
+
+std::string Slug(const std::string& name) {
+  std::string out;
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '-';
+  return out;
+}
+
+std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial) {
+  return "killpoint run " + Quote(s.file.string()) + " --seed " + std::to_string(seed) + " --trial " +
+         std::to_string(trial) + " --keep";
+}
+
+Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteOptions& o) {
+  auto started = Clock::now();
+  RunResults results;
+  results.killpoint_version = KILLPOINT_VERSION;
+  results.seed = o.seed;
+  results.started_at = UtcNow();
+  std::error_code ec;
+  fs::create_directories(o.out, ec);
+  if (ec) return Error::BadInput("cannot create output folder " + o.out.string() + ": " + ec.message());
+  auto root = MakeSandboxRoot(o);
+  if (!root) return root.error();
+  TrialOptions to{o.bindir, root.value(), o.keep_sandboxes};
+  for (const Scenario& s : scenarios) {
+    auto r = RunScenario(s, o, to);
+    if (!r) return r.error();
+    results.scenarios.push_back(std::move(r.value()));
+    results.elapsed_s = Seconds(Clock::now() - started);
+    if (Status st = WriteResults(o.out, results); !st) return st.error();
+  }
+  if (!o.keep_sandboxes && o.sandbox_root.empty()) fs::remove_all(root.value(), ec);
+  return results;
+}
+
+}  // namespace killpoint

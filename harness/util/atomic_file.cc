@@ -1,0 +1,74 @@
+#include "util/atomic_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace killpoint {
+namespace {
+
+std::string Describe(const std::string& what, const std::filesystem::path& path) {
+  return what + " " + path.string() + ": " + std::strerror(errno);
+}
+
+Status WriteAll(int fd, std::string_view content, const std::filesystem::path& path) {
+  while (!content.empty()) {
+    ssize_t n = ::write(fd, content.data(), content.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Error::Harness(Describe("cannot write", path));
+    content.remove_prefix(static_cast<size_t>(n));
+  }
+  return Ok();
+}
+
+Status SyncDirectory(const std::filesystem::path& dir) {
+  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Error::Harness(Describe("cannot open directory", dir));
+  int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) return Error::Harness(Describe("cannot fsync directory", dir));
+  return Ok();
+}
+
+}  // namespace
+
+Status WriteFileAtomically(const std::filesystem::path& path, std::string_view content) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Error::Harness(Describe("cannot create", tmp));
+  Status written = WriteAll(fd, content, tmp);
+  if (written && ::fsync(fd) != 0) written = Error::Harness(Describe("cannot fsync", tmp));
+  ::close(fd);
+  if (written && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    written = Error::Harness(Describe("cannot rename into", path));
+  }
+  if (!written) {
+    ::unlink(tmp.c_str());
+    return written;
+  }
+  return SyncDirectory(path.parent_path());
+}
+
+Status AppendDurably(const std::filesystem::path& path, std::string_view content) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return Error::Harness(Describe("cannot open", path));
+  Status written = WriteAll(fd, content, path);
+  if (written && ::fdatasync(fd) != 0) written = Error::Harness(Describe("cannot fdatasync", path));
+  ::close(fd);
+  return written;
+}
+
+Result<std::string> ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::BadInput("cannot read " + path.string() + ": " + std::strerror(errno));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace killpoint

@@ -1,0 +1,132 @@
+#include "reports/results.h"
+
+#include <algorithm>
+
+namespace killpoint {
+namespace {
+constexpr size_t kMaxExamples = 3;
+}  // namespace
+
+std::string ToString(InvariantStatus s) {
+  switch (s) {
+    case InvariantStatus::kHeld: return "held";
+    case InvariantStatus::kViolated: return "VIOLATED";
+    case InvariantStatus::kShown: return "expected, shown";
+    case InvariantStatus::kNotDemonstrated: return "expected, not demonstrated";
+  }
+  return "?";
+}
+
+InvariantStatus InvariantResult::Status() const {
+  if (expectation == kMustHold) return violated ? InvariantStatus::kViolated : InvariantStatus::kHeld;
+  return violated ? InvariantStatus::kShown : InvariantStatus::kNotDemonstrated;
+}
+
+void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
+                         const std::string& replay) {
+  ++trials;
+  bool any_violation = false;
+  for (const Verdict& v : verdicts) {
+    auto it = std::find_if(invariants.begin(), invariants.end(),
+                           [&](const InvariantResult& r) { return r.name == v.invariant; });
+    if (it == invariants.end()) continue;  // the caller lists invariants up front
+    if (v.held) {
+      ++it->held;
+      continue;
+    }
+    any_violation = true;
+    ++it->violated;
+    if (it->examples.size() < kMaxExamples) {
+      it->examples.push_back({plan.trial, plan.seed, plan.Summary(), v.explanation, replay});
+    }
+  }
+  std::string point = "(no kill)";
+  if (!plan.runs.empty() && !plan.runs[0].attempts.empty() && !plan.runs[0].attempts[0].kill_point.empty()) {
+    point = plan.runs[0].attempts[0].kill_point;
+  }
+  PointStat& stat = points[point];
+  ++stat.trials;
+  if (any_violation) ++stat.violations;
+}
+
+bool ScenarioResult::MustHoldViolated() const {
+  return std::any_of(invariants.begin(), invariants.end(), [](const InvariantResult& r) {
+    return r.Status() == InvariantStatus::kViolated;
+  });
+}
+
+bool RunResults::MustHoldViolated() const {
+  return std::any_of(scenarios.begin(), scenarios.end(),
+                     [](const ScenarioResult& s) { return s.MustHoldViolated(); });
+}
+
+int RunResults::Trials() const {
+  int n = 0;
+  for (const auto& s : scenarios) n += s.trials;
+  return n;
+}
+
+void to_json(nlohmann::json& j, const Counterexample& c) {
+  j = {{"trial", c.trial}, {"seed", c.seed}, {"plan", c.plan}, {"explanation", c.explanation},
+       {"replay", c.replay}};
+}
+void from_json(const nlohmann::json& j, Counterexample& c) {
+  j.at("trial").get_to(c.trial);
+  j.at("seed").get_to(c.seed);
+  j.at("plan").get_to(c.plan);
+  j.at("explanation").get_to(c.explanation);
+  j.at("replay").get_to(c.replay);
+}
+
+void to_json(nlohmann::json& j, const InvariantResult& r) {
+  j = {{"name", r.name}, {"expectation", r.expectation}, {"held", r.held}, {"violated", r.violated},
+       {"status", ToString(r.Status())}, {"examples", r.examples}};
+}
+void from_json(const nlohmann::json& j, InvariantResult& r) {
+  j.at("name").get_to(r.name);
+  j.at("expectation").get_to(r.expectation);
+  j.at("held").get_to(r.held);
+  j.at("violated").get_to(r.violated);
+  j.at("examples").get_to(r.examples);
+}
+
+void to_json(nlohmann::json& j, const PointStat& p) {
+  j = {{"trials", p.trials}, {"violations", p.violations}};
+}
+void from_json(const nlohmann::json& j, PointStat& p) {
+  j.at("trials").get_to(p.trials);
+  j.at("violations").get_to(p.violations);
+}
+
+void to_json(nlohmann::json& j, const ScenarioResult& r) {
+  j = {{"name", r.name}, {"file", r.file}, {"trials", r.trials}, {"elapsed_s", r.elapsed_s},
+       {"must_hold_violated", r.MustHoldViolated()}, {"invariants", r.invariants},
+       {"points", r.points}};
+}
+void from_json(const nlohmann::json& j, ScenarioResult& r) {
+  j.at("name").get_to(r.name);
+  j.at("file").get_to(r.file);
+  j.at("trials").get_to(r.trials);
+  j.at("elapsed_s").get_to(r.elapsed_s);
+  j.at("invariants").get_to(r.invariants);
+  j.at("points").get_to(r.points);
+}
+
+void to_json(nlohmann::json& j, const RunResults& r) {
+  j = {{"format", "killpoint-results/1"}, {"killpoint_version", r.killpoint_version},
+       {"seed", r.seed}, {"started_at", r.started_at}, {"elapsed_s", r.elapsed_s},
+       {"trials", r.Trials()}, {"must_hold_violated", r.MustHoldViolated()},
+       {"scenarios", r.scenarios}};
+}
+void from_json(const nlohmann::json& j, RunResults& r) {
+  if (j.value("format", "") != "killpoint-results/1") {
+    throw nlohmann::json::other_error::create(501, "not a killpoint-results/1 file", &j);
+  }
+  j.at("killpoint_version").get_to(r.killpoint_version);
+  j.at("seed").get_to(r.seed);
+  j.at("started_at").get_to(r.started_at);
+  j.at("elapsed_s").get_to(r.elapsed_s);
+  j.at("scenarios").get_to(r.scenarios);
+}
+
+}  // namespace killpoint

@@ -1,0 +1,88 @@
+// The results of a run: per scenario, per invariant, how many trials held or violated it,
+// with the first counterexamples and the command that replays each. Plain data with JSON;
+// every renderer (terminal, HTML, and later JUnit and Markdown) reads only this.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "check/verdict.h"
+#include "plan/plan.h"
+
+namespace killpoint {
+
+inline constexpr const char* kMustHold = "must_hold";
+inline constexpr const char* kExpectedViolation = "expected_violation";
+
+// What a person reads in the table.
+enum class InvariantStatus { kHeld, kViolated, kShown, kNotDemonstrated };
+std::string ToString(InvariantStatus s);
+
+struct Counterexample {
+  int trial = 0;
+  uint64_t seed = 0;
+  std::string plan;         // Plan::Summary()
+  std::string explanation;  // the verdict's sentence
+  std::string replay;       // the command that runs this trial again
+  bool operator==(const Counterexample&) const = default;
+};
+
+struct InvariantResult {
+  std::string name;
+  std::string expectation;  // kMustHold or kExpectedViolation
+  int held = 0;
+  int violated = 0;
+  std::vector<Counterexample> examples;  // the first few violations
+
+  InvariantStatus Status() const;
+  bool operator==(const InvariantResult&) const = default;
+};
+
+// Trials and violations by the crash point of the trial's first planned kill.
+struct PointStat {
+  int trials = 0;
+  int violations = 0;  // trials where any invariant was violated
+  bool operator==(const PointStat&) const = default;
+};
+
+struct ScenarioResult {
+  std::string name;
+  std::string file;
+  int trials = 0;
+  double elapsed_s = 0;
+  std::vector<InvariantResult> invariants;
+  std::map<std::string, PointStat> points;
+
+  // Adds one finished trial's verdicts. `replay` reproduces it.
+  void Add(const Plan& plan, const std::vector<Verdict>& verdicts, const std::string& replay);
+  bool MustHoldViolated() const;
+  bool operator==(const ScenarioResult&) const = default;
+};
+
+struct RunResults {
+  std::string killpoint_version;
+  uint64_t seed = 0;
+  std::string started_at;  // UTC, ISO 8601
+  double elapsed_s = 0;
+  std::vector<ScenarioResult> scenarios;
+
+  bool MustHoldViolated() const;
+  int Trials() const;
+  bool operator==(const RunResults&) const = default;
+};
+
+void to_json(nlohmann::json& j, const Counterexample& c);
+void from_json(const nlohmann::json& j, Counterexample& c);
+void to_json(nlohmann::json& j, const InvariantResult& r);
+void from_json(const nlohmann::json& j, InvariantResult& r);
+void to_json(nlohmann::json& j, const PointStat& p);
+void from_json(const nlohmann::json& j, PointStat& p);
+void to_json(nlohmann::json& j, const ScenarioResult& r);
+void from_json(const nlohmann::json& j, ScenarioResult& r);
+void to_json(nlohmann::json& j, const RunResults& r);
+void from_json(const nlohmann::json& j, RunResults& r);
+
+}  // namespace killpoint

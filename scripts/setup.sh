@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what killpoint needs to build and test, from Debian's packages only.
+# Idempotent: apt-get update runs once, and only when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config python3 sqlite3
+  libboost-dev libboost-filesystem-dev
+  libsqlite3-dev libsqlitecpp-dev nlohmann-json3-dev
+  librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev libcpp-httplib-dev libfmt-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,61 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "check_fixture.h"
+#include "scenario/vocabulary.h"
+
+namespace killpoint {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(Checkers, ImplementEveryInvariantOfTheVocabulary) {
+  EXPECT_EQ(BuiltinCheckers().size(), kInvariantNames.size());
+  for (auto name : kInvariantNames) EXPECT_EQ(BuiltinCheckers().count(std::string(name)), 1u) << name;
+}
+
+TEST(StateReadable, HoldsWithoutAStateFileAndWithValidJson) {
+  CheckFixture f;
+  EXPECT_TRUE(f.Check("state_readable").held);
+  f.WriteFile("publish-state.json", R"({"version":1,"dates":{}})");
+  EXPECT_TRUE(f.Check("state_readable").held);
+}
+
+TEST(StateReadable, ShowsTheTruncatedBytes) {
+  CheckFixture f;
+  f.WriteFile("publish-state.json", R"({"version":1,"da)");
+  Verdict v = f.Check("state_readable");
+  EXPECT_FALSE(v.held);
+  EXPECT_THAT(v.explanation, HasSubstr("publish-state.json is not a JSON object"));
+  EXPECT_THAT(v.explanation, HasSubstr("its 16 bytes are '{\"version\":1,\"da'"));
+}
+
+TEST(StateReadable, ChecksTheDatabaseToo) {
+  CheckFixture f;
+  f.WriteFile("settle.db", std::string(4096, 'x'));
+  Verdict v = f.Check("state_readable");
+  EXPECT_FALSE(v.held);
+  EXPECT_THAT(v.explanation, HasSubstr("settle.db"));
+}
+
+TEST(Converges, NeedsTheLastAttemptOfEveryDateToSucceed) {
+  CheckFixture f;
+  f.Exit("2026-11-01", 137);
+  f.Exit("2026-11-01", 0);
+  f.Exit("2026-11-02", 0);
+  EXPECT_TRUE(f.Check("converges").held);
+  f.Exit("2026-11-02", 3, "state file is unreadable");
+  Verdict v = f.Check("converges");
+  EXPECT_FALSE(v.held);
+  EXPECT_THAT(v.explanation, HasSubstr("2026-11-02 did not succeed"));
+  EXPECT_THAT(v.explanation, HasSubstr("after 2 attempts the last exited with code 3 (stderr: state file is unreadable)"));
+}
+
+TEST(Converges, CatchesADateThatNeverRan) {
+  CheckFixture f;
+  f.Exit("2026-11-01", 0);
+  EXPECT_THAT(f.Check("converges").explanation, HasSubstr("2026-11-02 did not succeed"));
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -1,0 +1,89 @@
+#include "history/history_log.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "history/history.h"
+#include "util/atomic_file.h"
+
+namespace killpoint {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path TempFile(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("kp-history-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove(p);
+  return p;
+}
+
+std::vector<Event> SomeEvents() {
+  History h;
+  h.Add(event::kTrialStart);
+  h.SetContext({"2026-11-01", 1, 1});
+  h.Add(event::kFailpoint, {{"point", "after_publish"}, {"hit", 1}});
+  h.AdvanceClock(1000);
+  h.Add(event::kExit, {{"code", 137}, {"stderr", "<script>\"\n"}});
+  return h.Events();
+}
+
+TEST(History, TagsEventsWithContextClockAndOrder) {
+  auto events = SomeEvents();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].biz_date, "");
+  EXPECT_EQ(events[1].biz_date, "2026-11-01");
+  EXPECT_EQ(events[1].attempt, 1);
+  EXPECT_EQ(events[2].t_ms, 1000);
+  EXPECT_EQ(events[2].seq, 2);
+}
+
+TEST(HistoryLog, RoundTripsTrials) {
+  fs::path log = TempFile("roundtrip.jsonl");
+  auto events = SomeEvents();
+  ASSERT_TRUE(AppendTrialHistory(log, 0, events));
+  ASSERT_TRUE(AppendTrialHistory(log, 1, events));
+  auto read = ReadHistoryLog(log);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read.value().size(), 2u);
+  EXPECT_EQ(read.value().at(1), events);
+  fs::remove(log);
+}
+
+TEST(HistoryLog, DropsATornLastLineOnly) {
+  fs::path log = TempFile("torn.jsonl");
+  auto events = SomeEvents();
+  ASSERT_TRUE(AppendTrialHistory(log, 0, events));
+  std::string torn = FormatTrialHistory(1, events);
+  ASSERT_TRUE(AppendDurably(log, torn.substr(0, torn.size() / 2)));
+  auto read = ReadHistoryLog(log);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read.value().at(0), events);
+  // Trial 1's complete lines before the tear are kept; its torn line is not.
+  EXPECT_LT(read.value()[1].size(), events.size());
+  fs::remove(log);
+}
+
+TEST(HistoryLog, RejectsAGarbledLineWithItsNumber) {
+  fs::path log = TempFile("garbled.jsonl");
+  std::ofstream(log) << FormatTrialHistory(0, SomeEvents()) << "{not json\n";
+  auto read = ReadHistoryLog(log);
+  ASSERT_FALSE(read);
+  EXPECT_THAT(read.error().message, ::testing::HasSubstr(":4: not a history event"));
+  fs::remove(log);
+}
+
+TEST(AtomicFile, ReplacesWholeAndLeavesNoTemporary) {
+  fs::path f = TempFile("atomic.json");
+  ASSERT_TRUE(WriteFileAtomically(f, "first"));
+  ASSERT_TRUE(WriteFileAtomically(f, "second"));
+  EXPECT_EQ(ReadFile(f).value(), "second");
+  for (const auto& e : fs::directory_iterator(f.parent_path())) {
+    EXPECT_EQ(e.path().string().find(f.filename().string() + ".tmp"), std::string::npos) << e.path();
+  }
+  fs::remove(f);
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -1,0 +1,89 @@
+#include "run/control_channel.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <mutex>
+#include <vector>
+
+namespace killpoint {
+namespace {
+
+// A client of the wire protocol: connects to "127.0.0.1:PORT", sends lines, reads lines.
+class Client {
+ public:
+  explicit Client(const std::string& address) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(std::stoi(address.substr(address.find(':') + 1))));
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  }
+  ~Client() { ::close(fd_); }
+  void Send(const std::string& s) { ASSERT_EQ(::send(fd_, s.data(), s.size(), 0), static_cast<ssize_t>(s.size())); }
+  // The next line, or "<eof>" when the harness closed the connection.
+  std::string Line() {
+    std::string out;
+    char c;
+    while (::recv(fd_, &c, 1, 0) == 1) {
+      if (c == '\n') return out;
+      out += c;
+    }
+    return "<eof>";
+  }
+
+ private:
+  int fd_;
+};
+
+TEST(ControlChannel, AnswersContinueAndReportsEachHit) {
+  std::mutex mu;
+  std::vector<std::pair<std::string, int>> hits;
+  auto channel = ControlChannel::Start([&](const FailpointHit& h) {
+    std::lock_guard lock(mu);
+    hits.emplace_back(h.name, h.pid);
+    return true;
+  });
+  ASSERT_TRUE(channel);
+  Client c(channel.value()->Address());
+  c.Send("HIT before_commit 42\n");
+  EXPECT_EQ(c.Line(), "CONTINUE");
+  c.Send("HIT after_commit\n");  // pid is optional
+  EXPECT_EQ(c.Line(), "CONTINUE");
+  std::lock_guard lock(mu);
+  EXPECT_EQ(hits, (std::vector<std::pair<std::string, int>>{{"before_commit", 42}, {"after_commit", 0}}));
+}
+
+TEST(ControlChannel, NeverAnswersAHitItsHandlerKilled) {
+  auto channel = ControlChannel::Start([](const FailpointHit& h) { return h.name != "die_here"; });
+  ASSERT_TRUE(channel);
+  Client c(channel.value()->Address());
+  c.Send("HIT die_here 1\n");
+  EXPECT_EQ(c.Line(), "<eof>");
+}
+
+TEST(ControlChannel, AnswersNonsenseWithAnError) {
+  auto channel = ControlChannel::Start([](const FailpointHit&) { return true; });
+  ASSERT_TRUE(channel);
+  Client c(channel.value()->Address());
+  c.Send("HELLO there\n");
+  EXPECT_EQ(c.Line(), "ERROR expected 'HIT <name> <pid>'");
+  EXPECT_EQ(c.Line(), "<eof>");
+}
+
+TEST(ControlChannel, ServesSeveralConnectionsAtOnce) {
+  auto channel = ControlChannel::Start([](const FailpointHit&) { return true; });
+  ASSERT_TRUE(channel);
+  Client a(channel.value()->Address()), b(channel.value()->Address());
+  a.Send("HIT x 1\n");
+  b.Send("HIT y 2\n");
+  EXPECT_EQ(b.Line(), "CONTINUE");
+  EXPECT_EQ(a.Line(), "CONTINUE");
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -1,0 +1,98 @@
+#include "run/downstream.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <thread>
+
+#include "scenario/scenario.h"
+
+namespace killpoint {
+namespace {
+
+using nlohmann::json;
+
+struct Service {
+  explicit Service(bool dedupe) {
+    auto s = Downstream::Start(dedupe, &history);
+    EXPECT_TRUE(s);
+    downstream = std::move(s.value());
+  }
+  httplib::Client Client() {
+    httplib::Client c(downstream->BaseUrl());
+    c.set_read_timeout(0, 200'000);
+    return c;
+  }
+  httplib::Result Publish(const std::string& key) {
+    return Client().Post("/publish", json{{"key", key}, {"biz_date", "2026-11-01"}, {"payload", "x"}}.dump(),
+                         "application/json");
+  }
+  std::vector<Event> Of(const char* type) { return OfType(history.Events(), type); }
+
+  History history;
+  std::unique_ptr<Downstream> downstream;
+};
+
+TEST(Downstream, DeliversEveryPublishWithoutDedupe) {
+  Service s(false);
+  auto first = s.Publish("k");
+  auto second = s.Publish("k");
+  ASSERT_TRUE(first && second);
+  EXPECT_EQ(json::parse(first->body)["delivery_id"], 1);
+  EXPECT_EQ(json::parse(second->body)["delivery_id"], 2);
+  auto count = s.Client().Get("/deliveries?key=k");
+  ASSERT_TRUE(count);
+  EXPECT_EQ(json::parse(count->body)["count"], 2);
+  EXPECT_EQ(s.Of(event::kPublish).size(), 2u);
+  EXPECT_EQ(s.Of(event::kQuery).at(0).data["count"], 2);
+}
+
+TEST(Downstream, DeduplicatesByKeyWhenAsked) {
+  Service s(true);
+  s.Publish("k");
+  auto again = s.Publish("k");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(json::parse(again->body)["deduplicated"], true);
+  EXPECT_EQ(json::parse(again->body)["delivery_id"], 1);
+  auto events = s.Of(event::kPublish);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].data["committed"], false);
+  EXPECT_EQ(events[1].data["deduplicated"], true);
+}
+
+TEST(Downstream, FailBeforeCommitDeliversNothing) {
+  Service s(false);
+  s.downstream->ArmFault(kFailBeforeCommit);
+  auto r = s.Publish("k");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(s.Of(event::kPublish).at(0).data["committed"], false);
+  EXPECT_EQ(s.Publish("k")->status, 200);  // the fault hits one request only
+}
+
+TEST(Downstream, CommitNoAnswerCommitsAndLetsTheClientTimeOut) {
+  Service s(false);
+  s.downstream->ArmFault(kCommitNoAnswer);
+  auto r = s.Publish("k");
+  EXPECT_FALSE(r);  // the client gave up waiting
+  s.downstream->ReleaseHeld();
+  auto events = s.Of(event::kPublish);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].data["committed"], true);
+  EXPECT_EQ(events[0].data["fault"], kCommitNoAnswer);
+}
+
+TEST(Downstream, RecordsAlertsAndBadRequests) {
+  Service s(false);
+  auto alert = s.Client().Post("/alert", R"({"key":"k","biz_date":"2026-11-01","reason":"pending"})", "application/json");
+  ASSERT_TRUE(alert);
+  EXPECT_EQ(alert->status, 200);
+  EXPECT_EQ(s.Of(event::kAlert).at(0).data["reason"], "pending");
+  auto bad = s.Client().Post("/publish", "not json", "application/json");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(s.Of(event::kBadRequest).size(), 1u);
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -1,0 +1,134 @@
+#include "scenario/scenario_parser.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace killpoint {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+const char* kValid = R"({
+  "name": "settle/upsert",
+  "job": {"command": ["{bindir}/kp-settle", "--strategy", "upsert"], "setup": ["{bindir}/kp-settle", "--init", "--dates", "{dates}"]},
+  "dates": ["2026-11-01", "2026-11-02"],
+  "failpoints": ["before_commit", "after_commit"],
+  "retry": {"max_attempts": 4, "initial_interval_ms": 500, "backoff_coefficient": 3, "maximum_interval_ms": 2000},
+  "invariants": {"must_hold": ["one_row_per_date"], "expected_violations": ["converges"]}
+})";
+
+// Parses kValid with one field replaced: `path` is a JSON pointer, `value` the new JSON text.
+Result<Scenario> ParseWith(const std::string& pointer, const std::string& value) {
+  nlohmann::json j = nlohmann::json::parse(kValid);
+  j[nlohmann::json::json_pointer(pointer)] = nlohmann::json::parse(value);
+  return ParseScenario(j.dump(), "s.json");
+}
+
+std::string ErrorOf(const Result<Scenario>& r) {
+  EXPECT_FALSE(r);
+  return r ? "" : r.error().message;
+}
+
+TEST(ScenarioParser, ReadsEveryField) {
+  auto s = ParseScenario(kValid, "dir/s.json");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s.value().name, "settle/upsert");
+  EXPECT_EQ(s.value().job.command.size(), 3u);
+  EXPECT_EQ(s.value().dates, (std::vector<std::string>{"2026-11-01", "2026-11-02"}));
+  EXPECT_EQ(s.value().retry.max_attempts, 4);
+  EXPECT_EQ(s.value().retry.DelayBeforeAttempt(2), 500);
+  EXPECT_EQ(s.value().retry.DelayBeforeAttempt(3), 1500);
+  EXPECT_EQ(s.value().retry.DelayBeforeAttempt(4), 2000);  // capped
+  EXPECT_EQ(s.value().expected_violations, std::vector<std::string>{"converges"});
+  EXPECT_EQ(s.value().models, std::vector<std::string>{"process"});
+}
+
+struct BadCase {
+  std::string pointer, value, expected;
+};
+
+class ScenarioParserRejects : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(ScenarioParserRejects, NamingFileAndField) {
+  const BadCase& c = GetParam();
+  std::string message = ErrorOf(ParseWith(c.pointer, c.value));
+  EXPECT_THAT(message, HasSubstr("s.json: "));
+  EXPECT_THAT(message, HasSubstr(c.expected));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fields, ScenarioParserRejects,
+    ::testing::Values(
+        BadCase{"/nmae", "\"x\"", "nmae: unknown field"},
+        BadCase{"/job/comand", "[]", "job.comand: unknown field"},
+        BadCase{"/name", "3", "name: expected a string, got number 3"},
+        BadCase{"/job/command", "[]", "job.command: must not be empty"},
+        BadCase{"/job/command", "[\"\"]", "job.command[0]: the program must not be empty"},
+        BadCase{"/job/command", "[\"{bindr}/x\"]", "job.command[0]: unknown placeholder {bindr}"},
+        BadCase{"/job/timeout_ms", "-5", "job.timeout_ms: expected an integer from 1"},
+        BadCase{"/dates/1", "\"2026-02-30\"", "dates[1]: expected a date YYYY-MM-DD"},
+        BadCase{"/dates", "\"2026-11-01\"", "dates: expected a list of strings"},
+        BadCase{"/retry/max_attempts", "-2", "retry.max_attempts: expected an integer from 1 to 100"},
+        BadCase{"/retry/max_attempts", "1e300", "retry.max_attempts: expected an integer"},
+        BadCase{"/retry/max_attempts", "2.5", "retry.max_attempts: expected an integer"},
+        BadCase{"/retry/maximum_interval_ms", "10", "retry.maximum_interval_ms: must be >= initial"},
+        BadCase{"/invariants/must_hold/0", "\"one_row\"", "invariants.must_hold[0]: unknown invariant 'one_row'"},
+        BadCase{"/invariants/expected_violations/0", "\"one_row_per_date\"", "is also in must_hold"},
+        BadCase{"/failpoints/0", "\"bad name\"", "failpoints[0]: a failpoint name is"},
+        BadCase{"/failpoints/1", "\"before_commit\"", "failpoints[1]: 'before_commit' is listed twice"},
+        BadCase{"/models", "[\"power\"]", "models[0]: unknown or unavailable persistence model 'power'"},
+        BadCase{"/downstream", "{\"faults\": [\"explode\"]}", "downstream.faults[0]: unknown downstream fault"},
+        BadCase{"/check/db", "\"../x.db\"", "check.db: expected a path relative to the sandbox"},
+        BadCase{"/trials", "-1", "trials: expected an integer from 0"}));
+
+TEST(ScenarioParser, RejectsAMissingJob) {
+  nlohmann::json j = nlohmann::json::parse(kValid);
+  j.erase("job");
+  EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")), HasSubstr("s.json: job.command: is required"));
+}
+
+TEST(ScenarioParser, RejectsTruncatedJsonWithItsPosition) {
+  std::string text = kValid;
+  EXPECT_THAT(ErrorOf(ParseScenario(text.substr(0, 40), "s.json")), HasSubstr("s.json: not valid JSON at byte"));
+}
+
+TEST(ScenarioParser, RejectsInvalidUtf8) {
+  std::string text = std::string(kValid);
+  text.replace(text.find("settle/upsert"), 6, "\xff\xfe");
+  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: not valid JSON"));
+}
+
+TEST(ScenarioParser, RejectsARootThatIsNotAnObject) {
+  EXPECT_THAT(ErrorOf(ParseScenario("[1,2]", "s.json")), HasSubstr("s.json: (root): expected an object"));
+}
+
+TEST(ScenarioParser, RejectsADirectoryGivenAsAFile) {
+  auto r = LoadScenario(KILLPOINT_SOURCE_DIR "/scenarios");
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr("is a directory"));
+  EXPECT_EQ(r.error().kind, ErrorKind::kBadInput);
+}
+
+TEST(ScenarioParser, RejectsDuplicateNamesAcrossFiles) {
+  fs::path dir = fs::temp_directory_path() / ("kp-scenario-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const char* f : {"a.json", "b.json"}) std::ofstream(dir / f) << kValid;
+  auto r = LoadScenarios({dir});
+  fs::remove_all(dir);
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr("b.json: name: 'settle/upsert' is already used"));
+}
+
+TEST(ScenarioParser, LoadsEveryBundledScenario) {
+  auto r = LoadScenarios({KILLPOINT_SOURCE_DIR "/scenarios"});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_GE(r.value().size(), 10u);
+}
+
+}  // namespace
+}  // namespace killpoint

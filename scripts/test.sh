@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Builds killpoint with warnings as errors and passes every test (unit, property, end to end).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+KILLPOINT_CMAKE_ARGS="-DKILLPOINT_WERROR=ON ${KILLPOINT_CMAKE_ARGS:-}" bash scripts/build.sh
+ctest --test-dir "${KILLPOINT_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"

@@ -1,0 +1,73 @@
+// Runs the killpoint binary as a real process, as a user or a CI system would.
+#pragma once
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "run/process.h"
+
+namespace killpoint::testing {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out, err;
+  fs::path dir;  // --out of the run
+  nlohmann::json Results() const {
+    std::ifstream in(dir / "results.json");
+    return nlohmann::json::parse(in);
+  }
+};
+
+inline std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+inline fs::path FreshDir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("kp-e2e-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// `killpoint run ARGS... --out <fresh dir>`; waits for it to exit (no sleeping).
+inline CliRun RunKillpoint(const std::string& name, std::vector<std::string> args) {
+  CliRun r;
+  r.dir = FreshDir(name);
+  std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {"--out", (r.dir / "out").string()});
+  fs::path logs = r.dir / "cli";
+  auto p = Spawn({argv, {}, KILLPOINT_SOURCE_DIR, logs.string() + ".out", logs.string() + ".err"});
+  if (!p) {
+    r.err = p.error().message;
+    return r;
+  }
+  ExitStatus s = p.value()->Wait(std::chrono::minutes(20));
+  r.exit_code = s.ShellCode();
+  r.out = Slurp(logs.string() + ".out");
+  r.err = Slurp(logs.string() + ".err");
+  r.dir = r.dir / "out";
+  return r;
+}
+
+// The results entry of one invariant of one scenario.
+inline nlohmann::json Invariant(const nlohmann::json& results, const std::string& scenario,
+                                const std::string& invariant) {
+  for (const auto& s : results["scenarios"]) {
+    if (s["name"] != scenario) continue;
+    for (const auto& i : s["invariants"]) {
+      if (i["name"] == invariant) return i;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace killpoint::testing

@@ -1,0 +1,192 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "history/history.h"
+#include "history/history_log.h"
+#include "killpoint_cli.h"
+
+namespace killpoint::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// The bundled suite is run once, with the default trials and seed, for every verdict test.
+class BundledSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { run_ = new CliRun(RunKillpoint("bundled", {"run", "scenarios"})); }
+  static void TearDownTestSuite() { delete run_; }
+
+  static void ExpectStatus(const std::string& scenario, const std::string& invariant,
+                           const std::string& status) {
+    nlohmann::json i = Invariant(run_->Results(), scenario, invariant);
+    ASSERT_FALSE(i.is_null()) << scenario << " has no " << invariant;
+    EXPECT_EQ(i["status"], status) << scenario << " " << invariant << ": " << i.dump();
+  }
+  static CliRun* run_;
+};
+CliRun* BundledSuite::run_ = nullptr;
+
+TEST_F(BundledSuite, ExitsZeroAndPrintsTheTable) {
+  EXPECT_EQ(run_->exit_code, 0) << run_->err;
+  EXPECT_THAT(run_->out, HasSubstr("every must-hold invariant held"));
+  EXPECT_THAT(run_->out, HasSubstr("expected, shown"));
+  EXPECT_THAT(run_->out, Not(HasSubstr("not demonstrated")));
+}
+
+TEST_F(BundledSuite, SettleUpsertHolds) {
+  ExpectStatus("settle/upsert", "one_row_per_date", "held");
+  ExpectStatus("settle/upsert", "amount_matches_source", "held");
+  ExpectStatus("settle/upsert", "converges", "held");
+}
+
+TEST_F(BundledSuite, SettleIncrementBreaksTheAmount) {
+  ExpectStatus("settle/increment", "amount_matches_source", "expected, shown");
+  ExpectStatus("settle/increment", "one_row_per_date", "held");
+}
+
+TEST_F(BundledSuite, SettleTimestampKeyDuplicatesRows) {
+  ExpectStatus("settle/timestamp-key", "one_row_per_date", "expected, shown");
+  nlohmann::json i = Invariant(run_->Results(), "settle/timestamp-key", "one_row_per_date");
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), HasSubstr("rows in daily_settlement"));
+}
+
+TEST_F(BundledSuite, SettleInsertKeepsOneRowButCannotRerun) {
+  ExpectStatus("settle/insert", "one_row_per_date", "held");
+  ExpectStatus("settle/insert", "converges", "expected, shown");
+  nlohmann::json i = Invariant(run_->Results(), "settle/insert", "converges");
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), HasSubstr("UNIQUE"));
+}
+
+TEST_F(BundledSuite, ExecuteThenMarkPublishesTwiceButLosesNothing) {
+  ExpectStatus("publish/execute-then-mark", "no_loss", "held");
+  ExpectStatus("publish/execute-then-mark", "no_double_publish", "expected, shown");
+}
+
+TEST_F(BundledSuite, MarkThenExecuteLosesButNeverPublishesTwice) {
+  ExpectStatus("publish/mark-then-execute", "no_double_publish", "held");
+  ExpectStatus("publish/mark-then-execute", "no_loss", "expected, shown");
+}
+
+TEST_F(BundledSuite, IntentDoneHoldsWithAQueryableOrDeduplicatingDownstream) {
+  for (const char* s : {"publish/intent-done-query", "publish/intent-done-dedupe"}) {
+    ExpectStatus(s, "no_double_publish", "held");
+    ExpectStatus(s, "no_silent_loss", "held");
+    ExpectStatus(s, "no_loss", "held");
+  }
+}
+
+TEST_F(BundledSuite, IntentDoneWithoutQueryAlertsInsteadOfLosingSilently) {
+  ExpectStatus("publish/intent-done-no-query", "no_silent_loss", "held");
+  ExpectStatus("publish/intent-done-no-query", "no_double_publish", "held");
+  ExpectStatus("publish/intent-done-no-query", "no_loss", "expected, shown");
+  nlohmann::json i = Invariant(run_->Results(), "publish/intent-done-no-query", "no_loss");
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), HasSubstr("a human was alerted"));
+}
+
+TEST_F(BundledSuite, InPlaceSaveLeavesAnUnreadableStateFile) {
+  ExpectStatus("publish/in-place-save", "state_readable", "expected, shown");
+  ExpectStatus("publish/in-place-save", "converges", "expected, shown");
+  nlohmann::json i = Invariant(run_->Results(), "publish/in-place-save", "state_readable");
+  EXPECT_THAT(i["examples"][0]["plan"].get<std::string>(), HasSubstr("kill@mid_write"));
+}
+
+TEST_F(BundledSuite, WritesAReportNamingEveryScenario) {
+  std::string html = Slurp(run_->dir / "report.html");
+  for (const auto& s : run_->Results()["scenarios"]) {
+    EXPECT_THAT(html, HasSubstr(s["name"].get<std::string>()));
+  }
+  // Self-contained: nothing is fetched, whatever a job printed.
+  for (const char* fetch : {"<script src", "<link", "@import", "url(", "src=\"http", "href=\"http"}) {
+    EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;
+  }
+}
+
+TEST_F(BundledSuite, EveryViolationNamesItsTrialSeedAndReplay) {
+  for (const auto& s : run_->Results()["scenarios"]) {
+    for (const auto& i : s["invariants"]) {
+      for (const auto& e : i["examples"]) {
+        EXPECT_THAT(e["replay"].get<std::string>(),
+                    HasSubstr("--seed 1 --trial " + std::to_string(e["trial"].get<int>())));
+        EXPECT_THAT(e["explanation"].get<std::string>(), ::testing::ContainsRegex("2026-11-0[1-3]|state|settle"));
+      }
+    }
+  }
+}
+
+TEST(CorrectStrategies, HoldEveryMustHoldInvariantOver500Trials) {
+  CliRun r = RunKillpoint("correct500", {"run", "scenarios/settle-upsert.json", "scenarios/publish-intent-done-query.json",
+                                          "--trials", "250", "--seed", "2026"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  nlohmann::json results = r.Results();
+  EXPECT_EQ(results["trials"], 500);
+  for (const auto& s : results["scenarios"]) {
+    for (const auto& i : s["invariants"]) EXPECT_EQ(i["violated"], 0) << s["name"] << " " << i.dump();
+  }
+}
+
+TEST(Gate, ExitsOneWhenAMustHoldInvariantBreaks) {
+  CliRun r = RunKillpoint("gate", {"run", "tests/fixtures/increment-claimed-correct.json"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("VIOLATED"));
+  EXPECT_THAT(r.out, HasSubstr("replay: killpoint run tests/fixtures/increment-claimed-correct.json --seed 1 --trial"));
+  nlohmann::json i = Invariant(r.Results(), "fixture/increment-claimed-correct", "amount_matches_source");
+  EXPECT_EQ(i["status"], "VIOLATED");
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), ::testing::ContainsRegex("2026-11-0[12]: daily_settlement row"));
+}
+
+TEST(Gate, ExitsTwoOnABadScenarioNamingFileAndField) {
+  CliRun r = RunKillpoint("bad", {"run", "tests/fixtures/unknown-field.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("tests/fixtures/unknown-field.json: job.timeout: unknown field"));
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(Gate, ExitsTwoOnAMissingJob) {
+  CliRun r = RunKillpoint("missing", {"run", "tests/fixtures/missing-job.json"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("kp-no-such-job' is missing or not executable"));
+}
+
+TEST(Gate, ExitsTwoOnBadUsage) {
+  EXPECT_EQ(RunKillpoint("usage", {"run", "scenarios", "--trials", "-3"}).exit_code, 2);
+  EXPECT_EQ(RunKillpoint("nosuch", {"run", "no/such/dir"}).exit_code, 2);
+}
+
+TEST(PythonJob, IsKilledAtItsOwnFailpointAndRecovers) {
+  CliRun r = RunKillpoint("python", {"run", "tests/fixtures/python-failpoint.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto log = ReadHistoryLog(r.dir / "fixture-python-failpoint" / "history.jsonl");
+  ASSERT_TRUE(log) << log.error().message;
+  const std::vector<Event>& events = log.value().at(0);
+  auto kills = OfType(events, event::kKill);
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].data["point"], "py_before_mark");
+  auto exits = OfType(events, event::kExit);
+  ASSERT_EQ(exits.size(), 2u);
+  EXPECT_EQ(exits[0].data["signal"], 9);
+  EXPECT_EQ(exits[1].data["code"], 0);
+  EXPECT_EQ(exits[1].attempt, 2);
+}
+
+TEST(Replay, OneTrialReproducesThePlanOfTheFullRun) {
+  CliRun full = RunKillpoint("full", {"run", "scenarios/publish-execute-then-mark.json", "--trials", "6", "--seed", "9"});
+  CliRun one = RunKillpoint("one", {"run", "scenarios/publish-execute-then-mark.json", "--seed", "9", "--trial", "4"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  auto plan_of = [](const CliRun& r) {
+    std::ifstream in(r.dir / "publish-execute-then-mark" / "trials.jsonl");
+    std::string line;
+    nlohmann::json found;
+    while (std::getline(in, line)) {
+      auto j = nlohmann::json::parse(line);
+      if (j["trial"] == 4) found = j["plan"];
+    }
+    return found;
+  };
+  EXPECT_FALSE(plan_of(full).is_null());
+  EXPECT_EQ(plan_of(full), plan_of(one));
+  EXPECT_THAT(one.out, HasSubstr("publish/execute-then-mark trial 4:"));
+}
+
+}  // namespace
+}  // namespace killpoint::testing

@@ -6,14 +6,14 @@ find_package(nlohmann_json 3.11 REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)
 
-# cpp-httplib ships in Debian as a header plus a compiled library, without a CMake package.
-find_path(HTTPLIB_INCLUDE_DIR httplib.h REQUIRED)
-find_library(HTTPLIB_LIBRARY cpp-httplib REQUIRED)
-add_library(httplib::httplib UNKNOWN IMPORTED)
-set_target_properties(httplib::httplib PROPERTIES
-  IMPORTED_LOCATION ${HTTPLIB_LIBRARY}
-  INTERFACE_INCLUDE_DIRECTORIES ${HTTPLIB_INCLUDE_DIR}
-  INTERFACE_LINK_LIBRARIES Threads::Threads)
+# cpp-httplib ships in Debian as a header plus a compiled library. The library is built with
+# OpenSSL, zlib and Brotli support, and those switches change its classes' layout: every user
+# must compile with the same defines, which only its pkg-config file carries. Without them the
+# client and server corrupt memory (seen as "free(): invalid pointer" in the publish job).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+add_library(httplib::httplib INTERFACE IMPORTED)
+target_link_libraries(httplib::httplib INTERFACE PkgConfig::HTTPLIB Threads::Threads)
 
 if(BUILD_TESTING OR NOT DEFINED BUILD_TESTING)
   find_package(GTest REQUIRED)

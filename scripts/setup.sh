@@ -9,6 +9,7 @@ packages=(
   libsqlite3-dev libsqlitecpp-dev nlohmann-json3-dev
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libcpp-httplib-dev libfmt-dev
+  libssl-dev zlib1g-dev libbrotli-dev  # headers cpp-httplib's compiled flags need
 )
 
 missing=()

@@ -70,7 +70,7 @@ class TrialDriver {
     std::string dates;
     for (const auto& d : scenario_.dates) dates += (dates.empty() ? "" : ",") + d;
     return {{"bindir", options_.bindir.string()},
-            {"scenario_dir", scenario_.file.parent_path().string()},
+            {"scenario_dir", fs::absolute(scenario_.file).parent_path().string()},
             {"workdir", sandbox_.work().string()},
             {"biz_date", date},
             {"dates", dates},

@@ -1,0 +1,49 @@
+// Checkers per trial, over a history the size of a publish trial with retries.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+
+#include "check/checker.h"
+#include "history/history.h"
+
+namespace {
+
+using namespace killpoint;
+
+struct Fixture {
+  Fixture() {
+    s.name = "bench";
+    s.must_hold = {"no_double_publish", "no_loss", "no_silent_loss", "converges", "state_readable"};
+    p.runs = {{"2026-11-01", 1, {}}, {"2026-11-02", 1, {}}, {"2026-11-03", 1, {}}};
+    History h;
+    for (const auto& run : p.runs) {
+      for (int attempt = 1; attempt <= 3; ++attempt) {
+        h.SetContext({run.biz_date, 1, attempt});
+        h.Add(event::kSpawn, {{"pid", 1}});
+        for (int i = 0; i < 8; ++i) h.Add(event::kFailpoint, {{"point", "p"}, {"hit", 1}});
+        h.Add(event::kPublish, {{"key", "publish-" + run.biz_date}, {"biz_date", run.biz_date},
+                                {"committed", attempt == 1}, {"delivery_id", 1}});
+        h.Add(event::kExit, {{"code", attempt == 3 ? 0 : 137}, {"stderr", ""}});
+      }
+    }
+    events = h.Events();
+    dir = std::filesystem::temp_directory_path() / "kp-check-bench";
+    std::filesystem::create_directories(dir);
+  }
+  ~Fixture() { std::filesystem::remove_all(dir); }
+  Scenario s;
+  Plan p;
+  std::vector<Event> events;
+  std::filesystem::path dir;
+};
+
+void BM_CheckPublishTrial(benchmark::State& state) {
+  Fixture f;
+  for (auto _ : state) {
+    CheckInput in{f.s, f.p, f.events, f.dir};
+    benchmark::DoNotOptimize(CheckTrial(in));
+  }
+}
+BENCHMARK(BM_CheckPublishTrial);
+
+}  // namespace

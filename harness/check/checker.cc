@@ -12,6 +12,11 @@ std::vector<std::string> CheckInput::Dates() const {
   return out;
 }
 
+std::optional<SQLite::Database> OpenJobDatabase(const std::filesystem::path& file) {
+  if (!std::filesystem::exists(file)) return std::nullopt;
+  return SQLite::Database(file.string(), SQLite::OPEN_READWRITE);
+}
+
 const std::map<std::string, Checker>& BuiltinCheckers() {
   static const std::map<std::string, Checker> checkers = [] {
     std::map<std::string, Checker> all;

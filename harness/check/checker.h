@@ -1,9 +1,15 @@
 // Invariants over a finished trial: its history and the final state of its sandbox.
-// Each checker is a pure function of CheckInput (it reads files, never writes them).
+// Each checker is a pure function of CheckInput. It reads files and never writes them, with one
+// exception: a SQLite database is opened read-write (never created), because a job killed
+// mid-transaction leaves a hot journal that only a writer may roll back; a read-only open would
+// fail where the job's next start, or a person with sqlite3, sees the rolled-back database.
 #pragma once
 
 #include <filesystem>
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <functional>
+#include <optional>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +32,9 @@ struct CheckInput {
 };
 
 using Checker = std::function<Verdict(const CheckInput&)>;
+
+// Opens a database as the job's next start would (see above). Throws SQLite::Exception.
+std::optional<SQLite::Database> OpenJobDatabase(const std::filesystem::path& file);
 
 // Every built-in invariant by name (the names of scenario/vocabulary.h).
 const std::map<std::string, Checker>& BuiltinCheckers();

@@ -31,11 +31,10 @@ std::optional<std::string> StateFileProblem(const CheckInput& in) {
 }
 
 std::optional<std::string> DatabaseProblem(const CheckInput& in) {
-  fs::path db = in.workdir / in.scenario.check.db;
-  if (!fs::exists(db)) return std::nullopt;
   try {
-    SQLite::Database d(db.string(), SQLite::OPEN_READONLY);
-    std::string result = d.execAndGet("PRAGMA quick_check").getString();
+    auto d = OpenJobDatabase(in.workdir / in.scenario.check.db);
+    if (!d) return std::nullopt;
+    std::string result = d->execAndGet("PRAGMA quick_check").getString();
     if (result == "ok") return std::nullopt;
     return in.scenario.check.db + " fails PRAGMA quick_check: " + result;
   } catch (const SQLite::Exception& e) {

@@ -10,11 +10,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Opens the database read-only; an absent file means the job never wrote one.
+// An absent database means the job never wrote one.
 std::optional<SQLite::Database> OpenDb(const CheckInput& in) {
-  fs::path db = in.workdir / in.scenario.check.db;
-  if (!fs::exists(db)) return std::nullopt;
-  return SQLite::Database(db.string(), SQLite::OPEN_READONLY);
+  return OpenJobDatabase(in.workdir / in.scenario.check.db);
 }
 
 Verdict OneRowPerDate(const CheckInput& in) {

@@ -29,6 +29,11 @@ class HttplibDownstream : public Downstream {
     server_.Post("/publish", [this](const auto& req, auto& res) { Publish(req, res); });
     server_.Get("/deliveries", [this](const auto& req, auto& res) { Deliveries(req, res); });
     server_.Post("/alert", [this](const auto& req, auto& res) { Alert(req, res); });
+    server_.set_error_handler([this](const auto& req, auto& res) {
+      if (res.status == 404) {
+        history_->Add(event::kBadRequest, {{"path", req.method + " " + req.path}, {"reason", "no such endpoint"}});
+      }
+    });
     port_ = server_.bind_to_any_port("127.0.0.1");
     if (port_ < 0) return Error::Harness("downstream: cannot listen on 127.0.0.1");
     // bind_to_any_port already listens, so requests queue until the loop accepts them.

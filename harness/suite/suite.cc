@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <memory>
 
 #include "check/checker.h"
 #include "history/history_log.h"
@@ -84,12 +85,29 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const SuiteOptions& o, con
   return result;
 }
 
-Result<fs::path> MakeSandboxRoot(const SuiteOptions& o) {
-  if (!o.sandbox_root.empty()) return o.sandbox_root;
-  std::string templ = (fs::temp_directory_path() / "killpoint-XXXXXX").string();
-  if (!::mkdtemp(templ.data())) return Error::Harness("cannot create a folder in " + fs::temp_directory_path().string());
-  return fs::path(templ);
-}
+// The folder the trials' sandboxes go in. One the run made itself is removed when the run
+// ends, however it ends, unless the sandboxes are to be kept.
+class SandboxRoot {
+ public:
+  static Result<std::unique_ptr<SandboxRoot>> Make(const SuiteOptions& o) {
+    if (!o.sandbox_root.empty()) return std::make_unique<SandboxRoot>(o.sandbox_root, false);
+    std::string templ = (fs::temp_directory_path() / "killpoint-XXXXXX").string();
+    if (!::mkdtemp(templ.data())) {
+      return Error::Harness("cannot create a folder in " + fs::temp_directory_path().string());
+    }
+    return std::make_unique<SandboxRoot>(fs::path(templ), !o.keep_sandboxes);
+  }
+  SandboxRoot(fs::path path, bool owned) : path_(std::move(path)), owned_(owned) {}
+  ~SandboxRoot() {
+    std::error_code ec;
+    if (owned_) fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  bool owned_;
+};
 
 }  // namespace
 
@@ -113,9 +131,9 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
   std::error_code ec;
   fs::create_directories(o.out, ec);
   if (ec) return Error::BadInput("cannot create output folder " + o.out.string() + ": " + ec.message());
-  auto root = MakeSandboxRoot(o);
+  auto root = SandboxRoot::Make(o);
   if (!root) return root.error();
-  TrialOptions to{o.bindir, root.value(), o.keep_sandboxes};
+  TrialOptions to{o.bindir, root.value()->path(), o.keep_sandboxes};
   for (const Scenario& s : scenarios) {
     auto r = RunScenario(s, o, to);
     if (!r) return r.error();
@@ -123,7 +141,6 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
     results.elapsed_s = Seconds(Clock::now() - started);
     if (Status st = WriteResults(o.out, results); !st) return st.error();
   }
-  if (!o.keep_sandboxes && o.sandbox_root.empty()) fs::remove_all(root.value(), ec);
   return results;
 }
 

@@ -1,6 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+
 #include "check_fixture.h"
 
 namespace killpoint {
@@ -56,6 +59,38 @@ TEST(AmountMatchesSource, ReportsAnUnreadableDatabaseAsAViolation) {
   Verdict v = f.Check("amount_matches_source");
   EXPECT_FALSE(v.held);
   EXPECT_THAT(v.explanation, HasSubstr("cannot read settle.db"));
+}
+
+}  // namespace
+}  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+// A job killed in the middle of a big transaction leaves uncommitted pages in the database
+// file and a hot journal beside it. The checkers must see the rolled-back database, as the
+// job's next start would, not an error and not the uncommitted rows.
+TEST(SettlementCheckers, SeeTheDatabaseAsRolledBackAfterAKillMidTransaction) {
+  CheckFixture f;
+  f.SettleDb().exec("INSERT INTO daily_settlement VALUES ('2026-11-01', '2026-11-01', 350, 2, 'x')");
+  pid_t child = ::fork();
+  if (child == 0) {
+    SQLite::Database db((f.dir() / "settle.db").string(), SQLite::OPEN_READWRITE);
+    db.exec("PRAGMA cache_size = 1");  // spill uncommitted pages into the file early
+    db.exec("BEGIN");
+    for (int i = 0; i < 2000; ++i) {
+      db.exec("INSERT INTO daily_settlement VALUES ('dup" + std::to_string(i) +
+              "', '2026-11-01', 1, 1, 'uncommitted padding padding padding padding')");
+    }
+    ::kill(::getpid(), SIGKILL);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  ASSERT_TRUE(std::filesystem::exists(f.dir() / "settle.db-journal")) << "no hot journal was left";
+  EXPECT_TRUE(f.Check("one_row_per_date").held) << f.Check("one_row_per_date");
+  EXPECT_TRUE(f.Check("amount_matches_source").held) << f.Check("amount_matches_source");
+  EXPECT_TRUE(f.Check("state_readable").held) << f.Check("state_readable");
 }
 
 }  // namespace

@@ -92,6 +92,10 @@ TEST(Downstream, RecordsAlertsAndBadRequests) {
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
   EXPECT_EQ(s.Of(event::kBadRequest).size(), 1u);
+  auto unknown = s.Client().Get("/nowhere");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_EQ(s.Of(event::kBadRequest).at(1).data["path"], "GET /nowhere");
 }
 
 }  // namespace

@@ -1,0 +1,60 @@
+#include "reports/results.h"
+
+#include <gtest/gtest.h>
+
+namespace killpoint {
+namespace {
+
+Plan PlanWithKill(int trial, const std::string& point) {
+  Plan p{"s", 1, trial, {{"2026-11-01", 1, {{point, 1, "", "process"}}}}};
+  return p;
+}
+
+ScenarioResult Empty() {
+  ScenarioResult r;
+  r.name = "s";
+  r.invariants = {{"no_loss", kMustHold, 0, 0, {}}, {"no_double_publish", kExpectedViolation, 0, 0, {}}};
+  return r;
+}
+
+TEST(ScenarioResult, CountsVerdictsAndKeepsTheFirstExamples) {
+  ScenarioResult r = Empty();
+  for (int t = 0; t < 5; ++t) {
+    r.Add(PlanWithKill(t, "after_publish"),
+          {Verdict::Held("no_loss"), Verdict::Violated("no_double_publish", "twice")}, "replay " + std::to_string(t));
+  }
+  EXPECT_EQ(r.trials, 5);
+  EXPECT_EQ(r.invariants[0].Status(), InvariantStatus::kHeld);
+  EXPECT_EQ(r.invariants[1].Status(), InvariantStatus::kShown);
+  EXPECT_EQ(r.invariants[1].violated, 5);
+  EXPECT_EQ(r.invariants[1].examples.size(), 3u);
+  EXPECT_EQ(r.invariants[1].examples[0].replay, "replay 0");
+  EXPECT_EQ(r.points.at("after_publish").violations, 5);
+  EXPECT_FALSE(r.MustHoldViolated());
+}
+
+TEST(ScenarioResult, AMustHoldViolationFailsAndAnUnshownExpectationIsSaidSo) {
+  ScenarioResult r = Empty();
+  r.Add(PlanWithKill(0, "before_publish"), {Verdict::Violated("no_loss", "lost"), Verdict::Held("no_double_publish")}, "");
+  EXPECT_EQ(r.invariants[0].Status(), InvariantStatus::kViolated);
+  EXPECT_EQ(r.invariants[1].Status(), InvariantStatus::kNotDemonstrated);
+  EXPECT_TRUE(r.MustHoldViolated());
+}
+
+TEST(RunResults, RoundTripsThroughJsonAndRejectsOtherFormats) {
+  RunResults r;
+  r.killpoint_version = "0.1.0";
+  r.seed = 42;
+  r.started_at = "2026-11-29T00:00:00Z";
+  ScenarioResult s = Empty();
+  s.Add(PlanWithKill(0, "x"), {Verdict::Violated("no_loss", "lost")}, "replay");
+  r.scenarios.push_back(s);
+  nlohmann::json j = r;
+  EXPECT_EQ(j["trials"], 1);
+  EXPECT_EQ(nlohmann::json::parse(j.dump()).get<RunResults>(), r);
+  j["format"] = "something-else/9";
+  EXPECT_THROW(j.get<RunResults>(), nlohmann::json::exception);
+}
+
+}  // namespace
+}  // namespace killpoint

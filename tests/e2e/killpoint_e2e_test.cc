@@ -172,6 +172,36 @@ TEST(PythonJob, IsKilledAtItsOwnFailpointAndRecovers) {
   }
 }
 
+TEST(HungJob, IsKilledAtItsTimeoutOnEveryAttemptAndTheRunGoesOn) {
+  CliRun r = RunKillpoint("hung", {"run", "tests/fixtures/hung-job.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // converges is expected to break
+  auto log = ReadHistoryLog(r.dir / "fixture-hung-job" / "history.jsonl");
+  ASSERT_TRUE(log) << log.error().message;
+  const auto& events = log.value().at(0);
+  // Two planned attempts, then two more in the final fault-free pass.
+  EXPECT_EQ(OfType(events, event::kTimeout).size(), 4u);
+  for (const auto& e : OfType(events, event::kExit)) {
+    EXPECT_EQ(e.data["signal"], 9);
+    EXPECT_EQ(e.data["killed_by_harness"], true);
+  }
+  nlohmann::json i = Invariant(r.Results(), "fixture/hung-job", "converges");
+  EXPECT_EQ(i["status"], "expected, shown");
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), HasSubstr("after 4 attempts the last exited with code 137"));
+}
+
+TEST(Replay, KeepLeavesTheSandboxAndSaysHowToInspectIt) {
+  CliRun r = RunKillpoint("keep", {"run", "scenarios/settle-increment.json", "--trial", "2", "--keep"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("settle/increment trial 2:"));
+  EXPECT_THAT(r.out, HasSubstr("amount_matches_source VIOLATED: 2026-11-01"));
+  size_t at = r.out.find("sandbox kept: ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  fs::path box = r.out.substr(at + 14, r.out.find('\n', at) - at - 14);
+  EXPECT_TRUE(fs::exists(box / "work" / "settle.db")) << box;
+  EXPECT_THAT(r.out, HasSubstr("sqlite3 " + (box / "work" / "settle.db").string()));
+  fs::remove_all(box.parent_path());
+}
+
 TEST(Replay, OneTrialReproducesThePlanOfTheFullRun) {
   CliRun full = RunKillpoint("full", {"run", "scenarios/publish-execute-then-mark.json", "--trials", "6", "--seed", "9"});
   CliRun one = RunKillpoint("one", {"run", "scenarios/publish-execute-then-mark.json", "--seed", "9", "--trial", "4"});

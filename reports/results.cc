@@ -66,18 +66,6 @@ int RunResults::Trials() const {
   return n;
 }
 
-void to_json(nlohmann::json& j, const Counterexample& c) {
-  j = {{"trial", c.trial}, {"seed", c.seed}, {"plan", c.plan}, {"explanation", c.explanation},
-       {"replay", c.replay}};
-}
-void from_json(const nlohmann::json& j, Counterexample& c) {
-  j.at("trial").get_to(c.trial);
-  j.at("seed").get_to(c.seed);
-  j.at("plan").get_to(c.plan);
-  j.at("explanation").get_to(c.explanation);
-  j.at("replay").get_to(c.replay);
-}
-
 void to_json(nlohmann::json& j, const InvariantResult& r) {
   j = {{"name", r.name}, {"expectation", r.expectation}, {"held", r.held}, {"violated", r.violated},
        {"status", ToString(r.Status())}, {"examples", r.examples}};
@@ -88,14 +76,6 @@ void from_json(const nlohmann::json& j, InvariantResult& r) {
   j.at("held").get_to(r.held);
   j.at("violated").get_to(r.violated);
   j.at("examples").get_to(r.examples);
-}
-
-void to_json(nlohmann::json& j, const PointStat& p) {
-  j = {{"trials", p.trials}, {"violations", p.violations}};
-}
-void from_json(const nlohmann::json& j, PointStat& p) {
-  j.at("trials").get_to(p.trials);
-  j.at("violations").get_to(p.violations);
 }
 
 void to_json(nlohmann::json& j, const ScenarioResult& r) {

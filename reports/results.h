@@ -74,12 +74,10 @@ struct RunResults {
   bool operator==(const RunResults&) const = default;
 };
 
-void to_json(nlohmann::json& j, const Counterexample& c);
-void from_json(const nlohmann::json& j, Counterexample& c);
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Counterexample, trial, seed, plan, explanation, replay)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointStat, trials, violations)
 void to_json(nlohmann::json& j, const InvariantResult& r);
 void from_json(const nlohmann::json& j, InvariantResult& r);
-void to_json(nlohmann::json& j, const PointStat& p);
-void from_json(const nlohmann::json& j, PointStat& p);
 void to_json(nlohmann::json& j, const ScenarioResult& r);
 void from_json(const nlohmann::json& j, ScenarioResult& r);
 void to_json(nlohmann::json& j, const RunResults& r);

@@ -17,6 +17,7 @@ inline constexpr const char* kSpawn = "spawn";              // data: pid, argv, 
 inline constexpr const char* kFailpoint = "failpoint";      // data: point, hit, pid
 inline constexpr const char* kKill = "kill";                // data: point, hit, model
 inline constexpr const char* kExit = "exit";                // data: code or signal, stderr
+inline constexpr const char* kRollback = "rollback";        // data: model, changes
 inline constexpr const char* kTimeout = "timeout";          // data: timeout_ms
 inline constexpr const char* kRetryWait = "retry_wait";     // data: delay_ms
 inline constexpr const char* kGiveUp = "give_up";           // data: attempts

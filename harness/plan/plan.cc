@@ -20,7 +20,8 @@ std::string Plan::Summary() const {
       any = true;
       out += " a" + std::to_string(i + 1);
       if (!f.kill_point.empty()) {
-        out += " kill@" + f.kill_point + "#" + std::to_string(f.occurrence);
+        out += " kill@" + (f.when == "before" ? "" : f.when + ":") + f.kill_point + "#" +
+               std::to_string(f.occurrence);
         if (f.model != "process") out += "/" + f.model;
       }
       if (!f.downstream_fault.empty()) out += " downstream:" + f.downstream_fault;
@@ -36,6 +37,7 @@ void to_json(nlohmann::json& j, const AttemptFault& f) {
     j["kill_point"] = f.kill_point;
     j["occurrence"] = f.occurrence;
     j["model"] = f.model;
+    if (f.when != "before") j["when"] = f.when;
   }
   if (!f.downstream_fault.empty()) j["downstream_fault"] = f.downstream_fault;
 }
@@ -45,6 +47,7 @@ void from_json(const nlohmann::json& j, AttemptFault& f) {
   f.kill_point = j.value("kill_point", "");
   f.occurrence = j.value("occurrence", 1);
   f.model = j.value("model", "process");
+  f.when = j.value("when", "before");
   f.downstream_fault = j.value("downstream_fault", "");
 }
 

@@ -14,6 +14,7 @@ namespace killpoint {
 struct AttemptFault {
   std::string kill_point;        // named failpoint to die at; empty: no kill
   int occurrence = 1;            // die at this hit of the point within the attempt (1-based)
+  std::string when = "before";   // before, after or mid the operation (plan/crash_point.h)
   std::string downstream_fault;  // applied to the attempt's first publish; empty: none
   std::string model = "process";  // persistence model applied after the kill
 

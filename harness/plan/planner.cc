@@ -1,5 +1,6 @@
 #include "plan/planner.h"
 
+#include "plan/crash_point.h"
 #include "plan/rng.h"
 
 namespace killpoint {
@@ -14,6 +15,9 @@ AttemptFault DrawKill(const Scenario& s, PlanRng& rng, size_t point_index) {
   f.kill_point = s.failpoints[point_index];
   f.occurrence = 1 + static_cast<int>(rng.Below(static_cast<uint64_t>(s.max_occurrence)));
   f.model = s.models[rng.Below(s.models.size())];
+  std::vector<const char*> moments = KillMoments(f.kill_point);
+  // Named points have one moment; drawing nothing for them keeps their plans as they were.
+  if (moments.size() > 1) f.when = moments[rng.Below(moments.size())];
   return f;
 }
 

@@ -1,5 +1,7 @@
 #include "run/attempt_state.h"
 
+#include "plan/crash_point.h"
+
 namespace killpoint {
 
 void AttemptState::Arm(const AttemptFault& fault) {
@@ -7,6 +9,7 @@ void AttemptState::Arm(const AttemptFault& fault) {
   fault_ = fault;
   hits_.clear();
   killed_ = false;
+  awaiting_done_ = false;
   process_ = nullptr;
   armed_ = true;
 }
@@ -25,16 +28,45 @@ bool AttemptState::Finish() {
   return killed_;
 }
 
-bool AttemptState::OnHit(const FailpointHit& hit) {
+HitAnswer AttemptState::Kill(const FailpointHit& hit, int n) {
+  killed_ = true;
+  history_->Add(event::kKill, {{"point", hit.name}, {"hit", n}, {"when", fault_.when}, {"model", fault_.model}});
+  process_->KillGroup();
+  return HitAnswer::Killed();
+}
+
+HitAnswer AttemptState::Decide(const FailpointHit& hit, int n) {
+  bool planned = !killed_ && process_ && fault_.kill_point == hit.name && fault_.occurrence == n;
+  if (!planned) return HitAnswer::Continue();
+  if (fault_.when == kAfter) {
+    awaiting_done_ = true;
+    return {HitAnswer::kAfter, 0};
+  }
+  if (fault_.when == kMid && hit.bytes > 1) {
+    awaiting_done_ = true;
+    return {HitAnswer::kPartial, hit.bytes / 2};
+  }
+  return Kill(hit, n);  // before; or mid of a write too small to split
+}
+
+HitAnswer AttemptState::OnHit(const FailpointHit& hit) {
   std::unique_lock lock(mu_);
   attached_.wait(lock, [&] { return process_ || !armed_; });
+  if (hit.done) {
+    if (!awaiting_done_ || killed_ || !process_ || fault_.kill_point != hit.name) return HitAnswer::Continue();
+    awaiting_done_ = false;
+    return Kill(hit, hits_[hit.name]);
+  }
   int n = ++hits_[hit.name];
-  history_->Add(event::kFailpoint, {{"point", hit.name}, {"hit", n}, {"pid", hit.pid}});
-  if (killed_ || !process_ || fault_.kill_point != hit.name || fault_.occurrence != n) return true;
-  killed_ = true;
-  history_->Add(event::kKill, {{"point", hit.name}, {"hit", n}, {"model", fault_.model}});
-  process_->KillGroup();
-  return false;
+  nlohmann::json data = {{"point", hit.name}, {"hit", n}, {"pid", hit.pid}};
+  if (hit.bytes >= 0) data["bytes"] = hit.bytes;
+  history_->Add(event::kFailpoint, data);
+  HitAnswer answer = Decide(hit, n);
+  std::string_view op = SyscallOp(hit.name);
+  if (durability_ && answer.kind != HitAnswer::kKilled && (op == "fsync" || op == "fdatasync")) {
+    durability_->OnSync(std::string(SyscallPath(hit.name)));
+  }
+  return answer;
 }
 
 }  // namespace killpoint

@@ -1,5 +1,6 @@
 // What the control channel needs to know about the attempt that is running: the process to
-// kill and where. Shared by the runner thread and the control channel's thread.
+// kill, where and when, and the durability tracker to tell about syncs. Shared by the runner
+// thread and the control channel's thread.
 #pragma once
 
 #include <condition_variable>
@@ -10,13 +11,16 @@
 #include "history/history.h"
 #include "plan/plan.h"
 #include "run/control_channel.h"
+#include "run/durability.h"
 #include "run/process.h"
 
 namespace killpoint {
 
 class AttemptState {
  public:
-  explicit AttemptState(History* history) : history_(history) {}
+  // `durability` may be null (no syscall points: syncs are not seen). Both must outlive this.
+  AttemptState(History* history, DurabilityTracker* durability)
+      : history_(history), durability_(durability) {}
 
   // The runner arms the attempt before spawning it and attaches the process once Spawn has
   // returned; a hit that arrives in between waits for the attach, so no planned kill is missed.
@@ -25,17 +29,23 @@ class AttemptState {
   // Detaches the process; returns whether the planned kill happened.
   bool Finish();
 
-  // Control channel handler: records the hit and kills the process at the planned point.
-  bool OnHit(const FailpointHit& hit);
+  // Control channel handler: records the hit, tells the tracker about syncs the job is let
+  // through to, and kills the process before, after or in the middle of the planned point.
+  HitAnswer OnHit(const FailpointHit& hit);
 
  private:
+  HitAnswer Kill(const FailpointHit& hit, int n);  // requires mu_
+  HitAnswer Decide(const FailpointHit& hit, int n);  // requires mu_
+
   std::mutex mu_;
   History* history_;
-  AttemptFault fault_;                // guarded by mu_
+  DurabilityTracker* durability_;
+  AttemptFault fault_;                 // guarded by mu_
   RunningProcess* process_ = nullptr;  // guarded by mu_
-  std::map<std::string, int> hits_;   // guarded by mu_
-  bool killed_ = false;               // guarded by mu_
-  bool armed_ = false;                // guarded by mu_
+  std::map<std::string, int> hits_;    // guarded by mu_
+  bool killed_ = false;                // guarded by mu_
+  bool armed_ = false;                 // guarded by mu_
+  bool awaiting_done_ = false;         // guarded by mu_: let through, kill at its DONE
   std::condition_variable attached_;
 };
 

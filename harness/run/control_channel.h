@@ -1,8 +1,11 @@
-// The harness's end of the named-failpoint wire protocol (docs/failpoint-protocol.md):
-// a TCP listener on 127.0.0.1; a job sends "HIT <name> <pid>\n" and waits for "CONTINUE\n".
-// To crash the job at the point, the handler kills it and the channel never answers.
+// The harness's end of the failpoint wire protocol (docs/failpoint-protocol.md): a TCP
+// listener on 127.0.0.1; a job sends "HIT <name> <pid>\n" and waits for "CONTINUE\n". To crash
+// the job at the point, the handler kills it and the channel never answers. The syscall shim
+// (v1.1) may also be told "AFTER" (do it, then report "DONE <name> <pid>") or "PARTIAL <n>"
+// (write only n bytes, then report DONE), so that a crash can follow or split an operation.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -13,14 +16,25 @@ namespace killpoint {
 
 struct FailpointHit {
   std::string name;
-  int pid = 0;  // as the job reported it; 0 when it sent none
+  int pid = 0;        // as the job reported it; 0 when it sent none
+  bool done = false;  // a DONE line: the operation the harness let through has completed
+  int64_t bytes = -1;  // the shim's size of a write, when it sent one; -1 otherwise
+};
+
+// What the handler decided. kKilled: it killed the job, the hit is never answered.
+struct HitAnswer {
+  enum Kind { kContinue, kAfter, kPartial, kKilled } kind = kContinue;
+  int64_t bytes = 0;  // for kPartial
+
+  static HitAnswer Continue() { return {}; }
+  static HitAnswer Killed() { return {kKilled, 0}; }
 };
 
 class ControlChannel {
  public:
-  // Called on the channel's own thread, one hit at a time. Return true to answer CONTINUE;
-  // return false after killing the job (the connection is then closed unanswered).
-  using Handler = std::function<bool(const FailpointHit&)>;
+  // Called on the channel's own thread, one hit at a time. Returns the answer; kKilled after
+  // killing the job (the connection is then closed unanswered).
+  using Handler = std::function<HitAnswer(const FailpointHit&)>;
 
   static Result<std::unique_ptr<ControlChannel>> Start(Handler handler);
   virtual ~ControlChannel() = default;

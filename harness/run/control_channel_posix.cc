@@ -95,15 +95,22 @@ class PosixControlChannel : public ControlChannel {
 
   // False when the connection must be closed (the job was killed, or spoke nonsense).
   bool Answer(int fd, const std::string& line) {
-    static const std::regex kHit(R"(HIT ([A-Za-z0-9_.:/-]+)(?: ([0-9]{1,9}))?\r?)");
+    static const std::regex kHit(
+        R"((HIT|DONE) ([A-Za-z0-9_.:/-]+)(?: ([0-9]{1,9}))?(?: ([0-9]{1,18}))?\r?)");
     std::smatch m;
     if (!std::regex_match(line, m, kHit)) {
       SendAll(fd, "ERROR expected 'HIT <name> <pid>'\n");
       return false;
     }
-    FailpointHit hit{m[1], m[2].matched ? std::stoi(m[2]) : 0};
-    if (!handler_(hit)) return false;
-    SendAll(fd, "CONTINUE\n");
+    FailpointHit hit{m[2], m[3].matched ? std::stoi(m[3]) : 0, m[1] == "DONE",
+                     m[4].matched ? std::stoll(m[4]) : -1};
+    HitAnswer answer = handler_(hit);
+    switch (answer.kind) {
+      case HitAnswer::kKilled: return false;
+      case HitAnswer::kContinue: SendAll(fd, "CONTINUE\n"); break;
+      case HitAnswer::kAfter: SendAll(fd, "AFTER\n"); break;
+      case HitAnswer::kPartial: SendAll(fd, "PARTIAL " + std::to_string(answer.bytes) + "\n"); break;
+    }
     return true;
   }
 

@@ -1,6 +1,7 @@
 #include "run/trial_runner.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -9,6 +10,7 @@
 #include "run/attempt_state.h"
 #include "run/control_channel.h"
 #include "run/downstream.h"
+#include "run/durability.h"
 #include "run/process.h"
 
 namespace killpoint {
@@ -36,7 +38,11 @@ std::string Substitute(std::string s, const std::map<std::string, std::string>& 
 class TrialDriver {
  public:
   TrialDriver(const Scenario& s, const Plan& p, const TrialOptions& o, Sandbox box)
-      : scenario_(s), plan_(p), options_(o), sandbox_(std::move(box)), attempt_(&history_) {}
+      : scenario_(s),
+        plan_(p),
+        options_(o),
+        sandbox_(std::move(box)),
+        attempt_(&history_, s.UsesShim() ? &durability_ : nullptr) {}
 
   Result<TrialRecord> Run() {
     auto started = std::chrono::steady_clock::now();
@@ -47,6 +53,7 @@ class TrialDriver {
     auto channel = ControlChannel::Start([this](const FailpointHit& h) { return attempt_.OnHit(h); });
     if (!channel) return channel.error();
     channel_ = std::move(channel.value());
+    if (Status s = FindShim(); !s) return s.error();
     if (Status s = RunSetup(); !s) return s.error();
     for (const PlannedRun& run : plan_.runs) {
       auto ok = RunWithRetries(run.biz_date, run.trigger, &run);
@@ -90,10 +97,32 @@ class TrialDriver {
     r.env["KILLPOINT_ATTEMPT"] = std::to_string(attempt);
     r.env["KILLPOINT_DOWNSTREAM"] = downstream_->BaseUrl();
     r.env["KILLPOINT_CTL"] = channel_->Address();
+    if (!shim_.empty()) {
+      const char* inherited = std::getenv("LD_PRELOAD");
+      r.env["LD_PRELOAD"] = shim_.string() + (inherited && *inherited ? std::string(":") + inherited : "");
+    }
     r.cwd = sandbox_.work();
     r.stdout_path = sandbox_.logs() / (log_name + ".out");
     r.stderr_path = sandbox_.logs() / (log_name + ".err");
     return r;
+  }
+
+  Status FindShim() {
+    if (!scenario_.UsesShim()) return Ok();
+    shim_ = options_.bindir / "libkillpoint_shim.so";
+    if (fs::exists(shim_)) return Ok();
+    return Error::BadInput(scenario_.file.string() + ": syscall points and the models other than process need " +
+                           shim_.string() + ", which is missing");
+  }
+
+  // After a kill: what the persistence model lets survive replaces the sandbox.
+  Status ApplyModel(const AttemptFault& fault, int attempt) {
+    if (fault.model == kModelProcess || !scenario_.UsesShim()) return Ok();
+    uint64_t seed = plan_.seed ^ (static_cast<uint64_t>(plan_.trial) << 20) ^ static_cast<uint64_t>(attempt);
+    auto changes = durability_.Apply(fault.model, seed);
+    if (!changes) return changes.error();
+    history_.Add(event::kRollback, {{"model", fault.model}, {"changes", changes.value()}});
+    return Ok();
   }
 
   Status RunSetup() {
@@ -129,6 +158,9 @@ class TrialDriver {
     history_.SetContext({date, trigger, attempt});
     std::string log = date + "-t" + std::to_string(trigger) + "-a" + std::to_string(attempt);
     SpawnRequest r = Request(scenario_.job.command, date, attempt, log);
+    if (scenario_.UsesShim()) {
+      if (Status s = durability_.Begin(sandbox_.work()); !s) return s.error();
+    }
     attempt_.Arm(fault);
     downstream_->ArmFault(fault.downstream_fault);
     auto process = Spawn(r);
@@ -147,6 +179,9 @@ class TrialDriver {
                            {"stderr", Tail(r.stderr_path, kStderrTail)}};
     if (!status.exited) exit["signal"] = status.signal;
     history_.Add(event::kExit, exit);
+    if (killed) {
+      if (Status s = ApplyModel(fault, attempt); !s) return s.error();
+    }
     return status.exited && status.code == 0;
   }
 
@@ -169,7 +204,9 @@ class TrialDriver {
   const TrialOptions& options_;
   Sandbox sandbox_;
   History history_;
+  DurabilityTracker durability_;
   AttemptState attempt_;
+  fs::path shim_;  // the syscall shim, when the scenario uses it
   std::unique_ptr<Downstream> downstream_;
   std::unique_ptr<ControlChannel> channel_;
   std::map<std::string, bool> succeeded_;  // by date: did its last planned run succeed

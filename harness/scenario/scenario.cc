@@ -5,6 +5,11 @@
 
 namespace killpoint {
 
+bool Scenario::UsesShim() const {
+  return syscall_points || std::any_of(models.begin(), models.end(),
+                                       [](const std::string& m) { return m != "process"; });
+}
+
 int64_t RetryPolicy::DelayBeforeAttempt(int next_attempt) const {
   double delay = static_cast<double>(initial_interval_ms) *
                  std::pow(backoff_coefficient, std::max(0, next_attempt - 2));

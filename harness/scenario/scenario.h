@@ -59,6 +59,10 @@ struct Scenario {
   int max_occurrence = 1;               // kill at the 1st..max_occurrence-th hit of a point
   double duplicate_trigger_probability = 0.0;  // the scheduler fires a date twice
   std::vector<std::string> models = {"process"};
+  bool syscall_points = false;  // load the syscall shim (forced on by models other than process)
+
+  // Whether attempts run with the shim preloaded.
+  bool UsesShim() const;
   RetryPolicy retry;
   DownstreamSpec downstream;
   CheckParams check;

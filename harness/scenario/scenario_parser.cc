@@ -152,6 +152,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   const int64_t one = 1, zero = 0;
   s.max_occurrence = static_cast<int>(r.Integer("max_occurrence", 1, 1000, &one));
   s.duplicate_trigger_probability = r.Number("duplicate_trigger_probability", 0.0, 1.0, 0.0);
+  s.syscall_points = r.Boolean("syscall_points", false);
   s.models = r.Strings("models", false, false);
   if (s.models.empty()) s.models = {"process"};
   for (size_t i = 0; i < s.models.size(); ++i) {

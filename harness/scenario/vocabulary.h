@@ -11,9 +11,9 @@ inline constexpr std::array<std::string_view, 7> kInvariantNames = {
     "one_row_per_date", "amount_matches_source", "no_double_publish", "no_loss",
     "no_silent_loss",   "state_readable",        "converges"};
 
-// Persistence models. Only "process" (a kill -9: the page cache survives) exists without the
-// syscall shim; the others are accepted once the shim records what they need.
-inline constexpr std::array<std::string_view, 1> kModelNames = {"process"};
+// Persistence models (harness/run/durability.h). "process" is a kill -9: the page cache
+// survives. The others need the syscall shim, which a scenario naming them loads.
+inline constexpr std::array<std::string_view, 3> kModelNames = {"process", "power", "torn"};
 
 // Placeholders a job command may use; the runner substitutes them per attempt.
 inline constexpr std::array<std::string_view, 8> kPlaceholders = {

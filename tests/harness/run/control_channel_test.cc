@@ -46,7 +46,7 @@ TEST(ControlChannel, AnswersContinueAndReportsEachHit) {
   auto channel = ControlChannel::Start([&](const FailpointHit& h) {
     std::lock_guard lock(mu);
     hits.emplace_back(h.name, h.pid);
-    return true;
+    return HitAnswer::Continue();
   });
   ASSERT_TRUE(channel);
   Client c(channel.value()->Address());
@@ -59,7 +59,9 @@ TEST(ControlChannel, AnswersContinueAndReportsEachHit) {
 }
 
 TEST(ControlChannel, NeverAnswersAHitItsHandlerKilled) {
-  auto channel = ControlChannel::Start([](const FailpointHit& h) { return h.name != "die_here"; });
+  auto channel = ControlChannel::Start([](const FailpointHit& h) {
+    return h.name == "die_here" ? HitAnswer::Killed() : HitAnswer::Continue();
+  });
   ASSERT_TRUE(channel);
   Client c(channel.value()->Address());
   c.Send("HIT die_here 1\n");
@@ -67,7 +69,7 @@ TEST(ControlChannel, NeverAnswersAHitItsHandlerKilled) {
 }
 
 TEST(ControlChannel, AnswersNonsenseWithAnError) {
-  auto channel = ControlChannel::Start([](const FailpointHit&) { return true; });
+  auto channel = ControlChannel::Start([](const FailpointHit&) { return HitAnswer::Continue(); });
   ASSERT_TRUE(channel);
   Client c(channel.value()->Address());
   c.Send("HELLO there\n");
@@ -75,8 +77,30 @@ TEST(ControlChannel, AnswersNonsenseWithAnError) {
   EXPECT_EQ(c.Line(), "<eof>");
 }
 
+TEST(ControlChannel, SpeaksTheShimsAfterPartialAndDone) {
+  std::mutex mu;
+  std::vector<std::string> seen;
+  auto channel = ControlChannel::Start([&](const FailpointHit& h) {
+    std::lock_guard lock(mu);
+    seen.push_back((h.done ? "DONE " : "HIT ") + h.name + " " + std::to_string(h.bytes));
+    if (h.name == "rename:a:b" && !h.done) return HitAnswer{HitAnswer::kAfter, 0};
+    if (h.name == "write:a" && !h.done) return HitAnswer{HitAnswer::kPartial, h.bytes / 2};
+    return HitAnswer::Continue();
+  });
+  ASSERT_TRUE(channel);
+  Client c(channel.value()->Address());
+  c.Send("HIT rename:a:b 7\n");
+  EXPECT_EQ(c.Line(), "AFTER");
+  c.Send("DONE rename:a:b 7\n");
+  EXPECT_EQ(c.Line(), "CONTINUE");
+  c.Send("HIT write:a 7 100\n");
+  EXPECT_EQ(c.Line(), "PARTIAL 50");
+  std::lock_guard lock(mu);
+  EXPECT_EQ(seen, (std::vector<std::string>{"HIT rename:a:b -1", "DONE rename:a:b -1", "HIT write:a 100"}));
+}
+
 TEST(ControlChannel, ServesSeveralConnectionsAtOnce) {
-  auto channel = ControlChannel::Start([](const FailpointHit&) { return true; });
+  auto channel = ControlChannel::Start([](const FailpointHit&) { return HitAnswer::Continue(); });
   ASSERT_TRUE(channel);
   Client a(channel.value()->Address()), b(channel.value()->Address());
   a.Send("HIT x 1\n");

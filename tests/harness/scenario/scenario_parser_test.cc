@@ -81,7 +81,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"/invariants/expected_violations/0", "\"one_row_per_date\"", "is also in must_hold"},
         BadCase{"/failpoints/0", "\"bad name\"", "failpoints[0]: a failpoint name is"},
         BadCase{"/failpoints/1", "\"before_commit\"", "failpoints[1]: 'before_commit' is listed twice"},
-        BadCase{"/models", "[\"power\"]", "models[0]: unknown or unavailable persistence model 'power'"},
+        BadCase{"/models", "[\"ext9\"]", "models[0]: unknown or unavailable persistence model 'ext9'"},
+        BadCase{"/syscall_points", "\"yes\"", "syscall_points: expected true or false"},
         BadCase{"/downstream", "{\"faults\": [\"explode\"]}", "downstream.faults[0]: unknown downstream fault"},
         BadCase{"/check/db", "\"../x.db\"", "check.db: expected a path relative to the sandbox"},
         BadCase{"/trials", "-1", "trials: expected an integer from 0"}));

@@ -26,6 +26,8 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
                          const std::string& replay) {
   ++trials;
   bool any_violation = false;
+  std::string models;
+  for (const auto& m : plan.Models()) models += (models.empty() ? "" : "+") + m;
   for (const Verdict& v : verdicts) {
     auto it = std::find_if(invariants.begin(), invariants.end(),
                            [&](const InvariantResult& r) { return r.name == v.invariant; });
@@ -36,13 +38,17 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
     }
     any_violation = true;
     ++it->violated;
+    ++it->violated_by_model[models];
     if (it->examples.size() < kMaxExamples) {
-      it->examples.push_back({plan.trial, plan.seed, plan.Summary(), v.explanation, replay});
+      it->examples.push_back({plan.trial, plan.seed, plan.Summary(),
+                              v.explanation + " (under the " + models + " model)", replay});
     }
   }
   std::string point = "(no kill)";
   if (!plan.runs.empty() && !plan.runs[0].attempts.empty() && !plan.runs[0].attempts[0].kill_point.empty()) {
-    point = plan.runs[0].attempts[0].kill_point;
+    const AttemptFault& f = plan.runs[0].attempts[0];
+    point = (f.when == "before" ? "" : f.when + ":") + f.kill_point +
+            (f.occurrence > 1 ? "#" + std::to_string(f.occurrence) : "");
   }
   PointStat& stat = points[point];
   ++stat.trials;
@@ -68,18 +74,21 @@ int RunResults::Trials() const {
 
 void to_json(nlohmann::json& j, const InvariantResult& r) {
   j = {{"name", r.name}, {"expectation", r.expectation}, {"held", r.held}, {"violated", r.violated},
-       {"status", ToString(r.Status())}, {"examples", r.examples}};
+       {"status", ToString(r.Status())}, {"violated_by_model", r.violated_by_model},
+       {"examples", r.examples}};
 }
 void from_json(const nlohmann::json& j, InvariantResult& r) {
   j.at("name").get_to(r.name);
   j.at("expectation").get_to(r.expectation);
   j.at("held").get_to(r.held);
   j.at("violated").get_to(r.violated);
+  j.at("violated_by_model").get_to(r.violated_by_model);
   j.at("examples").get_to(r.examples);
 }
 
 void to_json(nlohmann::json& j, const ScenarioResult& r) {
   j = {{"name", r.name}, {"file", r.file}, {"trials", r.trials}, {"elapsed_s", r.elapsed_s},
+       {"exhaustive_total", r.exhaustive_total},
        {"must_hold_violated", r.MustHoldViolated()}, {"invariants", r.invariants},
        {"points", r.points}};
 }
@@ -88,6 +97,7 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   j.at("file").get_to(r.file);
   j.at("trials").get_to(r.trials);
   j.at("elapsed_s").get_to(r.elapsed_s);
+  j.at("exhaustive_total").get_to(r.exhaustive_total);
   j.at("invariants").get_to(r.invariants);
   j.at("points").get_to(r.points);
 }

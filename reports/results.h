@@ -25,7 +25,7 @@ struct Counterexample {
   int trial = 0;
   uint64_t seed = 0;
   std::string plan;         // Plan::Summary()
-  std::string explanation;  // the verdict's sentence
+  std::string explanation;  // the verdict's sentence, with the persistence model it was reached under
   std::string replay;       // the command that runs this trial again
   bool operator==(const Counterexample&) const = default;
 };
@@ -35,13 +35,14 @@ struct InvariantResult {
   std::string expectation;  // kMustHold or kExpectedViolation
   int held = 0;
   int violated = 0;
+  std::map<std::string, int> violated_by_model;  // model(s) of the violating trials' kills
   std::vector<Counterexample> examples;  // the first few violations
 
   InvariantStatus Status() const;
   bool operator==(const InvariantResult&) const = default;
 };
 
-// Trials and violations by the crash point of the trial's first planned kill.
+// Trials and violations by the trial's first planned kill: "[after:|mid:]point[#hit]".
 struct PointStat {
   int trials = 0;
   int violations = 0;  // trials where any invariant was violated
@@ -53,6 +54,7 @@ struct ScenarioResult {
   std::string file;
   int trials = 0;
   double elapsed_s = 0;
+  int exhaustive_total = 0;  // combinations of an exhaustive run; 0 for a sampled run
   std::vector<InvariantResult> invariants;
   std::map<std::string, PointStat> points;
 

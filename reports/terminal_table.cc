@@ -29,6 +29,10 @@ std::string RenderTable(const RunResults& results, bool color) {
   std::string out;
   for (const ScenarioResult& s : results.scenarios) {
     out += fmt::format("{} ({} trials, {:.1f}s)\n", s.name, s.trials, s.elapsed_s);
+    if (s.exhaustive_total > 0) {
+      out += fmt::format("  exhaustive: {} of {} (crash point, moment, model) combinations tried{}\n",
+                         s.trials, s.exhaustive_total, s.trials < s.exhaustive_total ? " (--limit)" : ", all");
+    }
     out += fmt::format("  {:<22} {:<10} {:>11} {}\n", "invariant", "", "violated", "verdict");
     for (const InvariantResult& r : s.invariants) {
       out += Line(r, color);

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.h"
+#include "cli/points_command.h"
 #include "cli/run_command.h"
 
 int main(int argc, char** argv) {
@@ -10,6 +11,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   int exit_code = killpoint::kExitOk;
   killpoint::AddRunCommand(app, exit_code);
+  killpoint::AddPointsCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

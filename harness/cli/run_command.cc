@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/exit_codes.h"
+#include "cli/paths.h"
 #include "reports/html_report.h"
 #include "reports/terminal_table.h"
 #include "scenario/scenario_parser.h"
@@ -28,14 +29,10 @@ struct RunArgs {
   std::string bindir;
   std::optional<int> trial;
   bool keep = false;
+  bool exhaustive = false;
+  int limit = 1000;
   bool quiet = false;
 };
-
-fs::path DefaultBindir() {
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::current_path() : self.parent_path();
-}
 
 void PrintKept(const Scenario& s, int trial, const std::vector<Verdict>& verdicts, const fs::path& box) {
   std::cout << s.name << " trial " << trial << ":\n";
@@ -59,6 +56,8 @@ int Execute(const RunArgs& a) {
   o.out = a.out;
   o.bindir = a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir);
   o.keep_sandboxes = a.keep;
+  o.exhaustive = a.exhaustive;
+  o.exhaustive_limit = a.limit;
   if (a.trial) o.on_trial = PrintKept;
   auto results = RunSuite(scenarios.value(), o);
   if (!results) return Report(results.error());
@@ -87,6 +86,11 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   run->add_option("--trial", args->trial, "Run only this trial (replay), printing its verdicts")
       ->check(CLI::NonNegativeNumber);
   run->add_flag("--keep", args->keep, "Keep the trials' sandboxes and print where they are");
+  run->add_flag("--exhaustive", args->exhaustive,
+                "One trial per (crash point, before/after/mid, model) the job passes, not a sample");
+  run->add_option("--limit", args->limit, "Most trials per scenario in --exhaustive")
+      ->check(CLI::Range(1, 10'000'000))
+      ->capture_default_str();
   run->add_flag("--quiet,-q", args->quiet, "Print nothing but errors");
   run->callback([args, &exit_code] { exit_code = Execute(*args); });
 }

@@ -4,14 +4,20 @@
 // a write in its middle (only a prefix of its bytes reaches the file).
 #pragma once
 
-#include <array>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "scenario/vocabulary.h"
+
 namespace killpoint {
 
-inline constexpr std::array<std::string_view, 9> kSyscallOps = {
-    "open", "write", "truncate", "fsync", "fdatasync", "rename", "unlink", "mkdir", "close"};
+// A point a job passes: its name and which hit of that name within an attempt.
+struct CrashPoint {
+  std::string name;
+  int occurrence = 1;
+  bool operator==(const CrashPoint&) const = default;
+};
 
 // When the kill happens relative to the point.
 inline constexpr const char* kBefore = "before";

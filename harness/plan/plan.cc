@@ -1,5 +1,7 @@
 #include "plan/plan.h"
 
+#include <set>
+
 namespace killpoint {
 
 const AttemptFault& PlannedRun::FaultFor(int attempt) const {
@@ -29,6 +31,17 @@ std::string Plan::Summary() const {
     if (!any) out += " -";
   }
   return out;
+}
+
+std::vector<std::string> Plan::Models() const {
+  std::set<std::string> models;
+  for (const auto& run : runs) {
+    for (const auto& f : run.attempts) {
+      if (!f.kill_point.empty()) models.insert(f.model);
+    }
+  }
+  if (models.empty()) models.insert("process");
+  return {models.begin(), models.end()};
 }
 
 void to_json(nlohmann::json& j, const AttemptFault& f) {

@@ -14,9 +14,9 @@ namespace killpoint {
 struct AttemptFault {
   std::string kill_point;        // named failpoint to die at; empty: no kill
   int occurrence = 1;            // die at this hit of the point within the attempt (1-based)
-  std::string when = "before";   // before, after or mid the operation (plan/crash_point.h)
   std::string downstream_fault;  // applied to the attempt's first publish; empty: none
   std::string model = "process";  // persistence model applied after the kill
+  std::string when = "before";    // before, after or mid the operation (plan/crash_point.h)
 
   bool None() const { return kill_point.empty() && downstream_fault.empty(); }
   bool operator==(const AttemptFault&) const = default;
@@ -40,6 +40,8 @@ struct Plan {
 
   // A one-line story: "2026-11-01#1 a1 kill@after_publish#1; 2026-11-02#1 -".
   std::string Summary() const;
+  // The persistence models of the plan's kills, sorted, without repeats; {"process"} if none.
+  std::vector<std::string> Models() const;
   bool operator==(const Plan&) const = default;
 };
 

@@ -1,13 +1,20 @@
 #include "scenario/scenario.h"
 
+#include "scenario/vocabulary.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace killpoint {
 
 bool Scenario::UsesShim() const {
-  return syscall_points || std::any_of(models.begin(), models.end(),
-                                       [](const std::string& m) { return m != "process"; });
+  auto syscall = [](const std::string& point) {
+    size_t colon = point.find(':');
+    return colon != std::string::npos &&
+           std::find(kSyscallOps.begin(), kSyscallOps.end(), point.substr(0, colon)) != kSyscallOps.end();
+  };
+  return syscall_points || std::any_of(failpoints.begin(), failpoints.end(), syscall) ||
+         std::any_of(models.begin(), models.end(), [](const std::string& m) { return m != "process"; });
 }
 
 int64_t RetryPolicy::DelayBeforeAttempt(int next_attempt) const {

@@ -59,9 +59,10 @@ struct Scenario {
   int max_occurrence = 1;               // kill at the 1st..max_occurrence-th hit of a point
   double duplicate_trigger_probability = 0.0;  // the scheduler fires a date twice
   std::vector<std::string> models = {"process"};
-  bool syscall_points = false;  // load the syscall shim (forced on by models other than process)
+  bool syscall_points = false;  // load the syscall shim
 
-  // Whether attempts run with the shim preloaded.
+  // Whether attempts run with the shim preloaded: asked for, or needed by a syscall point
+  // among the failpoints or by a model other than process.
   bool UsesShim() const;
   RetryPolicy retry;
   DownstreamSpec downstream;

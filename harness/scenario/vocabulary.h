@@ -15,6 +15,10 @@ inline constexpr std::array<std::string_view, 7> kInvariantNames = {
 // survives. The others need the syscall shim, which a scenario naming them loads.
 inline constexpr std::array<std::string_view, 3> kModelNames = {"process", "power", "torn"};
 
+// The operations the syscall shim reports; its crash points are named "<op>:<path>".
+inline constexpr std::array<std::string_view, 9> kSyscallOps = {
+    "open", "write", "truncate", "fsync", "fdatasync", "rename", "unlink", "mkdir", "close"};
+
 // Placeholders a job command may use; the runner substitutes them per attempt.
 inline constexpr std::array<std::string_view, 8> kPlaceholders = {
     "bindir", "scenario_dir", "workdir", "biz_date", "dates", "downstream", "attempt", "trial"};

@@ -2,13 +2,16 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <memory>
 
 #include "check/checker.h"
 #include "history/history_log.h"
+#include "plan/exhaustive.h"
 #include "plan/planner.h"
+#include "run/discovery.h"
 #include "run/trial_runner.h"
 #include "util/atomic_file.h"
 
@@ -43,8 +46,8 @@ ScenarioResult EmptyResult(const Scenario& s) {
   ScenarioResult r;
   r.name = s.name;
   r.file = s.file.string();
-  for (const auto& name : s.must_hold) r.invariants.push_back({name, kMustHold, 0, 0, {}});
-  for (const auto& name : s.expected_violations) r.invariants.push_back({name, kExpectedViolation, 0, 0, {}});
+  for (const auto& name : s.must_hold) r.invariants.push_back({name, kMustHold, 0, 0, {}, {}});
+  for (const auto& name : s.expected_violations) r.invariants.push_back({name, kExpectedViolation, 0, 0, {}, {}});
   return r;
 }
 
@@ -69,16 +72,28 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const SuiteOptions& o, con
   // A rerun into the same folder starts the journals afresh.
   fs::remove(dir / "history.jsonl", ec);
   fs::remove(dir / "trials.jsonl", ec);
+  std::vector<AttemptFault> space;
+  if (o.exhaustive) {
+    auto points = DiscoverPoints(s, "", to);
+    if (!points) return points.error();
+    space = EnumerateFaults(points.value(), s.models);
+    result.exhaustive_total = static_cast<int>(space.size());
+    if (o.only_trial && *o.only_trial >= result.exhaustive_total) {
+      return Error::BadInput(s.file.string() + ": --trial " + std::to_string(*o.only_trial) + " is beyond its " +
+                             std::to_string(space.size()) + " exhaustive combinations");
+    }
+  }
+  int count = o.exhaustive ? std::min<int>(o.exhaustive_limit, static_cast<int>(space.size())) : TrialsFor(s, o);
   int first = o.only_trial.value_or(0);
-  int last = o.only_trial ? first + 1 : TrialsFor(s, o);
+  int last = o.only_trial ? first + 1 : count;
   for (int trial = first; trial < last; ++trial) {
-    Plan plan = MakePlan(s, o.seed, trial);
+    Plan plan = o.exhaustive ? MakeExhaustivePlan(s, o.seed, trial, space[trial]) : MakePlan(s, o.seed, trial);
     auto record = RunTrial(s, plan, to);
     if (!record) return record.error();
     CheckInput input{s, record.value().plan, record.value().events, record.value().sandbox.work()};
     std::vector<Verdict> verdicts = CheckTrial(input);
     if (Status st = RecordTrial(dir, record.value(), verdicts); !st) return st.error();
-    result.Add(plan, verdicts, ReplayCommand(s, o.seed, trial));
+    result.Add(plan, verdicts, ReplayCommand(s, o.seed, trial, o.exhaustive));
     if (o.on_trial) o.on_trial(s, trial, verdicts, o.keep_sandboxes ? record.value().sandbox.root() : fs::path());
   }
   result.elapsed_s = Seconds(Clock::now() - started);
@@ -117,9 +132,9 @@ std::string Slug(const std::string& name) {
   return out;
 }
 
-std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial) {
-  return "killpoint run " + Quote(s.file.string()) + " --seed " + std::to_string(seed) + " --trial " +
-         std::to_string(trial) + " --keep";
+std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive) {
+  return "killpoint run " + Quote(s.file.string()) + (exhaustive ? " --exhaustive" : "") + " --seed " +
+         std::to_string(seed) + " --trial " + std::to_string(trial) + " --keep";
 }
 
 Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteOptions& o) {

@@ -28,6 +28,8 @@ struct SuiteOptions {
   std::filesystem::path bindir;   // {bindir}
   std::filesystem::path sandbox_root;  // empty: a fresh folder under the system temp dir
   bool keep_sandboxes = false;
+  bool exhaustive = false;       // one trial per (crash point, moment, model) instead of sampling
+  int exhaustive_limit = 1000;   // at most this many of those trials per scenario
   // Told after each trial: scenario, trial, its verdicts and the sandbox path (when kept).
   std::function<void(const Scenario&, int trial, const std::vector<Verdict>&,
                      const std::filesystem::path& sandbox)>
@@ -38,7 +40,7 @@ struct SuiteOptions {
 std::string Slug(const std::string& scenario_name);
 
 // The command that runs one trial of a scenario again, keeping its sandbox.
-std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial);
+std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive);
 
 Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteOptions& options);
 

@@ -5,6 +5,8 @@
 #include "history/history_log.h"
 #include "killpoint_cli.h"
 
+#include <set>
+
 namespace killpoint::testing {
 namespace {
 
@@ -89,6 +91,17 @@ TEST_F(BundledSuite, InPlaceSaveLeavesAnUnreadableStateFile) {
   ExpectStatus("publish/in-place-save", "converges", "expected, shown");
   nlohmann::json i = Invariant(run_->Results(), "publish/in-place-save", "state_readable");
   EXPECT_THAT(i["examples"][0]["plan"].get<std::string>(), HasSubstr("kill@mid_write"));
+}
+
+TEST_F(BundledSuite, PythonRenameWithoutDirectoryFsyncPublishesTwiceOnlyUnderPowerLoss) {
+  ExpectStatus("python/rename-no-dirsync-process", "no_double_publish", "held");
+  ExpectStatus("python/rename-no-dirsync-power", "no_double_publish", "expected, shown");
+  nlohmann::json i = Invariant(run_->Results(), "python/rename-no-dirsync-power", "no_double_publish");
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), HasSubstr("(under the power model)"));
+  EXPECT_EQ(i["violated_by_model"].size(), 1u);
+  EXPECT_GT(i["violated_by_model"]["power"].get<int>(), 0);
+  // With the directory fsync'ed, at-most-once holds under both models.
+  ExpectStatus("python/rename-dirsync", "no_double_publish", "held");
 }
 
 TEST_F(BundledSuite, WritesAReportNamingEveryScenario) {
@@ -200,6 +213,72 @@ TEST(Replay, KeepLeavesTheSandboxAndSaysHowToInspectIt) {
   EXPECT_TRUE(fs::exists(box / "work" / "settle.db")) << box;
   EXPECT_THAT(r.out, HasSubstr("sqlite3 " + (box / "work" / "settle.db").string()));
   fs::remove_all(box.parent_path());
+}
+
+TEST(Points, ListsNamedAndSyscallPointsInOrder) {
+  CliRun r = RunKillpoint("points", {"points", "scenarios/publish-intent-done-query.json", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json points = nlohmann::json::parse(r.out);
+  std::vector<std::string> names;
+  for (const auto& p : points) names.push_back(p["point"].get<std::string>() + "#" + std::to_string(p["occurrence"].get<int>()));
+  auto at = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  // The job's own failpoints frame the syscalls they describe.
+  EXPECT_LT(at("before_fsync#1"), at("fsync:publish-state.json.tmp#1"));
+  EXPECT_LT(at("before_rename#1"), at("rename:publish-state.json.tmp:publish-state.json#1"));
+  EXPECT_LT(at("rename:publish-state.json.tmp:publish-state.json#1"), at("after_rename#1"));
+  EXPECT_LT(at("after_rename#1"), at("fsync:.#1"));  // the directory fsync of --save atomic
+  EXPECT_LT(at("after_intent#1"), at("rename:publish-state.json.tmp:publish-state.json#2"));
+  EXPECT_LT(at("fsync:.#2"), static_cast<long>(names.size()));
+  for (const auto& p : points) {
+    if (p["kind"] == "syscall" && p["point"].get<std::string>().rfind("write:", 0) == 0) {
+      EXPECT_EQ(p["moments"], nlohmann::json({"before", "after", "mid"}));
+    }
+  }
+}
+
+TEST(Syscalls, AKillInTheMiddleOfAnInPlaceWriteLeavesHalfAStateFile) {
+  CliRun r = RunKillpoint("split", {"run", "tests/fixtures/in-place-write-split.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  nlohmann::json i = Invariant(r.Results(), "fixture/in-place-write-split", "state_readable");
+  EXPECT_EQ(i["status"], "expected, shown");
+  // The job truncates the file, then writes it in two halves: a kill before the first write
+  // leaves it empty, after it half of it, in its middle a quarter. None of them is JSON.
+  auto log = ReadHistoryLog(r.dir / "fixture-in-place-write-split" / "history.jsonl");
+  ASSERT_TRUE(log);
+  std::set<std::string> moments;
+  for (const auto& [trial, events] : log.value()) {
+    for (const auto& k : OfType(events, event::kKill)) {
+      moments.insert(k.data["when"].get<std::string>());
+      EXPECT_EQ(k.data["point"], "write:publish-state.json");
+    }
+    for (const auto& f : OfType(events, event::kFailpoint)) {
+      if (f.data["point"] == "write:publish-state.json") {
+        EXPECT_GT(f.data["bytes"].get<int>(), 1);
+      }
+    }
+  }
+  EXPECT_EQ(moments, (std::set<std::string>{"before", "after", "mid"}));
+}
+
+TEST(Exhaustive, TriesEveryCrashPointMomentAndModelOnce) {
+  CliRun r = RunKillpoint("exhaustive", {"run", "scenarios/python-rename-no-dirsync-power.json", "--exhaustive"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  nlohmann::json s = r.Results()["scenarios"][0];
+  EXPECT_GT(s["exhaustive_total"].get<int>(), 8);
+  EXPECT_EQ(s["trials"], s["exhaustive_total"]);
+  EXPECT_THAT(r.out, HasSubstr("combinations tried, all"));
+  // Every kill of an exhaustive run is a distinct (point, occurrence, moment, model).
+  std::ifstream in(r.dir / "python-rename-no-dirsync-power" / "trials.jsonl");
+  std::set<std::string> seen;
+  std::string line;
+  while (std::getline(in, line)) {
+    auto plan = nlohmann::json::parse(line)["plan"];
+    EXPECT_TRUE(seen.insert(plan["runs"][0]["attempts"][0].dump()).second) << line;
+  }
+  EXPECT_EQ(static_cast<int>(seen.size()), s["trials"].get<int>());
+  nlohmann::json i = Invariant(r.Results(), "python/rename-no-dirsync-power", "no_double_publish");
+  EXPECT_EQ(i["status"], "expected, shown");
+  EXPECT_THAT(i["examples"][0]["replay"].get<std::string>(), HasSubstr("--exhaustive --seed 1 --trial"));
 }
 
 TEST(Replay, OneTrialReproducesThePlanOfTheFullRun) {

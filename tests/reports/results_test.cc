@@ -13,7 +13,7 @@ Plan PlanWithKill(int trial, const std::string& point) {
 ScenarioResult Empty() {
   ScenarioResult r;
   r.name = "s";
-  r.invariants = {{"no_loss", kMustHold, 0, 0, {}}, {"no_double_publish", kExpectedViolation, 0, 0, {}}};
+  r.invariants = {{"no_loss", kMustHold, 0, 0, {}, {}}, {"no_double_publish", kExpectedViolation, 0, 0, {}, {}}};
   return r;
 }
 
@@ -54,6 +54,22 @@ TEST(RunResults, RoundTripsThroughJsonAndRejectsOtherFormats) {
   EXPECT_EQ(nlohmann::json::parse(j.dump()).get<RunResults>(), r);
   j["format"] = "something-else/9";
   EXPECT_THROW(j.get<RunResults>(), nlohmann::json::exception);
+}
+
+}  // namespace
+}  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+TEST(ScenarioResult, SaysUnderWhichModelEachViolationHappened) {
+  ScenarioResult r = Empty();
+  Plan power{"s", 1, 0, {{"2026-11-01", 1, {{"after_publish", 1, "", "power"}}}}};
+  r.Add(power, {Verdict::Violated("no_double_publish", "2026-11-01 was published 2 times")}, "");
+  r.Add(PlanWithKill(1, "after_publish"), {Verdict::Violated("no_double_publish", "again")}, "");
+  const InvariantResult& i = r.invariants[1];
+  EXPECT_EQ(i.violated_by_model, (std::map<std::string, int>{{"power", 1}, {"process", 1}}));
+  EXPECT_EQ(i.examples[0].explanation, "2026-11-01 was published 2 times (under the power model)");
 }
 
 }  // namespace

@@ -1,0 +1,27 @@
+#include "plan/exhaustive.h"
+
+namespace killpoint {
+
+std::vector<AttemptFault> EnumerateFaults(const std::vector<CrashPoint>& points,
+                                          const std::vector<std::string>& models) {
+  std::vector<AttemptFault> out;
+  for (const CrashPoint& p : points) {
+    for (const char* when : KillMoments(p.name)) {
+      for (const std::string& model : models) {
+        AttemptFault f;
+        f.kill_point = p.name;
+        f.occurrence = p.occurrence;
+        f.when = when;
+        f.model = model;
+        out.push_back(f);
+      }
+    }
+  }
+  return out;
+}
+
+Plan MakeExhaustivePlan(const Scenario& s, uint64_t seed, int trial, const AttemptFault& fault) {
+  return Plan{s.name, seed, trial, {{s.dates.front(), 1, {fault}}}};
+}
+
+}  // namespace killpoint

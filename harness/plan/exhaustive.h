@@ -1,0 +1,21 @@
+// Exhaustive plans: instead of sampling, one trial per (crash point, moment, model), so that a
+// design review can say "every crash point of this job was tried". The points come from a
+// fault-free discovery run (run/discovery.h); trial i is the i-th combination, in the order
+// the job passes the points, then before/after/mid, then the scenario's models.
+#pragma once
+
+#include <vector>
+
+#include "plan/crash_point.h"
+#include "plan/plan.h"
+#include "scenario/scenario.h"
+
+namespace killpoint {
+
+std::vector<AttemptFault> EnumerateFaults(const std::vector<CrashPoint>& points,
+                                          const std::vector<std::string>& models);
+
+// The first date's first attempt dies by `fault`; the retries and the final pass are fault-free.
+Plan MakeExhaustivePlan(const Scenario& scenario, uint64_t seed, int trial, const AttemptFault& fault);
+
+}  // namespace killpoint

@@ -1,0 +1,234 @@
+#include "channel.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define KP_LINE_MAX 4096
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_fd = -1;          /* the connection; guarded by g_mu (kp_channel_forget_fds: CAS) */
+static pid_t g_pid;            /* the process that opened it */
+static char g_buf[KP_LINE_MAX];
+static size_t g_len;
+
+static int kp_name_char_ok(unsigned char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+         c == '_' || c == '.' || c == ':' || c == '/' || c == '-';
+}
+
+static size_t kp_append(char *out, size_t len, const char *s, int sanitize) {
+  for (; *s != '\0' && len < KP_NAME_MAX - 1; ++s, ++len) {
+    out[len] = sanitize && !kp_name_char_ok((unsigned char)*s) ? '_' : *s;
+  }
+  out[len] = '\0';
+  return len;
+}
+
+void kp_point_name(kp_point *p, const char *op, const char *a, const char *b) {
+  size_t len = kp_append(p->name, 0, op, 0);
+  len = kp_append(p->name, len, ":", 0);
+  len = kp_append(p->name, len, a, 1);
+  if (b != NULL) {
+    len = kp_append(p->name, len, ":", 0);
+    kp_append(p->name, len, b, 1);
+  }
+  p->armed = 1;
+}
+
+/* Connects to KILLPOINT_CTL; -1 with errno (or *why) on failure. */
+static int kp_connect(const char **why) {
+  const char *ctl = kp_ctl();
+  const char *colon = strrchr(ctl, ':');
+  char host[256];
+  *why = NULL;
+  if (colon == NULL || colon == ctl || (size_t)(colon - ctl) >= sizeof host) {
+    *why = "not HOST:PORT";
+    return -1;
+  }
+  char *end;
+  long port = strtol(colon + 1, &end, 10);
+  if (*end != '\0' || end == colon + 1 || port <= 0 || port > 65535) {
+    *why = "bad port";
+    return -1;
+  }
+  size_t n = (size_t)(colon - ctl);
+  memcpy(host, ctl, n);
+  host[n] = '\0';
+  if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {  /* [::1] */
+    memmove(host, host + 1, n - 2);
+    host[n - 2] = '\0';
+  }
+
+  struct sockaddr_storage addr;
+  socklen_t addr_len;
+  memset(&addr, 0, sizeof addr);
+  struct sockaddr_in *v4 = (struct sockaddr_in *)&addr;
+  struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&addr;
+  if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons((unsigned short)port);
+    addr_len = sizeof *v4;
+  } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons((unsigned short)port);
+    addr_len = sizeof *v6;
+  } else {
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, colon + 1, &hints, &res) != 0 || res == NULL) {
+      *why = "cannot resolve the host";
+      return -1;
+    }
+    memcpy(&addr, res->ai_addr, res->ai_addrlen);
+    addr_len = res->ai_addrlen;
+    freeaddrinfo(res);
+  }
+
+  int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, (struct sockaddr *)&addr, addr_len) != 0) {
+    int err = errno;
+    if (err == EINTR) {  /* the connection goes on asynchronously: wait for its outcome */
+      struct pollfd pfd = {fd, POLLOUT, 0};
+      socklen_t len = sizeof err;
+      while (poll(&pfd, 1, -1) < 0 && errno == EINTR) {
+      }
+      if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+    }
+    if (err != 0) {
+      kp_real_close(fd);
+      errno = err;
+      return -1;
+    }
+  }
+  return fd;
+}
+
+static void kp_send_line(const char *name, const char *line, size_t len) {
+  for (size_t off = 0; off < len;) {
+    ssize_t n = send(g_fd, line + off, len - off, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) kp_fatal("at %s: cannot send to KILLPOINT_CTL: %s", name, strerror(errno));
+    off += (size_t)n;
+  }
+}
+
+/* Reads one line (without its '\n') into out. */
+static void kp_read_line(const char *name, char *out, size_t cap) {
+  for (;;) {
+    char *nl = memchr(g_buf, '\n', g_len);
+    if (nl != NULL) {
+      size_t n = (size_t)(nl - g_buf);
+      if (n >= cap) n = cap - 1;
+      memcpy(out, g_buf, n);
+      out[n] = '\0';
+      size_t used = (size_t)(nl - g_buf) + 1;
+      memmove(g_buf, g_buf + used, g_len - used);
+      g_len -= used;
+      return;
+    }
+    if (g_len == sizeof g_buf) kp_fatal("at %s: answer longer than %d bytes", name, KP_LINE_MAX);
+    ssize_t n = recv(g_fd, g_buf + g_len, sizeof g_buf - g_len, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) kp_fatal("at %s: EOF on KILLPOINT_CTL", name);
+    if (n < 0) kp_fatal("at %s: cannot read from KILLPOINT_CTL: %s", name, strerror(errno));
+    g_len += (size_t)n;
+  }
+}
+
+static void kp_ensure_connected(const char *name) {
+  pid_t pid = getpid();
+  if (g_fd >= 0 && g_pid != pid) {  /* a child that did not go through fork()'s handlers */
+    kp_real_close(g_fd);
+    g_fd = -1;
+  }
+  if (g_fd >= 0) return;
+  const char *why;
+  int fd = kp_connect(&why);
+  if (fd < 0) {
+    kp_fatal("at %s: cannot connect to KILLPOINT_CTL=%s: %s", name, kp_ctl(),
+             why != NULL ? why : strerror(errno));
+  }
+  __atomic_store_n(&g_fd, fd, __ATOMIC_RELEASE);
+  g_pid = pid;
+  g_len = 0;
+}
+
+static void kp_exchange(const char *kind, kp_point *p, int with_bytes, unsigned long long bytes,
+                        char *answer, size_t cap) {
+  char line[KP_LINE_MAX + 64];
+  int n = with_bytes
+              ? snprintf(line, sizeof line, "%s %s %d %llu\n", kind, p->name, (int)getpid(), bytes)
+              : snprintf(line, sizeof line, "%s %s %d\n", kind, p->name, (int)getpid());
+  if (n < 0 || (size_t)n >= sizeof line) kp_fatal("at %s: line too long", p->name);
+  kp_send_line(p->name, line, (size_t)n);
+  kp_read_line(p->name, answer, cap);
+}
+
+void kp_point_hit(kp_point *p) {
+  p->answer = KP_CONTINUE;
+  p->locked = 0;
+  if (!p->armed) return;
+  char answer[KP_LINE_MAX];
+  pthread_mutex_lock(&g_mu);
+  kp_ensure_connected(p->name);
+  if (p->bytes > KP_BYTES_MAX) p->bytes = KP_BYTES_MAX;
+  kp_exchange("HIT", p, p->is_write, p->bytes, answer, sizeof answer);
+  if (strcmp(answer, "CONTINUE") == 0) {
+    pthread_mutex_unlock(&g_mu);
+    return;
+  }
+  if (strcmp(answer, "AFTER") == 0) {
+    p->answer = KP_AFTER;
+  } else if (strncmp(answer, "PARTIAL ", 8) == 0 && p->is_write) {
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(answer + 8, &end, 10);
+    if (answer[8] < '0' || answer[8] > '9' || *end != '\0' || errno != 0) {
+      kp_fatal("at %s: bad answer '%s'", p->name, answer);
+    }
+    p->answer = KP_PARTIAL;
+    p->partial = n;
+  } else if (strncmp(answer, "ERROR", 5) == 0 && (answer[5] == ' ' || answer[5] == '\0')) {
+    kp_fatal("at %s: %s", p->name, answer);
+  } else {
+    kp_fatal("at %s: unexpected answer '%s'", p->name, answer);
+  }
+  p->locked = 1;  /* the channel stays ours until DONE is answered */
+}
+
+void kp_point_done(kp_point *p, unsigned long long done_bytes) {
+  if (!p->locked) return;
+  char answer[KP_LINE_MAX];
+  kp_exchange("DONE", p, p->is_write, done_bytes, answer, sizeof answer);
+  if (strcmp(answer, "CONTINUE") != 0) {
+    if (strncmp(answer, "ERROR", 5) == 0) kp_fatal("at %s (DONE): %s", p->name, answer);
+    kp_fatal("at %s (DONE): unexpected answer '%s'", p->name, answer);
+  }
+  p->locked = 0;
+  pthread_mutex_unlock(&g_mu);
+}
+
+void kp_channel_forget_fds(unsigned lo, unsigned hi) {
+  int fd = __atomic_load_n(&g_fd, __ATOMIC_ACQUIRE);
+  if (fd >= 0 && (unsigned)fd >= lo && (unsigned)fd <= hi) {
+    __atomic_compare_exchange_n(&g_fd, &fd, -1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  }
+}
+
+void kp_channel_atfork_child(void) {
+  pthread_mutex_init(&g_mu, NULL);
+  if (g_fd >= 0) kp_real_close(g_fd);
+  g_fd = -1;
+  g_len = 0;
+}

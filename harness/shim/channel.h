@@ -1,0 +1,49 @@
+/* The shim's end of the failpoint protocol, v1.1 (docs/failpoint-protocol.md): one TCP
+ * connection per process to KILLPOINT_CTL, opened at the first crash point and again after a
+ * fork. A wrapper fills a kp_point, calls kp_point_hit before the operation and
+ * kp_point_done after it. Threads take turns: the channel is held from HIT to the answer,
+ * and, when the answer is AFTER or PARTIAL, across the operation until DONE is answered. */
+#ifndef KILLPOINT_SHIM_CHANNEL_H_
+#define KILLPOINT_SHIM_CHANNEL_H_
+
+#include "shim.h"
+
+enum { KP_CONTINUE = 0, KP_AFTER = 1, KP_PARTIAL = 2 };
+
+/* The largest size a HIT reports (18 digits): larger requests (copy_file_range from a pipe asks
+ * for ~2^63 bytes) are reported as this. */
+#define KP_BYTES_MAX 999999999999999999ULL
+
+typedef struct {
+  int armed;                   /* a crash point: HIT is sent. 0: everything is a no-op */
+  int is_write;                /* a write: its size goes with HIT, PARTIAL is allowed */
+  unsigned long long bytes;    /* the write's size */
+  int answer;                  /* KP_CONTINUE, KP_AFTER or KP_PARTIAL */
+  unsigned long long partial;  /* PARTIAL's n */
+  int locked;                  /* holding the channel until DONE is answered */
+  char name[KP_NAME_MAX];
+} kp_point;
+
+static inline void kp_point_init(kp_point *p) {
+  p->armed = 0;
+  p->is_write = 0;
+  p->bytes = 0;
+  p->answer = KP_CONTINUE;
+  p->partial = 0;
+  p->locked = 0;
+  p->name[0] = '\0';
+}
+
+/* Arms the point as "<op>:<a>" or "<op>:<a>:<b>" (b may be NULL), with every character outside
+ * [A-Za-z0-9_.:/-] replaced by '_'. */
+void kp_point_name(kp_point *p, const char *op, const char *a, const char *b);
+/* Sends HIT and reads the answer. Exits 70 on ERROR, EOF, any I/O error or a bad answer. */
+void kp_point_hit(kp_point *p);
+/* After AFTER or PARTIAL: sends DONE (with `done_bytes` for a write) and waits for CONTINUE. */
+void kp_point_done(kp_point *p, unsigned long long done_bytes);
+
+/* The job closed fd (or dup'ed over it): if it was the channel's socket, forget the socket. */
+void kp_channel_forget_fds(unsigned lo, unsigned hi);
+void kp_channel_atfork_child(void);
+
+#endif /* KILLPOINT_SHIM_CHANNEL_H_ */

@@ -1,0 +1,381 @@
+/* Wrappers of the operations on file descriptors: the write family (with copy_file_range and
+ * sendfile, which write to their output fd), ftruncate, fsync,
+ * fdatasync and close are crash points on sandbox fds; dup, dup2, dup3, fcntl(F_DUPFD*),
+ * close_range and closefrom only keep the fd table right. */
+#undef _FORTIFY_SOURCE
+#undef _FILE_OFFSET_BITS
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "fd_table.h"
+#include "interpose.h"
+#include "shim.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+KP_REAL(write, ssize_t, (int, const void *, size_t))
+KP_REAL(pwrite, ssize_t, (int, const void *, size_t, off_t))
+KP_REAL(pwrite64, ssize_t, (int, const void *, size_t, off64_t))
+KP_REAL(writev, ssize_t, (int, const struct iovec *, int))
+KP_REAL(pwritev, ssize_t, (int, const struct iovec *, int, off_t))
+KP_REAL(pwritev64, ssize_t, (int, const struct iovec *, int, off64_t))
+KP_REAL(pwritev2, ssize_t, (int, const struct iovec *, int, off_t, int))
+KP_REAL(pwritev64v2, ssize_t, (int, const struct iovec *, int, off64_t, int))
+KP_REAL(copy_file_range, ssize_t, (int, off64_t *, int, off64_t *, size_t, unsigned))
+KP_REAL(sendfile, ssize_t, (int, int, off_t *, size_t))
+KP_REAL(sendfile64, ssize_t, (int, int, off64_t *, size_t))
+KP_REAL(ftruncate, int, (int, off_t))
+KP_REAL(ftruncate64, int, (int, off64_t))
+KP_REAL(fsync, int, (int))
+KP_REAL(fdatasync, int, (int))
+KP_REAL(close, int, (int))
+KP_REAL(dup, int, (int))
+KP_REAL(dup2, int, (int, int))
+KP_REAL(dup3, int, (int, int, int))
+KP_REAL(fcntl, int, (int, int, ...))
+KP_REAL(close_range, int, (unsigned, unsigned, int))
+KP_REAL(closefrom, void, (int))
+
+ssize_t kp_real_write(int fd, const void *buf, size_t n) { return kp_next_write()(fd, buf, n); }
+int kp_real_close(int fd) { return kp_next_close()(fd); }
+
+/* Arms p as "<op>:<relpath>" when fd is open on a sandbox path. */
+static void kp_fd_point(kp_point *p, const char *op, int fd) {
+  char rel[KP_PATH_MAX];
+  if (kp_fd_lookup(fd, rel, sizeof rel) && kp_own_process()) kp_point_name(p, op, rel, NULL);
+}
+
+/* ---- the write family ---- */
+
+enum kp_write_kind { KP_WRITE, KP_PWRITE, KP_PWRITE64, KP_WRITEV, KP_PWRITEV, KP_PWRITEV64,
+                     KP_PWRITEV2, KP_PWRITEV64V2 };
+
+typedef struct {
+  enum kp_write_kind kind;
+  int fd;
+  const struct iovec *iov;  /* write, pwrite: one iovec around the buffer */
+  int iovcnt;
+  off64_t off;
+  int flags;
+} kp_write_call;
+
+/* The call's own function on other buffers (and offset). */
+static ssize_t kp_write_real(const kp_write_call *c, const struct iovec *iov, int iovcnt,
+                             off64_t off) {
+  switch (c->kind) {
+    case KP_WRITE: return kp_next_write()(c->fd, iov[0].iov_base, iov[0].iov_len);
+    case KP_PWRITE: return kp_next_pwrite()(c->fd, iov[0].iov_base, iov[0].iov_len, (off_t)off);
+    case KP_PWRITE64: return kp_next_pwrite64()(c->fd, iov[0].iov_base, iov[0].iov_len, off);
+    case KP_WRITEV: return kp_next_writev()(c->fd, iov, iovcnt);
+    case KP_PWRITEV: return kp_next_pwritev()(c->fd, iov, iovcnt, (off_t)off);
+    case KP_PWRITEV64: return kp_next_pwritev64()(c->fd, iov, iovcnt, off);
+    case KP_PWRITEV2: return kp_next_pwritev2()(c->fd, iov, iovcnt, (off_t)off, c->flags);
+    case KP_PWRITEV64V2: return kp_next_pwritev64v2()(c->fd, iov, iovcnt, off, c->flags);
+  }
+  errno = EINVAL;
+  return -1;
+}
+
+/* Writes only the first n bytes across the iovecs, in order, one piece at a time. Returns the
+ * bytes written, or -1 (errno set) when the first piece failed. */
+static ssize_t kp_write_prefix(const kp_write_call *c, unsigned long long n) {
+  int positional = c->kind == KP_PWRITE || c->kind == KP_PWRITE64 || c->kind == KP_PWRITEV ||
+                   c->kind == KP_PWRITEV64 || c->off != -1;
+  unsigned long long done = 0;
+  for (int i = 0; i < c->iovcnt && done < n; ++i) {
+    const char *base = c->iov[i].iov_base;
+    size_t len = c->iov[i].iov_len;
+    if (len > n - done) len = (size_t)(n - done);
+    for (size_t at = 0; at < len;) {
+      struct iovec piece = {(void *)(base + at), len - at};
+      ssize_t r = kp_write_real(c, &piece, 1, positional ? c->off + (off64_t)done : c->off);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) return done > 0 ? (ssize_t)done : -1;
+      if (r == 0) return (ssize_t)done;
+      at += (size_t)r;
+      done += (unsigned long long)r;
+    }
+  }
+  return (ssize_t)done;
+}
+
+static ssize_t kp_write_common(const kp_write_call *c) {
+  if (!kp_enabled()) return kp_write_real(c, c->iov, c->iovcnt, c->off);
+  int err = errno;
+  kp_guard_enter();
+  kp_point p;
+  kp_point_init(&p);
+  kp_fd_point(&p, "write", c->fd);
+  if (p.armed) {
+    p.is_write = 1;
+    for (int i = 0; c->iov != NULL && i < c->iovcnt; ++i) p.bytes += c->iov[i].iov_len;
+  }
+  kp_point_hit(&p);
+  errno = err;
+  ssize_t r = p.answer == KP_PARTIAL && p.partial < p.bytes
+                  ? kp_write_prefix(c, p.partial)
+                  : kp_write_real(c, c->iov, c->iovcnt, c->off);
+  err = errno;
+  kp_point_done(&p, r > 0 ? (unsigned long long)r : 0);
+  kp_guard_leave();
+  errno = err;
+  return r;
+}
+
+KP_EXPORT ssize_t write(int fd, const void *buf, size_t n) {
+  if (!kp_enabled()) return kp_next_write()(fd, buf, n);
+  struct iovec one = {(void *)buf, n};
+  kp_write_call c = {KP_WRITE, fd, &one, 1, -1, 0};
+  return kp_write_common(&c);
+}
+
+KP_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off) {
+  struct iovec one = {(void *)buf, n};
+  kp_write_call c = {KP_PWRITE, fd, &one, 1, off, 0};
+  return kp_write_common(&c);
+}
+
+KP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off) {
+  struct iovec one = {(void *)buf, n};
+  kp_write_call c = {KP_PWRITE64, fd, &one, 1, off, 0};
+  return kp_write_common(&c);
+}
+
+KP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt) {
+  kp_write_call c = {KP_WRITEV, fd, iov, iovcnt, -1, 0};
+  return kp_write_common(&c);
+}
+
+KP_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int iovcnt, off_t off) {
+  kp_write_call c = {KP_PWRITEV, fd, iov, iovcnt, off, 0};
+  return kp_write_common(&c);
+}
+
+KP_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int iovcnt, off64_t off) {
+  kp_write_call c = {KP_PWRITEV64, fd, iov, iovcnt, off, 0};
+  return kp_write_common(&c);
+}
+
+KP_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int iovcnt, off_t off, int flags) {
+  kp_write_call c = {KP_PWRITEV2, fd, iov, iovcnt, off, flags};
+  return kp_write_common(&c);
+}
+
+KP_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int iovcnt, off64_t off,
+                              int flags) {
+  kp_write_call c = {KP_PWRITEV64V2, fd, iov, iovcnt, off, flags};
+  return kp_write_common(&c);
+}
+
+/* ---- copy_file_range, sendfile: writes whose bytes come from another fd ---- */
+
+enum kp_copy_kind { KP_COPY_FILE_RANGE, KP_SENDFILE, KP_SENDFILE64 };
+
+typedef struct {
+  enum kp_copy_kind kind;
+  int out_fd;
+  int in_fd;
+  off64_t *in_off;   /* copy_file_range, sendfile64 */
+  off64_t *out_off;  /* copy_file_range */
+  off_t *sf_off;     /* sendfile */
+  unsigned flags;
+} kp_copy_call;
+
+static ssize_t kp_copy_real(const kp_copy_call *c, size_t len) {
+  switch (c->kind) {
+    case KP_COPY_FILE_RANGE:
+      return kp_next_copy_file_range()(c->in_fd, c->in_off, c->out_fd, c->out_off, len, c->flags);
+    case KP_SENDFILE: return kp_next_sendfile()(c->out_fd, c->in_fd, c->sf_off, len);
+    case KP_SENDFILE64: return kp_next_sendfile64()(c->out_fd, c->in_fd, c->in_off, len);
+  }
+  errno = EINVAL;
+  return -1;
+}
+
+/* The bytes the call will write: len, or what is left of a regular input file if less
+ * (cat and cp ask copy_file_range for exabytes). */
+static unsigned long long kp_copy_size(const kp_copy_call *c, size_t len) {
+  struct stat st;
+  if (fstat(c->in_fd, &st) != 0 || !S_ISREG(st.st_mode)) return len;
+  off64_t pos = c->in_off != NULL  ? *c->in_off
+                : c->sf_off != NULL ? (off64_t)*c->sf_off
+                                    : lseek64(c->in_fd, 0, SEEK_CUR);
+  if (pos < 0) return len;
+  unsigned long long left = st.st_size > pos ? (unsigned long long)(st.st_size - pos) : 0;
+  return left < len ? left : len;
+}
+
+static ssize_t kp_copy_common(const kp_copy_call *c, size_t len) {
+  if (!kp_enabled()) return kp_copy_real(c, len);
+  int err = errno;
+  kp_guard_enter();
+  kp_point p;
+  kp_point_init(&p);
+  kp_fd_point(&p, "write", c->out_fd);
+  if (p.armed) {
+    p.is_write = 1;
+    p.bytes = kp_copy_size(c, len);
+  }
+  kp_point_hit(&p);
+  errno = err;
+  ssize_t r = 0;
+  if (p.answer == KP_PARTIAL && p.partial < p.bytes) {
+    unsigned long long done = 0;  /* the kernel advances the offsets (or the file position) */
+    while (done < p.partial) {
+      r = kp_copy_real(c, (size_t)(p.partial - done));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      done += (unsigned long long)r;
+    }
+    r = r < 0 && done == 0 ? -1 : (ssize_t)done;
+  } else {
+    r = kp_copy_real(c, len);
+  }
+  err = errno;
+  kp_point_done(&p, r > 0 ? (unsigned long long)r : 0);
+  kp_guard_leave();
+  errno = err;
+  return r;
+}
+
+KP_EXPORT ssize_t copy_file_range(int in_fd, off64_t *in_off, int out_fd, off64_t *out_off,
+                                  size_t len, unsigned flags) {
+  kp_copy_call c = {KP_COPY_FILE_RANGE, out_fd, in_fd, in_off, out_off, NULL, flags};
+  return kp_copy_common(&c, len);
+}
+
+KP_EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t *off, size_t len) {
+  kp_copy_call c = {KP_SENDFILE, out_fd, in_fd, NULL, NULL, off, 0};
+  return kp_copy_common(&c, len);
+}
+
+KP_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off64_t *off, size_t len) {
+  kp_copy_call c = {KP_SENDFILE64, out_fd, in_fd, off, NULL, NULL, 0};
+  return kp_copy_common(&c, len);
+}
+
+/* ---- truncate, sync, close ---- */
+
+KP_EXPORT int ftruncate(int fd, off_t len) {
+  if (!kp_enabled()) return kp_next_ftruncate()(fd, len);
+  KP_AROUND(int, kp_fd_point(&kp_p_, "truncate", fd), kp_next_ftruncate()(fd, len));
+}
+
+KP_EXPORT int ftruncate64(int fd, off64_t len) {
+  if (!kp_enabled()) return kp_next_ftruncate64()(fd, len);
+  KP_AROUND(int, kp_fd_point(&kp_p_, "truncate", fd), kp_next_ftruncate64()(fd, len));
+}
+
+KP_EXPORT int fsync(int fd) {
+  if (!kp_enabled()) return kp_next_fsync()(fd);
+  KP_AROUND(int, kp_fd_point(&kp_p_, "fsync", fd), kp_next_fsync()(fd));
+}
+
+KP_EXPORT int fdatasync(int fd) {
+  if (!kp_enabled()) return kp_next_fdatasync()(fd);
+  KP_AROUND(int, kp_fd_point(&kp_p_, "fdatasync", fd), kp_next_fdatasync()(fd));
+}
+
+/* The entry goes before the real close: once the fd is closed, another thread may get the
+ * same number from open() and record it. */
+static void kp_close_point(kp_point *p, int fd) {
+  if (!kp_own_process()) return;
+  kp_fd_point(p, "close", fd);
+  kp_fd_forget(fd);
+  kp_channel_forget_fds((unsigned)fd, (unsigned)fd);
+}
+
+KP_EXPORT int close(int fd) {
+  if (!kp_enabled() || fd < 0) return kp_next_close()(fd);
+  KP_AROUND(int, kp_close_point(&kp_p_, fd), kp_next_close()(fd));
+}
+
+/* ---- the fd table's upkeep ---- */
+
+/* After a dup of `from` that returned `to` (or -1): `to` takes `from`'s entry, or none. */
+static int kp_after_dup(int from, int to) {
+  if (to < 0 || from == to || !kp_enabled()) return to;
+  int err = errno;
+  kp_guard_enter();
+  if (kp_own_process()) {
+    kp_channel_forget_fds((unsigned)to, (unsigned)to);
+    kp_fd_dup(from, to);
+  }
+  kp_guard_leave();
+  errno = err;
+  return to;
+}
+
+KP_EXPORT int dup(int fd) { return kp_after_dup(fd, kp_next_dup()(fd)); }
+
+KP_EXPORT int dup2(int fd, int to) { return kp_after_dup(fd, kp_next_dup2()(fd, to)); }
+
+KP_EXPORT int dup3(int fd, int to, int flags) {
+  return kp_after_dup(fd, kp_next_dup3()(fd, to, flags));
+}
+
+/* fcntl's third argument is an int, a pointer or absent; like glibc, pass it on as a
+ * pointer-sized value. fcntl64 is glibc's name for it with 64-bit file offsets. */
+static int kp_fcntl_common(kp_fn_fcntl next, int fd, int cmd, void *arg) {
+  int r = next(fd, cmd, arg);
+  return cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ? kp_after_dup(fd, r) : r;
+}
+
+KP_EXPORT int fcntl(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  return kp_fcntl_common(kp_next_fcntl(), fd, cmd, arg);
+}
+
+static kp_fn_fcntl kp_next_fcntl64(void) {
+  static kp_fn_fcntl cached;
+  kp_fn_fcntl fn = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+  if (fn == NULL) {
+    fn = (kp_fn_fcntl)dlsym(RTLD_NEXT, "fcntl64");
+    if (fn == NULL) fn = kp_next_fcntl();  /* a libc older than 2.28 */
+    __atomic_store_n(&cached, fn, __ATOMIC_RELEASE);
+  }
+  return fn;
+}
+
+KP_EXPORT int fcntl64(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  void *arg = va_arg(ap, void *);
+  va_end(ap);
+  return kp_fcntl_common(kp_next_fcntl64(), fd, cmd, arg);
+}
+
+KP_EXPORT int close_range(unsigned first, unsigned last, int flags) {
+  if (!kp_enabled()) return kp_next_close_range()(first, last, flags);
+  int r = kp_next_close_range()(first, last, flags);
+  int err = errno;
+  if (r == 0 && (flags & (int)CLOSE_RANGE_CLOEXEC) == 0 && kp_own_process()) {
+    kp_guard_enter();
+    kp_fd_forget_range(first, last);
+    kp_channel_forget_fds(first, last);
+    kp_guard_leave();
+  }
+  errno = err;
+  return r;
+}
+
+KP_EXPORT void closefrom(int low) {
+  if (kp_enabled() && low >= 0 && kp_own_process()) {
+    kp_guard_enter();
+    kp_fd_forget_range((unsigned)low, ~0U);
+    kp_channel_forget_fds((unsigned)low, ~0U);
+    kp_guard_leave();
+  }
+  kp_next_closefrom()(low);
+}

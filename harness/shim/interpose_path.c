@@ -1,0 +1,267 @@
+/* Wrappers of the operations on paths: the open family (a crash point when it creates or
+ * truncates; every open of a sandbox path is recorded in the fd table), truncate, rename,
+ * unlink, rmdir and mkdir. */
+#undef _FORTIFY_SOURCE
+#undef _FILE_OFFSET_BITS
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "fd_table.h"
+#include "interpose.h"
+#include "shim.h"
+
+KP_REAL(open, int, (const char *, int, ...))
+KP_REAL(open64, int, (const char *, int, ...))
+KP_REAL(openat, int, (int, const char *, int, ...))
+KP_REAL(openat64, int, (int, const char *, int, ...))
+KP_REAL(creat, int, (const char *, mode_t))
+KP_REAL(creat64, int, (const char *, mode_t))
+KP_REAL(__open_2, int, (const char *, int))
+KP_REAL(__open64_2, int, (const char *, int))
+KP_REAL(__openat_2, int, (int, const char *, int))
+KP_REAL(__openat64_2, int, (int, const char *, int))
+KP_REAL(truncate, int, (const char *, off_t))
+KP_REAL(truncate64, int, (const char *, off64_t))
+KP_REAL(rename, int, (const char *, const char *))
+KP_REAL(renameat, int, (int, const char *, int, const char *))
+KP_REAL(renameat2, int, (int, const char *, int, const char *, unsigned))
+KP_REAL(unlink, int, (const char *))
+KP_REAL(unlinkat, int, (int, const char *, int))
+KP_REAL(rmdir, int, (const char *))
+KP_REAL(mkdir, int, (const char *, mode_t))
+KP_REAL(mkdirat, int, (int, const char *, mode_t))
+
+/* Arms p as "<op>:<relpath>" when path (relative to dirfd) is in the sandbox. */
+static void kp_path_point(kp_point *p, const char *op, int dirfd, const char *path) {
+  char rel[KP_PATH_MAX];
+  if (kp_own_process() && kp_sandbox_path(dirfd, path, rel, sizeof rel, NULL)) {
+    kp_point_name(p, op, rel, NULL);
+  }
+}
+
+/* ---- the open family ---- */
+
+enum kp_open_kind { KP_OPEN, KP_OPEN64, KP_OPENAT, KP_OPENAT64, KP_CREAT, KP_CREAT64,
+                    KP_OPEN_2, KP_OPEN64_2, KP_OPENAT_2, KP_OPENAT64_2 };
+
+#define KP_NEEDS_MODE(flags) (((flags) & O_CREAT) != 0 || ((flags) & O_TMPFILE) == O_TMPFILE)
+
+static int kp_open_real(enum kp_open_kind kind, int dirfd, const char *path, int flags,
+                        mode_t mode) {
+  switch (kind) {
+    case KP_OPEN: return kp_next_open()(path, flags, mode);
+    case KP_OPEN64: return kp_next_open64()(path, flags, mode);
+    case KP_OPENAT: return kp_next_openat()(dirfd, path, flags, mode);
+    case KP_OPENAT64: return kp_next_openat64()(dirfd, path, flags, mode);
+    case KP_CREAT: return kp_next_creat()(path, mode);
+    case KP_CREAT64: return kp_next_creat64()(path, mode);
+    case KP_OPEN_2: return kp_next___open_2()(path, flags);
+    case KP_OPEN64_2: return kp_next___open64_2()(path, flags);
+    case KP_OPENAT_2: return kp_next___openat_2()(dirfd, path, flags);
+    case KP_OPENAT64_2: return kp_next___openat64_2()(dirfd, path, flags);
+  }
+  errno = EINVAL;
+  return -1;
+}
+
+static int kp_open_common(enum kp_open_kind kind, int dirfd, const char *path, int flags,
+                          mode_t mode) {
+  if (!kp_enabled()) return kp_open_real(kind, dirfd, path, flags, mode);
+  int err = errno;
+  kp_guard_enter();
+  char rel[KP_PATH_MAX];
+  int own = kp_own_process();
+  /* An O_TMPFILE fd is an unnamed file, not the directory it names: not tracked. */
+  int inside = own && (flags & O_TMPFILE) != O_TMPFILE &&
+               kp_sandbox_path(dirfd, path, rel, sizeof rel, NULL);
+  int creates = kind == KP_CREAT || kind == KP_CREAT64 || (flags & (O_CREAT | O_TRUNC)) != 0;
+  kp_point p;
+  kp_point_init(&p);
+  if (inside && creates) kp_point_name(&p, "open", rel, NULL);
+  kp_point_hit(&p);
+  errno = err;
+  int fd = kp_open_real(kind, dirfd, path, flags, mode);
+  err = errno;
+  if (own && fd >= 0) {
+    if (inside) {
+      kp_fd_set(fd, rel);
+    } else {
+      kp_fd_forget(fd);  /* an entry left by a close the shim did not see */
+    }
+  }
+  kp_point_done(&p, 0);
+  kp_guard_leave();
+  errno = err;
+  return fd;
+}
+
+#define KP_VA_MODE(flags, last, mode)       \
+  do {                                      \
+    if (KP_NEEDS_MODE(flags)) {             \
+      va_list ap;                           \
+      va_start(ap, last);                   \
+      mode = (mode_t)va_arg(ap, int);       \
+      va_end(ap);                           \
+    }                                       \
+  } while (0)
+
+KP_EXPORT int open(const char *path, int flags, ...) {
+  mode_t mode = 0;
+  KP_VA_MODE(flags, flags, mode);
+  return kp_open_common(KP_OPEN, AT_FDCWD, path, flags, mode);
+}
+
+KP_EXPORT int open64(const char *path, int flags, ...) {
+  mode_t mode = 0;
+  KP_VA_MODE(flags, flags, mode);
+  return kp_open_common(KP_OPEN64, AT_FDCWD, path, flags, mode);
+}
+
+KP_EXPORT int openat(int dirfd, const char *path, int flags, ...) {
+  mode_t mode = 0;
+  KP_VA_MODE(flags, flags, mode);
+  return kp_open_common(KP_OPENAT, dirfd, path, flags, mode);
+}
+
+KP_EXPORT int openat64(int dirfd, const char *path, int flags, ...) {
+  mode_t mode = 0;
+  KP_VA_MODE(flags, flags, mode);
+  return kp_open_common(KP_OPENAT64, dirfd, path, flags, mode);
+}
+
+KP_EXPORT int creat(const char *path, mode_t mode) {
+  return kp_open_common(KP_CREAT, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+KP_EXPORT int creat64(const char *path, mode_t mode) {
+  return kp_open_common(KP_CREAT64, AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+/* What _FORTIFY_SOURCE builds call for an open without a mode argument (glibc declares them
+ * only in its fortify headers). */
+KP_EXPORT int __open_2(const char *path, int flags);
+KP_EXPORT int __open64_2(const char *path, int flags);
+KP_EXPORT int __openat_2(int dirfd, const char *path, int flags);
+KP_EXPORT int __openat64_2(int dirfd, const char *path, int flags);
+
+KP_EXPORT int __open_2(const char *path, int flags) {
+  return kp_open_common(KP_OPEN_2, AT_FDCWD, path, flags, 0);
+}
+
+KP_EXPORT int __open64_2(const char *path, int flags) {
+  return kp_open_common(KP_OPEN64_2, AT_FDCWD, path, flags, 0);
+}
+
+KP_EXPORT int __openat_2(int dirfd, const char *path, int flags) {
+  return kp_open_common(KP_OPENAT_2, dirfd, path, flags, 0);
+}
+
+KP_EXPORT int __openat64_2(int dirfd, const char *path, int flags) {
+  return kp_open_common(KP_OPENAT64_2, dirfd, path, flags, 0);
+}
+
+/* ---- truncate ---- */
+
+KP_EXPORT int truncate(const char *path, off_t len) {
+  if (!kp_enabled()) return kp_next_truncate()(path, len);
+  KP_AROUND(int, kp_path_point(&kp_p_, "truncate", AT_FDCWD, path),
+            kp_next_truncate()(path, len));
+}
+
+KP_EXPORT int truncate64(const char *path, off64_t len) {
+  if (!kp_enabled()) return kp_next_truncate64()(path, len);
+  KP_AROUND(int, kp_path_point(&kp_p_, "truncate", AT_FDCWD, path),
+            kp_next_truncate64()(path, len));
+}
+
+/* ---- rename ---- */
+
+enum kp_rename_kind { KP_RENAME, KP_RENAMEAT, KP_RENAMEAT2 };
+
+static int kp_rename_real(enum kp_rename_kind kind, int fromfd, const char *from, int tofd,
+                          const char *to, unsigned flags) {
+  switch (kind) {
+    case KP_RENAME: return kp_next_rename()(from, to);
+    case KP_RENAMEAT: return kp_next_renameat()(fromfd, from, tofd, to);
+    case KP_RENAMEAT2: return kp_next_renameat2()(fromfd, from, tofd, to, flags);
+  }
+  errno = EINVAL;
+  return -1;
+}
+
+/* "rename:SRC:DST" when either side is in the sandbox; a side outside it is named by its
+ * absolute path (which starts with '/', where a relpath never does). Afterwards, the fds open
+ * on the source (or below it) carry the new name. */
+static int kp_rename_common(enum kp_rename_kind kind, int fromfd, const char *from, int tofd,
+                            const char *to, unsigned flags) {
+  if (!kp_enabled()) return kp_rename_real(kind, fromfd, from, tofd, to, flags);
+  int err = errno;
+  kp_guard_enter();
+  char rel_a[KP_PATH_MAX], rel_b[KP_PATH_MAX], abs_a[KP_PATH_MAX], abs_b[KP_PATH_MAX];
+  int own = kp_own_process();
+  int in_a = own && kp_sandbox_path(fromfd, from, rel_a, sizeof rel_a, abs_a);
+  int in_b = own && kp_sandbox_path(tofd, to, rel_b, sizeof rel_b, abs_b);
+  kp_point p;
+  kp_point_init(&p);
+  if (in_a || in_b) {
+    kp_point_name(&p, "rename", in_a ? rel_a : (abs_a[0] != '\0' ? abs_a : "?"),
+                  in_b ? rel_b : (abs_b[0] != '\0' ? abs_b : "?"));
+  }
+  kp_point_hit(&p);
+  errno = err;
+  int r = kp_rename_real(kind, fromfd, from, tofd, to, flags);
+  err = errno;
+  if (r == 0 && (in_a || in_b)) {
+    kp_fd_rename(in_a ? rel_a : NULL, in_b ? rel_b : NULL, (flags & RENAME_EXCHANGE) != 0);
+  }
+  kp_point_done(&p, 0);
+  kp_guard_leave();
+  errno = err;
+  return r;
+}
+
+KP_EXPORT int rename(const char *from, const char *to) {
+  return kp_rename_common(KP_RENAME, AT_FDCWD, from, AT_FDCWD, to, 0);
+}
+
+KP_EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to) {
+  return kp_rename_common(KP_RENAMEAT, fromfd, from, tofd, to, 0);
+}
+
+KP_EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags) {
+  return kp_rename_common(KP_RENAMEAT2, fromfd, from, tofd, to, flags);
+}
+
+/* ---- unlink, mkdir ---- */
+
+KP_EXPORT int unlink(const char *path) {
+  if (!kp_enabled()) return kp_next_unlink()(path);
+  KP_AROUND(int, kp_path_point(&kp_p_, "unlink", AT_FDCWD, path), kp_next_unlink()(path));
+}
+
+KP_EXPORT int unlinkat(int dirfd, const char *path, int flags) {
+  if (!kp_enabled()) return kp_next_unlinkat()(dirfd, path, flags);
+  KP_AROUND(int, kp_path_point(&kp_p_, "unlink", dirfd, path),
+            kp_next_unlinkat()(dirfd, path, flags));
+}
+
+KP_EXPORT int rmdir(const char *path) {
+  if (!kp_enabled()) return kp_next_rmdir()(path);
+  KP_AROUND(int, kp_path_point(&kp_p_, "unlink", AT_FDCWD, path), kp_next_rmdir()(path));
+}
+
+KP_EXPORT int mkdir(const char *path, mode_t mode) {
+  if (!kp_enabled()) return kp_next_mkdir()(path, mode);
+  KP_AROUND(int, kp_path_point(&kp_p_, "mkdir", AT_FDCWD, path), kp_next_mkdir()(path, mode));
+}
+
+KP_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode) {
+  if (!kp_enabled()) return kp_next_mkdirat()(dirfd, path, mode);
+  KP_AROUND(int, kp_path_point(&kp_p_, "mkdir", dirfd, path),
+            kp_next_mkdirat()(dirfd, path, mode));
+}

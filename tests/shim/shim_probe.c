@@ -1,0 +1,131 @@
+/* A tiny C job for tests/shim: does the file operations its first argument names, in the
+ * current directory (the sandbox), and exits 0 when every call behaved as libc promises.
+ * Failures print what went wrong and exit 1.
+ *
+ *   dup      open, dup2, pwritev, fdatasync, fcntl(F_DUPFD_CLOEXEC), ftruncate, closes
+ *   paths    dirfds, "..", renameat, truncate, a rename from outside (argv[2]), unlinkat
+ *   errno    errno left as the real call left it, on success and on failure
+ *   fork     writes in the parent and in a forked child
+ *   threads  4 threads, 50 writes each to their own file */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHECK(cond)                                                         \
+  do {                                                                      \
+    if (!(cond)) {                                                          \
+      fprintf(stderr, "shim_probe: line %d: %s (errno %d: %s)\n", __LINE__, \
+              #cond, errno, strerror(errno));                               \
+      exit(1);                                                              \
+    }                                                                       \
+  } while (0)
+
+static void write_file(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CHECK(fd >= 0);
+  CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+  CHECK(close(fd) == 0);
+}
+
+static int probe_dup(void) {
+  int fd = open("data.bin", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CHECK(fd >= 0);
+  CHECK(dup2(fd, 40) == 40);
+  struct iovec iov[2] = {{(void *)"hello ", 6}, {(void *)"world!", 6}};
+  ssize_t n = pwritev(40, iov, 2, 0);
+  printf("pwritev=%zd\n", n);
+  CHECK(n >= 0);
+  CHECK(fdatasync(40) == 0);
+  int copy = fcntl(40, F_DUPFD_CLOEXEC, 50);
+  CHECK(copy >= 50);
+  CHECK(ftruncate(copy, 11) == 0);
+  CHECK(close(40) == 0);
+  CHECK(close(fd) == 0);
+  CHECK(close(copy) == 0);
+  return 0;
+}
+
+static int probe_paths(const char *outside_file) {
+  CHECK(mkdir("sub", 0755) == 0);
+  int dir = open("sub", O_RDONLY | O_DIRECTORY);
+  CHECK(dir >= 0);
+  int fd = openat(dir, "../sub/./x", O_WRONLY | O_CREAT | O_EXCL, 0644);
+  CHECK(fd >= 0);
+  CHECK(write(fd, "abc", 3) == 3);
+  CHECK(close(fd) == 0);
+  CHECK(renameat(dir, "x", AT_FDCWD, "y") == 0);
+  CHECK(truncate("y", 1) == 0);
+  CHECK(rename(outside_file, "moved in") == 0);
+  CHECK(unlinkat(dir, "../y", 0) == 0);
+  CHECK(close(dir) == 0);
+  CHECK(unlinkat(AT_FDCWD, "sub", AT_REMOVEDIR) == 0);
+  return 0;
+}
+
+static int probe_errno(void) {
+  errno = 1234;
+  int fd = open("e", O_WRONLY | O_CREAT, 0644);
+  CHECK(fd >= 0 && errno == 1234);
+  CHECK(write(fd, "x", 1) == 1 && errno == 1234);
+  CHECK(fsync(fd) == 0 && errno == 1234);
+  CHECK(unlink("missing") == -1 && errno == ENOENT);
+  CHECK(mkdir("e", 0755) == -1 && errno == EEXIST);
+  CHECK(rename("missing", "other") == -1 && errno == ENOENT);
+  errno = 1234;
+  CHECK(close(fd) == 0 && errno == 1234);
+  CHECK(close(fd) == -1 && errno == EBADF);
+  CHECK(write(fd, "x", 1) == -1 && errno == EBADF);
+  return 0;
+}
+
+static int probe_fork(void) {
+  write_file("parent.txt", "before fork\n");
+  pid_t child = fork();
+  CHECK(child >= 0);
+  if (child == 0) {
+    write_file("child.txt", "child\n");
+    _exit(0);
+  }
+  int status;
+  CHECK(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  write_file("parent.txt", "after fork\n");
+  return 0;
+}
+
+static void *thread_main(void *arg) {
+  char path[32];
+  snprintf(path, sizeof path, "t%d.txt", (int)(long)arg);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CHECK(fd >= 0);
+  for (int i = 0; i < 50; ++i) CHECK(write(fd, "0123456789", 10) == 10);
+  CHECK(close(fd) == 0);
+  return NULL;
+}
+
+static int probe_threads(void) {
+  pthread_t threads[4];
+  for (long i = 0; i < 4; ++i) CHECK(pthread_create(&threads[i], NULL, thread_main, (void *)i) == 0);
+  for (int i = 0; i < 4; ++i) CHECK(pthread_join(threads[i], NULL) == 0);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IONBF, 0);
+  const char *mode = argc > 1 ? argv[1] : "";
+  if (strcmp(mode, "dup") == 0) return probe_dup();
+  if (strcmp(mode, "paths") == 0 && argc > 2) return probe_paths(argv[2]);
+  if (strcmp(mode, "errno") == 0) return probe_errno();
+  if (strcmp(mode, "fork") == 0) return probe_fork();
+  if (strcmp(mode, "threads") == 0) return probe_threads();
+  fprintf(stderr, "usage: shim_probe dup|paths OUTSIDE_FILE|errno|fork|threads\n");
+  return 2;
+}

@@ -1,0 +1,467 @@
+// The syscall shim (harness/shim, docs/syscall-shim.md) loaded into real programs: Python,
+// the shell, coreutils, SQLite and a C probe, against a fake harness that records every line
+// and answers CONTINUE, AFTER, PARTIAL n, ERROR, or kills the job's process group.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fake_harness.h"
+#include "job.h"
+
+namespace killpoint::shim_testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+
+// Writes a file outside the sandbox (argv[1]), then state.json the atomic way: a temp file,
+// fsync'ed, renamed over the target, and the directory fsync'ed.
+constexpr const char* kAtomicReplace = R"PY(
+import os, sys
+w = os.environ["KILLPOINT_WORKDIR"]
+with open(sys.argv[1], "w") as f:
+    f.write("elsewhere\n")
+tmp = os.path.join(w, "state.json.tmp")
+with open(tmp, "w") as f:
+    f.write('{"day": "2026-11-05", "n": 42}\n')
+    f.flush()
+    os.fsync(f.fileno())
+os.replace(tmp, os.path.join(w, "state.json"))
+fd = os.open(w, os.O_RDONLY)
+os.fsync(fd)
+os.close(fd)
+)PY";
+constexpr const char* kState = "{\"day\": \"2026-11-05\", \"n\": 42}\n";
+
+const std::vector<std::string> kAtomicReplaceHits = {
+    "open:state.json.tmp",  "write:state.json.tmp", "fsync:state.json.tmp",
+    "close:state.json.tmp", "rename:state.json.tmp:state.json", "fsync:.",
+    "close:."};
+
+std::string Python() {
+  for (const char* candidate : {"/usr/bin/python3", "/usr/local/bin/python3"}) {
+    if (::access(candidate, X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+class ShimTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(Exists(ShimPath())) << ShimPath();
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+                          "/kp-shim-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    sandbox_ = root_ + "/sandbox";
+    outside_ = root_ + "/outside";
+    ASSERT_EQ(::mkdir(sandbox_.c_str(), 0755), 0);
+    ASSERT_EQ(::mkdir(outside_.c_str(), 0755), 0);
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(root_, ignored);
+  }
+
+  std::string Sandbox(const std::string& name) const { return sandbox_ + "/" + name; }
+
+  // Runs argv in the sandbox with the shim; KILLPOINT_CTL points at `harness` when given.
+  JobResult Run(std::vector<std::string> argv, FakeHarness* harness, bool preload = true) {
+    JobSpec spec;
+    spec.argv = std::move(argv);
+    spec.cwd = sandbox_;
+    spec.output_dir = root_;
+    spec.preload = preload;
+    spec.env["KILLPOINT_WORKDIR"] = sandbox_;
+    if (harness != nullptr) spec.env["KILLPOINT_CTL"] = harness->address();
+    return RunJob(spec, harness);
+  }
+
+  JobResult RunAtomicReplace(FakeHarness* harness, bool preload = true) {
+    return Run({python_, "-c", kAtomicReplace, outside_ + "/other"}, harness, preload);
+  }
+
+  JobResult RunProbe(std::vector<std::string> args, FakeHarness* harness) {
+    args.insert(args.begin(), KP_SHIM_PROBE);
+    return Run(std::move(args), harness);
+  }
+
+  std::string root_, sandbox_, outside_;
+  std::string python_ = Python();
+};
+
+#define REQUIRE_PYTHON() \
+  if (python_.empty()) GTEST_SKIP() << "no python3"
+
+std::vector<Line> Only(const std::vector<Line>& lines, const std::string& kind) {
+  std::vector<Line> out;
+  std::copy_if(lines.begin(), lines.end(), std::back_inserter(out),
+               [&](const Line& l) { return l.kind == kind; });
+  return out;
+}
+
+// ---- Python: the atomic-replace idiom ----
+
+TEST_F(ShimTest, PythonAtomicReplaceHitsEveryStepInOrderAndNothingOutside) {
+  REQUIRE_PYTHON();
+  std::vector<std::vector<std::string>> runs;
+  for (int run = 0; run < 2; ++run) {  // the sequence is the same from one run to the next
+    std::filesystem::remove(Sandbox("state.json"));
+    FakeHarness harness;
+    JobResult result = RunAtomicReplace(&harness);
+    ASSERT_EQ(result.exit_code, 0) << result;
+    EXPECT_THAT(harness.hits(), ElementsAreArray(kAtomicReplaceHits));
+    std::vector<Line> lines = harness.lines();
+    EXPECT_EQ(harness.connections(), 1);
+    for (const Line& line : lines) {
+      EXPECT_EQ(line.kind, "HIT");
+      EXPECT_GT(line.pid, 0);
+      EXPECT_EQ(line.pid, lines[0].pid);
+      // Only writes carry a size: the bytes this write() was asked for.
+      EXPECT_EQ(line.bytes, line.name == "write:state.json.tmp" ? std::string(kState).size() : -1)
+          << line.name;
+    }
+    runs.push_back(harness.hits());
+    EXPECT_EQ(ReadFile(Sandbox("state.json")), kState);
+    EXPECT_FALSE(Exists(Sandbox("state.json.tmp")));
+    EXPECT_EQ(ReadFile(outside_ + "/other"), "elsewhere\n");
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+}
+
+TEST_F(ShimTest, KillBeforeRenameLeavesOnlyTheTempFile) {
+  REQUIRE_PYTHON();
+  FakeHarness harness(At("rename:state.json.tmp:state.json", Reply::Kill()));
+  JobResult result = RunAtomicReplace(&harness);
+  EXPECT_EQ(result.term_signal, SIGKILL) << result;
+  EXPECT_TRUE(harness.killed());
+  EXPECT_THAT(harness.hits(), ElementsAre("open:state.json.tmp", "write:state.json.tmp",
+                                          "fsync:state.json.tmp", "close:state.json.tmp",
+                                          "rename:state.json.tmp:state.json"));
+  EXPECT_FALSE(Exists(Sandbox("state.json")));
+  EXPECT_EQ(ReadFile(Sandbox("state.json.tmp")), kState);
+}
+
+TEST_F(ShimTest, KillAfterRenameLeavesTheFullState) {
+  REQUIRE_PYTHON();
+  FakeHarness harness(At("rename:state.json.tmp:state.json", Reply::Send("AFTER"), Reply::Kill()));
+  JobResult result = RunAtomicReplace(&harness);
+  EXPECT_EQ(result.term_signal, SIGKILL) << result;
+  std::vector<Line> lines = harness.lines();
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back().kind, "DONE");
+  EXPECT_EQ(lines.back().name, "rename:state.json.tmp:state.json");
+  EXPECT_EQ(lines.back().pid, lines.front().pid);
+  EXPECT_EQ(ReadFile(Sandbox("state.json")), kState);
+  EXPECT_FALSE(Exists(Sandbox("state.json.tmp")));
+}
+
+TEST_F(ShimTest, AfterThenContinueGoesOnNormally) {
+  REQUIRE_PYTHON();
+  FakeHarness harness(At("fsync:.", Reply::Send("AFTER"), Reply::Continue()));
+  JobResult result = RunAtomicReplace(&harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::vector<Line> lines = harness.lines();
+  ASSERT_EQ(lines.size(), kAtomicReplaceHits.size() + 1);
+  EXPECT_EQ(lines[6].kind, "DONE");
+  EXPECT_EQ(lines[6].name, "fsync:.");
+  EXPECT_EQ(lines[7].name, "close:.");
+  EXPECT_EQ(ReadFile(Sandbox("state.json")), kState);
+}
+
+TEST_F(ShimTest, PartialWriteLeavesExactlyThePrefix) {
+  REQUIRE_PYTHON();
+  FakeHarness harness(At("write:state.json.tmp", Reply::Send("PARTIAL 5"), Reply::Kill()));
+  JobResult result = RunAtomicReplace(&harness);
+  EXPECT_EQ(result.term_signal, SIGKILL) << result;
+  std::vector<Line> done = Only(harness.lines(), "DONE");
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].name, "write:state.json.tmp");
+  EXPECT_EQ(done[0].bytes, 5);  // what reached the file
+  EXPECT_EQ(ReadFile(Sandbox("state.json.tmp")), std::string(kState).substr(0, 5));
+  EXPECT_FALSE(Exists(Sandbox("state.json")));
+}
+
+TEST_F(ShimTest, ErrorAnswerExits70WithTheMessage) {
+  REQUIRE_PYTHON();
+  FakeHarness harness(At("open:state.json.tmp", Reply::Send("ERROR no such trial")));
+  JobResult result = RunAtomicReplace(&harness);
+  EXPECT_EQ(result.exit_code, 70) << result;
+  EXPECT_THAT(result.err, HasSubstr("killpoint shim: at open:state.json.tmp: ERROR no such trial"));
+  EXPECT_FALSE(Exists(Sandbox("state.json.tmp")));  // stopped before the open
+}
+
+TEST_F(ShimTest, ErrorAnswerToDoneExits70) {
+  REQUIRE_PYTHON();
+  FakeHarness harness(
+      At("fsync:state.json.tmp", Reply::Send("AFTER"), Reply::Send("ERROR gone")));
+  JobResult result = RunAtomicReplace(&harness);
+  EXPECT_EQ(result.exit_code, 70) << result;
+  EXPECT_THAT(result.err, HasSubstr("killpoint shim: at fsync:state.json.tmp (DONE): ERROR gone"));
+}
+
+TEST_F(ShimTest, UnexpectedAnswerExits70) {
+  REQUIRE_PYTHON();
+  // PARTIAL is only for writes.
+  FakeHarness harness(At("fsync:state.json.tmp", Reply::Send("PARTIAL 3")));
+  JobResult result = RunAtomicReplace(&harness);
+  EXPECT_EQ(result.exit_code, 70) << result;
+  EXPECT_THAT(result.err, HasSubstr("unexpected answer 'PARTIAL 3'"));
+}
+
+TEST_F(ShimTest, UnreachableControlChannelExits70) {
+  REQUIRE_PYTHON();
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), len), 0);
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  ::close(fd);  // nobody listens there now
+  JobSpec spec;
+  spec.argv = {python_, "-c", kAtomicReplace, outside_ + "/other"};
+  spec.cwd = sandbox_;
+  spec.output_dir = root_;
+  spec.env = {{"KILLPOINT_WORKDIR", sandbox_},
+              {"KILLPOINT_CTL", "127.0.0.1:" + std::to_string(ntohs(addr.sin_port))}};
+  JobResult result = RunJob(spec, nullptr);
+  EXPECT_EQ(result.exit_code, 70) << result;
+  EXPECT_THAT(result.err, HasSubstr("killpoint shim: at open:state.json.tmp: cannot connect"));
+}
+
+// ---- not under the harness ----
+
+TEST_F(ShimTest, WithoutControlChannelNothingConnectsAndTheFilesAreTheSame) {
+  REQUIRE_PYTHON();
+  FakeHarness harness;  // listening, but nobody is told where
+  JobResult with_shim = RunAtomicReplace(nullptr);
+  ASSERT_EQ(with_shim.exit_code, 0) << with_shim;
+  EXPECT_EQ(ReadFile(Sandbox("state.json")), kState);
+  EXPECT_FALSE(Exists(Sandbox("state.json.tmp")));
+
+  std::filesystem::remove(Sandbox("state.json"));
+  JobResult without_shim = RunAtomicReplace(nullptr, /*preload=*/false);
+  ASSERT_EQ(without_shim.exit_code, 0) << without_shim;
+  EXPECT_EQ(ReadFile(Sandbox("state.json")), kState);
+  EXPECT_FALSE(Exists(Sandbox("state.json.tmp")));
+  EXPECT_EQ(harness.connections(), 0);
+}
+
+TEST_F(ShimTest, WithoutWorkdirNothingConnects) {
+  REQUIRE_PYTHON();
+  FakeHarness harness;
+  JobSpec spec;
+  spec.argv = {python_, "-c", kAtomicReplace, outside_ + "/other"};
+  spec.cwd = sandbox_;
+  spec.output_dir = root_;
+  spec.env = {{"KILLPOINT_WORKDIR", ""}, {"KILLPOINT_CTL", harness.address()}};
+  // The script reads KILLPOINT_WORKDIR for its paths: give it through another variable.
+  spec.argv[2] = std::string("import os; os.environ['KILLPOINT_WORKDIR'] = '") + sandbox_ + "'\n" +
+                 kAtomicReplace;
+  JobResult result = RunJob(spec, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_EQ(ReadFile(Sandbox("state.json")), kState);
+  EXPECT_EQ(harness.connections(), 0);
+}
+
+// ---- the shell and the programs it runs ----
+
+TEST_F(ShimTest, ShellRedirectMkdirAndRm) {
+  FakeHarness harness;
+  JobResult result = Run({"/bin/sh", "-c", "echo hi > f; mkdir d; rm f"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  // The shell opens f, moves it to fd 1 (closing the original fd), echo writes; mkdir and rm
+  // are programs of their own, exec'd with the shim still preloaded.
+  EXPECT_THAT(harness.hits(), ElementsAre("open:f", "close:f", "write:f", "mkdir:d", "unlink:f"));
+  std::vector<Line> lines = harness.lines();
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0].pid, lines[2].pid);  // the shell itself
+  EXPECT_NE(lines[3].pid, lines[0].pid);  // mkdir
+  EXPECT_NE(lines[4].pid, lines[3].pid);  // rm
+  EXPECT_EQ(harness.connections(), 3);
+  EXPECT_TRUE(Exists(Sandbox("d")));
+  EXPECT_FALSE(Exists(Sandbox("f")));
+}
+
+TEST_F(ShimTest, ProgramWritingToAnInheritedRedirectIsSeen) {
+  // cat inherits fd 1 open on out (the shim adopts it at load) and copies with
+  // copy_file_range; PARTIAL cuts the copy.
+  std::ofstream(Sandbox("in")) << "0123456789\n";
+  FakeHarness harness(At("write:out", Reply::Send("PARTIAL 4"), Reply::Kill()));
+  JobResult result = Run({"/bin/sh", "-c", "cat in > out; echo unreachable > after"}, &harness);
+  EXPECT_EQ(result.term_signal, SIGKILL) << result;
+  std::vector<Line> lines = harness.lines();
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back().kind, "DONE");
+  EXPECT_EQ(lines.back().name, "write:out");
+  EXPECT_EQ(lines.back().bytes, 4);
+  auto hit = std::find_if(lines.begin(), lines.end(),
+                          [](const Line& l) { return l.kind == "HIT" && l.name == "write:out"; });
+  ASSERT_NE(hit, lines.end());
+  EXPECT_EQ(hit->bytes, 11);  // what is left of the input, not the exabytes cat asks for
+  EXPECT_NE(hit->pid, lines.front().pid);  // cat, not the shell
+  EXPECT_EQ(ReadFile(Sandbox("out")), "0123");
+  EXPECT_FALSE(Exists(Sandbox("after")));
+}
+
+TEST_F(ShimTest, WorkdirReachedThroughASymlink) {
+  // The harness may name the sandbox through a symlink; getcwd() and /proc give the real path.
+  std::string link = root_ + "/link";
+  ASSERT_EQ(::symlink(sandbox_.c_str(), link.c_str()), 0);
+  FakeHarness harness;
+  JobSpec spec;
+  spec.argv = {"/bin/sh", "-c", "echo hi > f; cat f > g"};
+  spec.cwd = link;
+  spec.output_dir = root_;
+  spec.env = {{"KILLPOINT_WORKDIR", link}, {"KILLPOINT_CTL", harness.address()}};
+  JobResult result = RunJob(spec, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_THAT(harness.hits(), ElementsAre("open:f", "close:f", "write:f", "open:g", "close:g",
+                                          "write:g", "write:g", "close:f"));
+  EXPECT_EQ(ReadFile(Sandbox("g")), "hi\n");
+}
+
+// ---- the C probe ----
+
+TEST_F(ShimTest, DupedFdsKeepTheOriginalName) {
+  FakeHarness harness;
+  JobResult result = RunProbe({"dup"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_THAT(harness.hits(),
+              ElementsAre("open:data.bin", "write:data.bin", "fdatasync:data.bin",
+                          "truncate:data.bin", "close:data.bin", "close:data.bin",
+                          "close:data.bin"));
+  EXPECT_EQ(harness.lines()[1].bytes, 12);
+  EXPECT_EQ(ReadFile(Sandbox("data.bin")), "hello world");
+}
+
+TEST_F(ShimTest, PartialPwritevCutsAcrossTheIovecs) {
+  FakeHarness harness(At("write:data.bin", Reply::Send("PARTIAL 8"), Reply::Continue()));
+  JobResult result = RunProbe({"dup"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_THAT(result.out, HasSubstr("pwritev=8"));  // the bytes actually written
+  // The probe goes on to ftruncate(11), which pads the 8 bytes with zeros.
+  EXPECT_EQ(ReadFile(Sandbox("data.bin")), std::string("hello wo\0\0\0", 11));
+}
+
+TEST_F(ShimTest, PartialPwritevThenKillLeavesThePrefix) {
+  FakeHarness harness(At("write:data.bin", Reply::Send("PARTIAL 8"), Reply::Kill()));
+  JobResult result = RunProbe({"dup"}, &harness);
+  EXPECT_EQ(result.term_signal, SIGKILL) << result;
+  EXPECT_EQ(ReadFile(Sandbox("data.bin")), "hello wo");
+}
+
+TEST_F(ShimTest, DirfdsDotDotAndOutsidePaths) {
+  std::ofstream(outside_ + "/in") << "from outside\n";
+  FakeHarness harness;
+  JobResult result = RunProbe({"paths", outside_ + "/in"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_THAT(harness.hits(),
+              ElementsAre("mkdir:sub", "open:sub/x", "write:sub/x", "close:sub/x",
+                          "rename:sub/x:y", "truncate:y",
+                          // a path outside the sandbox is absolute; ' ' is not a name character
+                          "rename:" + outside_ + "/in:moved_in", "unlink:y", "close:sub",
+                          "unlink:sub"));
+  EXPECT_EQ(ReadFile(Sandbox("moved in")), "from outside\n");
+}
+
+TEST_F(ShimTest, ErrnoIsWhatTheRealCallLeft) {
+  FakeHarness harness;
+  JobResult result = RunProbe({"errno"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_THAT(harness.hits(), ElementsAre("open:e", "write:e", "fsync:e", "unlink:missing",
+                                          "mkdir:e", "rename:missing:other", "close:e"));
+}
+
+TEST_F(ShimTest, ForkedChildHitsOnItsOwnConnectionWithItsPid) {
+  FakeHarness harness;
+  JobResult result = RunProbe({"fork"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_THAT(harness.hits(), ElementsAre("open:parent.txt", "write:parent.txt", "close:parent.txt",
+                                          "open:child.txt", "write:child.txt", "close:child.txt",
+                                          "open:parent.txt", "write:parent.txt",
+                                          "close:parent.txt"));
+  std::vector<Line> lines = harness.lines();
+  ASSERT_EQ(lines.size(), 9u);
+  EXPECT_NE(lines[3].pid, lines[0].pid);
+  EXPECT_NE(lines[3].connection, lines[0].connection);
+  EXPECT_EQ(lines[6].pid, lines[0].pid);
+  EXPECT_EQ(lines[6].connection, lines[0].connection);
+  EXPECT_EQ(harness.connections(), 2);
+}
+
+TEST_F(ShimTest, ThreadsTakeTurnsEvenAcrossAfter) {
+  FakeHarness harness(At("write:t2.txt", Reply::Send("AFTER"), Reply::Continue()));
+  JobResult result = RunProbe({"threads"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::vector<Line> lines = harness.lines();
+  int writes = 0, done = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].kind == "HIT" && lines[i].name.rfind("write:", 0) == 0) ++writes;
+    if (lines[i].kind == "DONE") {
+      ++done;
+      // The DONE follows its own HIT: no other thread spoke in between.
+      ASSERT_GT(i, 0u);
+      EXPECT_EQ(lines[i - 1].kind, "HIT");
+      EXPECT_EQ(lines[i - 1].name, "write:t2.txt");
+    }
+  }
+  EXPECT_EQ(writes, 200);
+  EXPECT_EQ(done, 50);
+  EXPECT_EQ(harness.connections(), 1);
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_EQ(ReadFile(Sandbox("t" + std::to_string(t) + ".txt")).size(), 500u);
+  }
+}
+
+// ---- SQLite (through Python's sqlite3 module) ----
+
+TEST_F(ShimTest, SqliteJournalProtocolIsVisible) {
+  REQUIRE_PYTHON();
+  FakeHarness harness;
+  JobResult result = Run({python_, "-c",
+                          "import sqlite3\n"
+                          "db = sqlite3.connect('t.db')\n"
+                          "db.execute('create table t(x)')\n"
+                          "db.commit()\n"
+                          "db.execute('insert into t values (1)')\n"
+                          "db.commit()\n"
+                          "db.close()\n"},
+                         &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::vector<std::string> hits = harness.hits();
+  // The rollback journal's steps, in order: journal written and synced, database written and
+  // synced, journal deleted.
+  std::vector<std::string> expected = {"open:t.db", "open:t.db-journal", "write:t.db-journal",
+                                       "write:t.db", "unlink:t.db-journal", "close:t.db"};
+  auto at = hits.begin();
+  for (const std::string& name : expected) {
+    at = std::find(at, hits.end(), name);
+    ASSERT_NE(at, hits.end()) << name << " missing or out of order in " << ::testing::PrintToString(hits);
+  }
+  std::set<std::string> syncs;
+  for (const std::string& name : hits) {
+    if (name.rfind("fsync:", 0) == 0 || name.rfind("fdatasync:", 0) == 0) {
+      syncs.insert(name.substr(name.find(':') + 1));
+    }
+  }
+  EXPECT_TRUE(syncs.count("t.db") && syncs.count("t.db-journal")) << ::testing::PrintToString(hits);
+}
+
+}  // namespace
+}  // namespace killpoint::shim_testing

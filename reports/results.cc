@@ -28,6 +28,7 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
   bool any_violation = false;
   std::string models;
   for (const auto& m : plan.Models()) models += (models.empty() ? "" : "+") + m;
+  ++trials_by_model[models];
   for (const Verdict& v : verdicts) {
     auto it = std::find_if(invariants.begin(), invariants.end(),
                            [&](const InvariantResult& r) { return r.name == v.invariant; });
@@ -88,7 +89,7 @@ void from_json(const nlohmann::json& j, InvariantResult& r) {
 
 void to_json(nlohmann::json& j, const ScenarioResult& r) {
   j = {{"name", r.name}, {"file", r.file}, {"trials", r.trials}, {"elapsed_s", r.elapsed_s},
-       {"exhaustive_total", r.exhaustive_total},
+       {"exhaustive_total", r.exhaustive_total}, {"trials_by_model", r.trials_by_model},
        {"must_hold_violated", r.MustHoldViolated()}, {"invariants", r.invariants},
        {"points", r.points}};
 }
@@ -98,6 +99,7 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   j.at("trials").get_to(r.trials);
   j.at("elapsed_s").get_to(r.elapsed_s);
   j.at("exhaustive_total").get_to(r.exhaustive_total);
+  j.at("trials_by_model").get_to(r.trials_by_model);
   j.at("invariants").get_to(r.invariants);
   j.at("points").get_to(r.points);
 }

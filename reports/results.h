@@ -57,6 +57,7 @@ struct ScenarioResult {
   int exhaustive_total = 0;  // combinations of an exhaustive run; 0 for a sampled run
   std::vector<InvariantResult> invariants;
   std::map<std::string, PointStat> points;
+  std::map<std::string, int> trials_by_model;  // by the models of each trial's kills
 
   // Adds one finished trial's verdicts. `replay` reproduces it.
   void Add(const Plan& plan, const std::vector<Verdict>& verdicts, const std::string& replay);

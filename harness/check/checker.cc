@@ -23,6 +23,7 @@ const std::map<std::string, Checker>& BuiltinCheckers() {
     AddSettlementCheckers(all);
     AddPublishCheckers(all);
     AddLifecycleCheckers(all);
+    AddCommitCheckers(all);
     return all;
   }();
   return checkers;

@@ -46,5 +46,6 @@ std::vector<Verdict> CheckTrial(const CheckInput& input);
 void AddSettlementCheckers(std::map<std::string, Checker>& out);
 void AddPublishCheckers(std::map<std::string, Checker>& out);
 void AddLifecycleCheckers(std::map<std::string, Checker>& out);
+void AddCommitCheckers(std::map<std::string, Checker>& out);
 
 }  // namespace killpoint

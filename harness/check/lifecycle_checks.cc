@@ -34,9 +34,9 @@ std::optional<std::string> DatabaseProblem(const CheckInput& in) {
   try {
     auto d = OpenJobDatabase(in.workdir / in.scenario.check.db);
     if (!d) return std::nullopt;
-    std::string result = d->execAndGet("PRAGMA quick_check").getString();
+    std::string result = d->execAndGet("PRAGMA integrity_check").getString();
     if (result == "ok") return std::nullopt;
-    return in.scenario.check.db + " fails PRAGMA quick_check: " + result;
+    return in.scenario.check.db + " fails PRAGMA integrity_check: " + result;
   } catch (const SQLite::Exception& e) {
     return in.scenario.check.db + " cannot be opened: " + e.what();
   }

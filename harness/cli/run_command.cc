@@ -27,6 +27,7 @@ struct RunArgs {
   std::string out = "killpoint-out";
   std::string html;
   std::string bindir;
+  std::string sandbox_root;
   std::optional<int> trial;
   bool keep = false;
   bool exhaustive = false;
@@ -56,6 +57,7 @@ int Execute(const RunArgs& a) {
   o.out = a.out;
   o.bindir = a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir);
   o.keep_sandboxes = a.keep;
+  o.sandbox_root = a.sandbox_root;
   o.exhaustive = a.exhaustive;
   o.exhaustive_limit = a.limit;
   if (a.trial) o.on_trial = PrintKept;
@@ -85,6 +87,9 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   run->add_option("--bindir", args->bindir, "Folder of the reference jobs, {bindir} (default: killpoint's own)");
   run->add_option("--trial", args->trial, "Run only this trial (replay), printing its verdicts")
       ->check(CLI::NonNegativeNumber);
+  run->add_option("--sandbox-root", args->sandbox_root,
+                  "Folder for the trials' sandboxes (default: a new one in $TMPDIR); a RAM-backed one "
+                  "such as /dev/shm makes the jobs' real fsyncs free, the models still decide what survives");
   run->add_flag("--keep", args->keep, "Keep the trials' sandboxes and print where they are");
   run->add_flag("--exhaustive", args->exhaustive,
                 "One trial per (crash point, before/after/mid, model) the job passes, not a sample");

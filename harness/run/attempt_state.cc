@@ -62,9 +62,10 @@ HitAnswer AttemptState::OnHit(const FailpointHit& hit) {
   if (hit.bytes >= 0) data["bytes"] = hit.bytes;
   history_->Add(event::kFailpoint, data);
   HitAnswer answer = Decide(hit, n);
-  std::string_view op = SyscallOp(hit.name);
-  if (durability_ && answer.kind != HitAnswer::kKilled && (op == "fsync" || op == "fdatasync")) {
-    durability_->OnSync(std::string(SyscallPath(hit.name)));
+  // The job is blocked before an operation it will now perform: the tracker records what the
+  // operation makes durable (a sync) or what it changes (names, truncations, closes).
+  if (durability_ && answer.kind != HitAnswer::kKilled && IsSyscallPoint(hit.name)) {
+    durability_->OnOperation(hit.name);
   }
   return answer;
 }

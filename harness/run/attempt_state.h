@@ -29,8 +29,8 @@ class AttemptState {
   // Detaches the process; returns whether the planned kill happened.
   bool Finish();
 
-  // Control channel handler: records the hit, tells the tracker about syncs the job is let
-  // through to, and kills the process before, after or in the middle of the planned point.
+  // Control channel handler: records the hit, tells the tracker about the file operations the
+  // job is let through to, and kills the process before, after or in the middle of the point.
   HitAnswer OnHit(const FailpointHit& hit);
 
  private:

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -13,6 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr size_t kSector = 512;
+constexpr size_t kExt4Block = 4096;  // mke2fs's default block size for any volume over 512 MiB
 
 std::string Join(const std::string& dir, const std::string& name) {
   return dir == "." ? name : dir + "/" + name;
@@ -23,14 +25,22 @@ std::string Slurp(const fs::path& p) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-Result<DurabilityTracker::Entries> List(const fs::path& dir) {
+using FileId = DurabilityTracker::FileId;
+
+// `gens`: the generation of each inode number (0 if absent). `stats`, if given, gets the
+// stat of each regular file.
+Result<DurabilityTracker::Entries> List(const fs::path& dir, const std::map<ino_t, uint32_t>& gens,
+                                        std::map<FileId, struct stat>* stats = nullptr) {
   DurabilityTracker::Entries out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     struct stat st;
     if (::lstat(e.path().c_str(), &st) != 0) continue;  // gone meanwhile
     if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) continue;
-    out[e.path().filename().string()] = {st.st_ino, S_ISDIR(st.st_mode)};
+    auto gen = gens.find(st.st_ino);
+    DurabilityTracker::Entry entry{st.st_ino, gen == gens.end() ? 0 : gen->second, S_ISDIR(st.st_mode)};
+    out[e.path().filename().string()] = entry;
+    if (stats && S_ISREG(st.st_mode)) (*stats)[entry.id()] = st;
   }
   if (ec) return Error::Harness("cannot list " + dir.string() + ": " + ec.message());
   return out;
@@ -49,13 +59,28 @@ std::string Tear(const std::string& old_bytes, const std::string& new_bytes, Pla
   return out;
 }
 
+// ext4-ordered: what a journal commit keeps of a regular file. `base` is its data on disk
+// (written back since the last commit, else as of that commit), of which the first `kept`
+// bytes are still allocated (a truncate frees the rest); `floor` is a size a truncate set.
+// The commit records the file's size, but with delayed allocation i_disksize only follows
+// what is allocated: an append ending inside the last allocated block moves it at once
+// (its bytes are not written back: zeros), an append beyond waits for write-back (cut).
+std::string OnDisk(const std::string& base, size_t kept, size_t floor, size_t size) {
+  kept = std::min(kept, base.size());
+  size_t allocated = (kept + kExt4Block - 1) / kExt4Block * kExt4Block;
+  std::string out(std::min(size, std::max(allocated, floor)), '\0');
+  base.copy(out.data(), std::min(kept, out.size()));
+  return out;
+}
+
 struct Flat {
   std::map<std::string, std::string> files;  // relpath -> content
+  std::map<std::string, FileId> ids;         // relpath -> file
   std::set<std::string> dirs;                // relpaths of directories
 };
 
 void Flatten(const std::map<std::string, DurabilityTracker::Entries>& dirs,
-             const std::map<ino_t, std::string>& contents, const std::string& dir, Flat& out) {
+             const std::map<FileId, std::string>& contents, const std::string& dir, Flat& out) {
   auto it = dirs.find(dir);
   if (it == dirs.end()) return;
   for (const auto& [name, entry] : it->second) {
@@ -64,8 +89,9 @@ void Flatten(const std::map<std::string, DurabilityTracker::Entries>& dirs,
       out.dirs.insert(path);
       Flatten(dirs, contents, path, out);
     } else {
-      auto c = contents.find(entry.ino);
+      auto c = contents.find(entry.id());
       out.files[path] = c == contents.end() ? "" : c->second;
+      out.ids[path] = entry.id();
     }
   }
 }
@@ -83,21 +109,45 @@ Status Rewrite(const fs::path& work, const Flat& target) {
   return Ok();
 }
 
-std::vector<std::string> Describe(const Flat& before, const Flat& after) {
+// Zero bytes of `after` where `before` had data: a size committed without its data.
+size_t NewZeros(const std::string& before, const std::string& after) {
+  size_t n = 0;
+  for (size_t i = 0; i < after.size(); ++i) n += after[i] == '\0' && (i >= before.size() || before[i] != '\0');
+  return n;
+}
+
+std::string Ext4Loss(const std::string& before, const std::string& after) {
+  if (after.empty()) return "committed before its data was written back: the zero-length file of delayed allocation";
+  std::string why = "data not written back before the last journal commit lost";
+  if (size_t zeros = NewZeros(before, after)) {
+    why += "; " + std::to_string(zeros) + " zero bytes where the committed size outran the data";
+  }
+  return why;
+}
+
+std::vector<std::string> Describe(const Flat& before, const Flat& after, bool ext4) {
   std::vector<std::string> out;
   for (const auto& [path, content] : before.files) {
     auto it = after.files.find(path);
     if (it == after.files.end()) {
-      out.push_back(path + ": its name was never made durable (no fsync of its directory), gone");
+      out.push_back(path + (ext4 ? ": its name was never committed to the journal (no fsync since it was created or "
+                                   "renamed), gone"
+                                 : ": its name was never made durable (no fsync of its directory), gone"));
     } else if (it->second != content) {
+      std::string why = !ext4 ? "un-synced writes lost"
+                        : before.ids.at(path) != after.ids.at(path)
+                            ? "the rename or re-creation that replaced it was never committed to the journal: the "
+                              "previous file is back"
+                            : Ext4Loss(content, it->second);
       out.push_back(path + ": " + std::to_string(content.size()) + " bytes before the crash, " +
-                    std::to_string(it->second.size()) + " after (un-synced writes lost)");
+                    std::to_string(it->second.size()) + " after (" + why + ")");
     }
   }
   for (const auto& [path, content] : after.files) {
     if (!before.files.count(path)) {
       out.push_back(path + ": back with " + std::to_string(content.size()) +
-                    " bytes (its removal or replacement was never made durable)");
+                    " bytes (its removal or replacement was never " +
+                    (ext4 ? "committed to the journal)" : "made durable)"));
     }
   }
   return out;
@@ -110,14 +160,31 @@ Status DurabilityTracker::Snapshot(Tree& tree) const {
   while (!pending.empty()) {
     std::string dir = pending.back();
     pending.pop_back();
-    auto entries = List(dir == "." ? work_ : work_ / dir);
+    auto entries = List(dir == "." ? work_ : work_ / dir, gens_);
     if (!entries) return entries.error();
     for (const auto& [name, entry] : entries.value()) {
       std::string path = Join(dir, name);
       if (entry.dir) pending.push_back(path);
-      else tree.files[entry.ino] = Slurp(work_ / path);
+      else tree.files[entry.id()] = Slurp(work_ / path);
     }
     tree.dirs[dir] = std::move(entries.value());
+  }
+  return Ok();
+}
+
+Status DurabilityTracker::Survey(Namespace& ns) const {
+  std::vector<std::string> pending = {"."};
+  while (!pending.empty()) {
+    std::string dir = pending.back();
+    pending.pop_back();
+    std::map<FileId, struct stat> stats;
+    auto entries = List(dir == "." ? work_ : work_ / dir, gens_, &stats);
+    if (!entries) return entries.error();
+    for (const auto& [name, entry] : entries.value()) {
+      if (entry.dir) pending.push_back(Join(dir, name));
+    }
+    for (const auto& [id, st] : stats) ns.files[id] = {st.st_size, st.st_mtim, st.st_ctim};
+    ns.dirs[dir] = std::move(entries.value());
   }
   return Ok();
 }
@@ -127,18 +194,180 @@ Status DurabilityTracker::Begin(const fs::path& work) {
   start_ = {};
   synced_dirs_.clear();
   synced_files_.clear();
-  return Snapshot(start_);
+  gens_.clear();
+  ext4_ = {};
+  committed_.clear();
+  flushed_.clear();
+  truncated_.clear();
+  resized_.clear();
+  touched_.clear();
+  flush_at_close_.clear();
+  pending_.clear();
+  if (Status s = Snapshot(start_); !s) return s;
+  Namespace ns;
+  if (Status s = Survey(ns); !s) return s;
+  ext4_ = start_;
+  committed_ = std::move(ns.files);
+  return Ok();
 }
 
-void DurabilityTracker::OnSync(const std::string& relpath) {
+DurabilityTracker::FileId DurabilityTracker::Id(ino_t ino) const {
+  auto gen = gens_.find(ino);
+  return {ino, gen == gens_.end() ? 0 : gen->second};
+}
+
+// The inode's last name goes: from now on its number names another file.
+void DurabilityTracker::Freed(ino_t ino) { ++gens_[ino]; }
+
+bool DurabilityTracker::StatPath(const std::string& relpath, struct stat& st) const {
+  if (relpath.empty() || relpath[0] == '/') return false;  // outside the sandbox
+  fs::path p = relpath == "." ? work_ : work_ / relpath;
+  return ::lstat(p.c_str(), &st) == 0;
+}
+
+void DurabilityTracker::OnOperation(std::string_view point) {
+  size_t colon = point.find(':');
+  if (colon == std::string_view::npos || colon + 1 == point.size()) return;
+  std::string_view op = point.substr(0, colon);
+  std::string rest(point.substr(colon + 1));
+  if (op == "fsync" || op == "fdatasync") return OnSync(rest, op == "fdatasync");
+  ResolvePending();
+  if (op == "rename") return OnRename(rest);
+  struct stat st;
+  // A directory, a file gone or not yet created: nothing to do, the next commit sees the names.
+  if (!StatPath(rest, st) || !S_ISREG(st.st_mode)) return;
+  FileId id = Id(st.st_ino);
+  if (op == "write") {
+    touched_.insert(id);
+  } else if (op == "truncate") {
+    pending_.push_back({rest, id, st.st_size, false});
+  } else if (op == "open") {
+    // O_CREAT or O_TRUNC of an existing file: only a truncation matters, and only a file
+    // that had bytes shows one (an O_TRUNC of an empty file goes unseen).
+    if (st.st_size > 0) pending_.push_back({rest, id, st.st_size, true});
+  } else if (op == "close" && flush_at_close_.count(id)) {
+    Flush(id, rest);  // auto_da_alloc: the file was truncated to zero, its new data goes out now
+    flush_at_close_.erase(id);
+  } else if (op == "unlink" && st.st_nlink <= 1) {
+    Freed(st.st_ino);
+  }
+}
+
+// Called at each event: the job has done the opens and truncates seen before it.
+void DurabilityTracker::ResolvePending() {
+  for (const auto& p : pending_) {
+    struct stat st;
+    if (!StatPath(p.path, st) || Id(st.st_ino) != p.id) continue;
+    if (!p.open) Truncated(p.id, st.st_size);
+    else if (st.st_size < p.size_before) Truncated(p.id, 0);  // O_TRUNC
+  }
+  pending_.clear();
+}
+
+void DurabilityTracker::Truncated(FileId id, off_t size) {
+  auto [it, fresh] = truncated_.try_emplace(id, Truncation{size, size});
+  if (!fresh) {
+    it->second.min = std::min(it->second.min, size);
+    it->second.last = size;
+  }
+  resized_.insert(id);
+  touched_.insert(id);
+  if (size == 0) flush_at_close_.insert(id);  // ext4_truncate sets EXT4_STATE_DA_ALLOC_CLOSE
+}
+
+// The file's dirty data is written back now: it is on disk at the next commit.
+void DurabilityTracker::Flush(FileId id, const std::string& relpath) {
+  flushed_[id] = Slurp(work_ / relpath);
+  truncated_.erase(id);
+}
+
+void DurabilityTracker::OnRename(std::string_view operands) {
+  // "SRC:DST" where either may hold ':': the source is the prefix that exists (the job is
+  // blocked before the rename). A path from outside the sandbox is absolute.
+  std::string src, dst;
+  struct stat src_st;
+  for (size_t at = operands.find(':'); at != std::string_view::npos; at = operands.find(':', at + 1)) {
+    std::string candidate(operands.substr(0, at));
+    bool exists = !candidate.empty() && (candidate[0] == '/' ? ::lstat(candidate.c_str(), &src_st) == 0
+                                                              : StatPath(candidate, src_st));
+    if (exists) {
+      src = std::move(candidate);
+      dst = std::string(operands.substr(at + 1));
+      break;
+    }
+  }
+  if (src.empty()) return;
+  bool inside = src[0] != '/';  // else moved in from outside: a new name, seen at the next commit
+  if (inside) touched_.insert(Id(src_st.st_ino));  // a rename changes the inode's ctime
+  struct stat dst_st;
+  if (!StatPath(dst, dst_st) || !S_ISREG(dst_st.st_mode) || (inside && dst_st.st_ino == src_st.st_ino)) return;
+  if (inside && S_ISREG(src_st.st_mode)) {
+    Flush(Id(src_st.st_ino), src);  // auto_da_alloc: replacing an existing file writes the new one back first
+  }
+  if (dst_st.st_nlink <= 1) Freed(dst_st.st_ino);
+}
+
+void DurabilityTracker::OnSync(const std::string& relpath, bool datasync) {
+  ResolvePending();
   fs::path p = relpath == "." ? work_ : work_ / relpath;
   struct stat st;
   if (::stat(p.c_str(), &st) != 0) return;
   if (S_ISDIR(st.st_mode)) {
-    if (auto entries = List(p)) synced_dirs_[relpath] = std::move(entries.value());
+    if (auto entries = List(p, gens_)) synced_dirs_[relpath] = std::move(entries.value());
+    Commit();  // ext4 always commits the journal for a directory (ext4_force_commit)
   } else if (S_ISREG(st.st_mode)) {
-    synced_files_[st.st_ino] = Slurp(p);
+    std::string content = Slurp(p);
+    FileId id = Id(st.st_ino);
+    synced_files_[id] = content;
+    Ext4Sync(id, st, content, datasync);
   }
+}
+
+// ext4_sync_file: the file's data is written back and waited for, then the journal commits
+// the transaction that last changed the inode (i_sync_tid), or for fdatasync the one that
+// last changed its size or allocation (i_datasync_tid), if it has not committed yet. One
+// running transaction holds every metadata change of the file system, so that commit makes
+// all of them durable, in order. An inode with nothing new since the last commit needs none.
+void DurabilityTracker::Ext4Sync(FileId id, const struct stat& st, const std::string& content, bool datasync) {
+  auto stamp = committed_.find(id);
+  auto durable = ext4_.files.find(id);
+  bool allocation = stamp == committed_.end() || durable == ext4_.files.end() ||
+                    durable->second.size() != content.size() || resized_.count(id);
+  bool changed = allocation || touched_.count(id) ||
+                 !(stamp->second == Stamp{st.st_size, st.st_mtim, st.st_ctim});
+  flushed_[id] = content;
+  truncated_.erase(id);
+  if (allocation || (!datasync && changed)) {
+    Commit();
+  } else {
+    ext4_.files[id] = content;  // overwritten in place and waited for: durable without a commit
+    flushed_.erase(id);
+  }
+}
+
+// A journal commit: the names as they are now; each file's size as committed, with the data
+// written back before it (data=ordered) or still on disk from before.
+void DurabilityTracker::Commit() {
+  Namespace ns;
+  if (!Survey(ns)) return;  // the sandbox cannot be listed: keep the last commit
+  static const std::string kNothing;
+  std::map<FileId, std::string> files;
+  for (const auto& [id, stamp] : ns.files) {
+    auto f = flushed_.find(id);
+    auto d = ext4_.files.find(id);
+    const std::string& base = f != flushed_.end() ? f->second : d != ext4_.files.end() ? d->second : kNothing;
+    auto t = truncated_.find(id);
+    size_t kept = t == truncated_.end() ? base.size() : static_cast<size_t>(t->second.min);
+    size_t floor = t == truncated_.end() ? 0 : static_cast<size_t>(t->second.last);
+    files[id] = OnDisk(base, kept, floor, static_cast<size_t>(stamp.size));
+  }
+  ext4_.dirs = std::move(ns.dirs);
+  ext4_.files = std::move(files);
+  committed_ = std::move(ns.files);
+  flushed_.clear();
+  truncated_.clear();
+  resized_.clear();
+  touched_.clear();
 }
 
 // A directory's durable entries: as last fsync'ed, else as at the start; a directory that
@@ -158,7 +387,7 @@ DurabilityTracker::Tree DurabilityTracker::Durable() const {
   Tree t;
   BuildDurable(".", t);
   t.files = start_.files;
-  for (const auto& [ino, content] : synced_files_) t.files[ino] = content;
+  for (const auto& [id, content] : synced_files_) t.files[id] = content;
   return t;
 }
 
@@ -168,8 +397,14 @@ Result<std::vector<std::string>> DurabilityTracker::Apply(const std::string& mod
   if (Status s = Snapshot(now); !s) return s.error();
   Flat before, durable;
   Flatten(now.dirs, now.files, ".", before);
-  Tree d = Durable();
-  Flatten(d.dirs, d.files, ".", durable);
+  bool ext4 = model == kModelExt4Ordered;
+  if (ext4) {
+    ResolvePending();
+    Flatten(ext4_.dirs, ext4_.files, ".", durable);
+  } else {
+    Tree d = Durable();
+    Flatten(d.dirs, d.files, ".", durable);
+  }
   Flat target = durable;
   if (model == kModelTorn) {
     PlanRng rng(seed);
@@ -190,7 +425,7 @@ Result<std::vector<std::string>> DurabilityTracker::Apply(const std::string& mod
     }
   }
   if (Status s = Rewrite(work_, target); !s) return s.error();
-  return Describe(before, target);
+  return Describe(before, target, ext4);
 }
 
 }  // namespace killpoint

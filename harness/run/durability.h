@@ -1,23 +1,38 @@
 // What survives a crash of the machine, not just of the job. The tracker snapshots the
 // sandbox when an attempt starts (taken as durable: the time between attempts lets writeback
-// finish) and, while the job is blocked at each fsync/fdatasync the shim reports, copies what
-// that call makes durable: a file's content, or a directory's entries. After a kill, Apply
+// finish) and, while the job is blocked at each crash point of the syscall shim it is let
+// through to, records what that operation changes for durability. After a kill, Apply
 // rewrites the sandbox to what the chosen persistence model says survived:
 //   process: everything (a kill -9: the page cache survives), nothing to do;
 //   power:   only what POSIX promises: fsync'ed contents, and names whose directory was fsync'ed;
 //            a new file never fsync'ed but durably named is empty;
 //   torn:    as power, but each un-synced change survives or not by a seeded coin, and
 //            un-synced file contents come back as a seeded mix of old and new 512-byte
-//            sectors with a length between the two.
+//            sectors with a length between the two;
+//   ext4-ordered: what ext4 with its default options (data=ordered, delalloc, auto_da_alloc)
+//            does: each fsync that commits the journal makes every name operation issued so
+//            far durable, in order; file data is on disk only once written back (fsync, or
+//            auto_da_alloc at a rename over an existing file or at the close of a file
+//            truncated to zero); a committed size without its data reads as zeros or is cut.
+//            Periodic (commit=5) and background writeback are ignored: the crash comes right
+//            after the kill. docs/persistence-models.md gives the rules and their sources.
+// Files are known by inode number and a generation, bumped when the tracker sees the inode
+// freed (an unlink or a rename over its last name): ext4 hands a freed number to the next
+// new file at once, which must not inherit the old file's durable content.
 // Not thread-safe: the runner and the control channel call it under AttemptState's lock.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
+#include <compare>
 #include <cstdint>
+#include <ctime>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/result.h"
@@ -27,12 +42,20 @@ namespace killpoint {
 inline constexpr const char* kModelProcess = "process";
 inline constexpr const char* kModelPower = "power";
 inline constexpr const char* kModelTorn = "torn";
+inline constexpr const char* kModelExt4Ordered = "ext4-ordered";
 
 class DurabilityTracker {
  public:
+  struct FileId {
+    ino_t ino = 0;
+    uint32_t gen = 0;
+    auto operator<=>(const FileId&) const = default;
+  };
   struct Entry {
     ino_t ino = 0;
+    uint32_t gen = 0;
     bool dir = false;
+    FileId id() const { return {ino, gen}; }
     bool operator==(const Entry&) const = default;
   };
   using Entries = std::map<std::string, Entry>;  // name -> entry
@@ -40,8 +63,17 @@ class DurabilityTracker {
   // Snapshots `work` as the durable state at the start of an attempt.
   Status Begin(const std::filesystem::path& work);
 
-  // The job is about to fsync/fdatasync `relpath` (a file or a directory) and will do it.
-  void OnSync(const std::string& relpath);
+  // The job is about to do the operation of the shim's crash point `point` ("<op>:<relpath>",
+  // "rename:SRC:DST", see docs/syscall-shim.md) and will do it: call it for every syscall point
+  // the job is let through to (not for a kill before the operation), while the job is blocked.
+  // fsync and fdatasync points go to OnSync; open, write, truncate, rename and close feed
+  // ext4-ordered; unlink and rename tell every model that an inode number is freed; mkdir
+  // and unknown or malformed points need nothing.
+  void OnOperation(std::string_view point);
+
+  // The job is about to fsync (`datasync`: fdatasync) `relpath`, a file or a directory, and
+  // will do it. OnOperation calls it for fsync/fdatasync points: call one or the other.
+  void OnSync(const std::string& relpath, bool datasync = false);
 
   // Rewrites the sandbox to what survives under `model`; returns one line per change, for
   // the history ("publish-state.json: rename never made durable, gone").
@@ -50,16 +82,67 @@ class DurabilityTracker {
  private:
   struct Tree {
     std::map<std::string, Entries> dirs;  // relpath of a directory -> its entries
-    std::map<ino_t, std::string> files;   // inode -> content
+    std::map<FileId, std::string> files;  // file -> content
   };
+  // What ext4 compares to decide whether an fsync must commit the journal.
+  struct Stamp {
+    off_t size = 0;
+    timespec mtime{};
+    timespec ctime{};
+    bool operator==(const Stamp& o) const {
+      return size == o.size && mtime.tv_sec == o.mtime.tv_sec && mtime.tv_nsec == o.mtime.tv_nsec &&
+             ctime.tv_sec == o.ctime.tv_sec && ctime.tv_nsec == o.ctime.tv_nsec;
+    }
+  };
+  struct Namespace {
+    std::map<std::string, Entries> dirs;
+    std::map<FileId, Stamp> files;  // regular files only
+  };
+  // Truncations of a file since its data was last written back (ext4-ordered).
+  struct Truncation {
+    off_t min = 0;   // the smallest size it was cut to: data beyond is gone
+    off_t last = 0;  // the size the last truncate set
+  };
+  // An open (O_CREAT or O_TRUNC: the point does not say which) or truncate whose new size is
+  // read at the next event, once the job has done it.
+  struct Pending {
+    std::string path;
+    FileId id;
+    off_t size_before = 0;
+    bool open = false;
+  };
+
   Status Snapshot(Tree& tree) const;
   Tree Durable() const;
   void BuildDurable(const std::string& dir, Tree& out) const;
 
+  // ext4-ordered.
+  FileId Id(ino_t ino) const;
+  void Freed(ino_t ino);
+  Status Survey(Namespace& ns) const;
+  bool StatPath(const std::string& relpath, struct stat& st) const;
+  void ResolvePending();
+  void Truncated(FileId id, off_t size);
+  void Flush(FileId id, const std::string& relpath);
+  void Ext4Sync(FileId id, const struct stat& st, const std::string& content, bool datasync);
+  void Commit();
+  void OnRename(std::string_view operands);
+
   std::filesystem::path work_;
   Tree start_;                                  // at Begin
   std::map<std::string, Entries> synced_dirs_;  // since Begin
-  std::map<ino_t, std::string> synced_files_;   // since Begin
+  std::map<FileId, std::string> synced_files_;  // since Begin
+  std::map<ino_t, uint32_t> gens_;              // inode number -> generation, when not 0
+
+  // ext4-ordered: the journal's view, as of the last commit (Begin counts as one).
+  Tree ext4_;                                // durable names and contents
+  std::map<FileId, Stamp> committed_;        // regular files at the last commit
+  std::map<FileId, std::string> flushed_;    // written back since the last commit -> that content
+  std::map<FileId, Truncation> truncated_;   // since their last write-back or commit
+  std::set<FileId> resized_;                 // truncated since the last commit
+  std::set<FileId> touched_;                 // written, truncated or renamed since the last commit
+  std::set<FileId> flush_at_close_;          // truncated to zero: auto_da_alloc at the next close
+  std::vector<Pending> pending_;
 };
 
 }  // namespace killpoint

@@ -13,7 +13,7 @@ inline constexpr std::array<std::string_view, 8> kInvariantNames = {
 
 // Persistence models (harness/run/durability.h). "process" is a kill -9: the page cache
 // survives. The others need the syscall shim, which a scenario naming them loads.
-inline constexpr std::array<std::string_view, 3> kModelNames = {"process", "power", "torn"};
+inline constexpr std::array<std::string_view, 4> kModelNames = {"process", "power", "torn", "ext4-ordered"};
 
 // The operations the syscall shim reports; its crash points are named "<op>:<path>".
 inline constexpr std::array<std::string_view, 9> kSyscallOps = {

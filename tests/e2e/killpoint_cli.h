@@ -19,10 +19,16 @@ struct CliRun {
   int exit_code = -1;
   std::string out, err;
   fs::path dir;  // --out of the run
-  nlohmann::json Results() const {
-    std::ifstream in(dir / "results.json");
-    return nlohmann::json::parse(in);
+  // results.json, read once. A reference, so that `for (x : run.Results()["scenarios"])`
+  // iterates a living object, not a destroyed temporary.
+  const nlohmann::json& Results() const {
+    if (results.is_null()) {
+      std::ifstream in(dir / "results.json");
+      results = nlohmann::json::parse(in);
+    }
+    return results;
   }
+  mutable nlohmann::json results;
 };
 
 inline std::string Slurp(const fs::path& p) {

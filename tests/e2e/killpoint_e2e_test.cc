@@ -31,6 +31,7 @@ CliRun* BundledSuite::run_ = nullptr;
 
 TEST_F(BundledSuite, ExitsZeroAndPrintsTheTable) {
   EXPECT_EQ(run_->exit_code, 0) << run_->err;
+  ASSERT_EQ(run_->Results()["scenarios"].size(), 13u);
   EXPECT_THAT(run_->out, HasSubstr("every must-hold invariant held"));
   EXPECT_THAT(run_->out, HasSubstr("expected, shown"));
   EXPECT_THAT(run_->out, Not(HasSubstr("not demonstrated")));

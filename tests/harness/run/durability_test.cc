@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <set>
 
 namespace killpoint {
@@ -37,6 +39,54 @@ class DurabilityTest : public ::testing::Test {
     tracker_.OnSync("state.json.tmp");
     fs::rename(work_ / "state.json.tmp", work_ / "state.json");
     if (sync_dir) tracker_.OnSync(".");
+  }
+
+  // ext4-ordered needs every operation: these drive the tracker as the harness does, one
+  // OnOperation per crash point the job is let through to, then the operation itself.
+  void Op(const std::string& point) { tracker_.OnOperation(point); }
+  void Append(const std::string& name, const std::string& content) {
+    std::ofstream(work_ / name, std::ios::binary | std::ios::app) << content;
+  }
+  // Python's open(name, "w"), write, close, as the shim reports them.
+  void WriteInPlace(const std::string& name, const std::string& content) {
+    Op("open:" + name);
+    Write(name, "");  // O_TRUNC
+    Op("write:" + name);
+    Write(name, content);
+    Op("close:" + name);
+  }
+  // The atomic replace: temp file, optional fsync, close, rename, optional fsync of the directory.
+  void ReplaceByRename(const std::string& content, bool sync_file, bool sync_dir) {
+    Op("open:state.json.tmp");
+    Write("state.json.tmp", "");
+    Op("write:state.json.tmp");
+    Write("state.json.tmp", content);
+    if (sync_file) Op("fsync:state.json.tmp");
+    Op("close:state.json.tmp");
+    Op("rename:state.json.tmp:state.json");
+    fs::rename(work_ / "state.json.tmp", work_ / "state.json");
+    if (sync_dir) Op("fsync:.");
+  }
+  // Some later, unrelated fsync: another file created, written and synced.
+  void SyncAnotherFile() {
+    Op("open:other.log");
+    Write("other.log", "");
+    Op("write:other.log");
+    Write("other.log", "x");
+    Op("fsync:other.log");
+  }
+  // A fresh sandbox holding `initial`, an attempt running `steps`, a crash under `model`.
+  std::vector<std::string> Crash(const char* model, const std::map<std::string, std::string>& initial,
+                                 const std::function<void()>& steps) {
+    fs::remove_all(work_);
+    fs::create_directories(work_);
+    for (const auto& [name, content] : initial) Write(name, content);
+    tracker_ = DurabilityTracker{};
+    EXPECT_TRUE(tracker_.Begin(work_));
+    steps();
+    auto changes = tracker_.Apply(model, 1);
+    EXPECT_TRUE(changes) << changes.error().message;
+    return changes ? changes.value() : std::vector<std::string>{};
   }
 
   fs::path work_;
@@ -134,6 +184,243 @@ TEST_F(DurabilityTest, TornMixesSectorsOfOldAndNewDeterministically) {
   std::set<std::string> seen;
   for (uint64_t seed = 0; seed < 20; ++seed) seen.insert(torn(seed));
   EXPECT_GT(seen.size(), 5u);
+}
+
+TEST_F(DurabilityTest, OnOperationPassesSyncPointsToOnSync) {
+  Write("state.json", "old");
+  ASSERT_TRUE(tracker_.Begin(work_));
+  ReplaceByRename("new", true, true);
+  ASSERT_TRUE(tracker_.Apply(kModelPower, 1));
+  EXPECT_EQ(Read("state.json"), "new");
+}
+
+// ext4-ordered. Each test shows where it parts from power (POSIX's promise), or agrees.
+
+TEST_F(DurabilityTest, Ext4FsyncOfANewFileCommitsItsNameWithoutADirectorySync) {
+  auto steps = [&] {
+    Op("open:log");
+    Write("log", "");
+    Op("write:log");
+    Write("log", "entry");
+    Op("fsync:log");
+  };
+  Crash(kModelPower, {}, steps);
+  EXPECT_FALSE(fs::exists(work_ / "log"));
+  Crash(kModelExt4Ordered, {}, steps);
+  EXPECT_EQ(Read("log"), "entry");
+}
+
+TEST_F(DurabilityTest, Ext4KeepsARenameOnceAnyLaterFsyncCommitsTheJournal) {
+  auto steps = [&] {
+    ReplaceByRename("new", true, false);
+    SyncAnotherFile();
+  };
+  Crash(kModelPower, {{"state.json", "old"}}, steps);
+  EXPECT_EQ(Read("state.json"), "old");
+  Crash(kModelExt4Ordered, {{"state.json", "old"}}, steps);
+  EXPECT_EQ(Read("state.json"), "new");
+  EXPECT_FALSE(fs::exists(work_ / "state.json.tmp"));
+  EXPECT_EQ(Read("other.log"), "x");
+}
+
+TEST_F(DurabilityTest, Ext4KeepsNothingAfterTheLastCommitNotEvenAfterSeconds) {
+  // No periodic commit (commit=5): the crash comes right after the kill. The fsync of the
+  // temp file committed its creation, so it is left over; the rename after it is lost.
+  auto changes = Crash(kModelExt4Ordered, {{"state.json", "old"}}, [&] { ReplaceByRename("new", true, false); });
+  EXPECT_EQ(Read("state.json"), "old");
+  EXPECT_EQ(Read("state.json.tmp"), "new");
+  EXPECT_THAT(changes, ::testing::Contains(HasSubstr("state.json: 3 bytes before the crash, 3 after (the rename or "
+                                                     "re-creation that replaced it was never committed")));
+  Crash(kModelPower, {{"state.json", "old"}}, [&] { ReplaceByRename("new", true, false); });
+  EXPECT_FALSE(fs::exists(work_ / "state.json.tmp"));
+}
+
+TEST_F(DurabilityTest, Ext4WithoutAnyFsyncKeepsTheStartState) {
+  auto steps = [&] {
+    Op("unlink:a");
+    fs::remove(work_ / "a");
+    Op("mkdir:d");
+    fs::create_directories(work_ / "d");
+    Op("open:d/x");
+    Write("d/x", "x");
+    Op("rename:b:c");
+    fs::rename(work_ / "b", work_ / "c");
+    Op("close:d/x");
+  };
+  Crash(kModelExt4Ordered, {{"a", "A"}, {"b", "B"}}, steps);
+  EXPECT_EQ(Read("a"), "A");
+  EXPECT_EQ(Read("b"), "B");
+  EXPECT_FALSE(fs::exists(work_ / "c"));
+  EXPECT_FALSE(fs::exists(work_ / "d"));
+}
+
+TEST_F(DurabilityTest, Ext4AutoDaAllocKeepsTheDataOfAReplaceByRenameWithoutFsync) {
+  // POSIX allows the new name with none of the data (power: an empty file); ext4 writes
+  // the new file back before the rename commits.
+  auto steps = [&] { ReplaceByRename("new", false, true); };
+  Crash(kModelPower, {{"state.json", "old"}}, steps);
+  EXPECT_EQ(Read("state.json"), "");
+  Crash(kModelExt4Ordered, {{"state.json", "old"}}, steps);
+  EXPECT_EQ(Read("state.json"), "new");
+  // Nothing committed after the rename: the old file.
+  Crash(kModelExt4Ordered, {{"state.json", "old"}}, [&] { ReplaceByRename("new", false, false); });
+  EXPECT_EQ(Read("state.json"), "old");
+}
+
+TEST_F(DurabilityTest, Ext4FirstSaveWithoutFsyncIsAZeroLengthFileAfterTheNextCommit) {
+  // No existing file to replace, no auto_da_alloc: the 2009 zero-length file.
+  auto changes = Crash(kModelExt4Ordered, {}, [&] { ReplaceByRename("new", false, true); });
+  ASSERT_TRUE(fs::exists(work_ / "state.json"));
+  EXPECT_EQ(Read("state.json"), "");
+  EXPECT_THAT(changes, ::testing::Contains(HasSubstr("zero-length file of delayed allocation")));
+  Crash(kModelPower, {}, [&] { ReplaceByRename("new", false, true); });
+  EXPECT_EQ(Read("state.json"), "");  // here POSIX and ext4 agree
+}
+
+TEST_F(DurabilityTest, Ext4AutoDaAllocWritesATruncatedFileBackAtClose) {
+  auto steps = [&] {
+    WriteInPlace("state.json", "new");
+    SyncAnotherFile();
+  };
+  Crash(kModelPower, {{"state.json", "old"}}, steps);
+  EXPECT_EQ(Read("state.json"), "old");
+  Crash(kModelExt4Ordered, {{"state.json", "old"}}, steps);
+  EXPECT_EQ(Read("state.json"), "new");
+  // The same through ftruncate.
+  Crash(kModelExt4Ordered, {{"state.json", "old"}}, [&] {
+    Op("truncate:state.json");
+    fs::resize_file(work_ / "state.json", 0);
+    Op("write:state.json");
+    Write("state.json", "new");
+    Op("close:state.json");
+    Op("fsync:.");
+  });
+  EXPECT_EQ(Read("state.json"), "new");
+}
+
+TEST_F(DurabilityTest, Ext4CommitBetweenTruncateAndCloseLeavesAnEmptyFile) {
+  auto steps = [&] {
+    Op("open:state.json");
+    Write("state.json", "");
+    Op("write:state.json");
+    Write("state.json", "new");
+    SyncAnotherFile();  // commits the truncation; the new data waits for the close
+    Op("close:state.json");
+  };
+  Crash(kModelPower, {{"state.json", "old"}}, steps);
+  EXPECT_EQ(Read("state.json"), "old");
+  Crash(kModelExt4Ordered, {{"state.json", "old"}}, steps);
+  EXPECT_EQ(Read("state.json"), "");
+}
+
+TEST_F(DurabilityTest, Ext4AppendInsideTheLastBlockComesBackAsZeros) {
+  auto append = [&] {
+    Op("write:log");
+    Append("log", "def");
+    SyncAnotherFile();
+  };
+  auto changes = Crash(kModelExt4Ordered, {{"log", "abc"}}, append);
+  EXPECT_EQ(Read("log"), std::string("abc\0\0\0", 6));
+  EXPECT_THAT(changes, ::testing::Contains(HasSubstr("3 zero bytes")));
+  Crash(kModelPower, {{"log", "abc"}}, append);
+  EXPECT_EQ(Read("log"), "abc");
+  // A file ending on a block boundary: the append needs a new block, delayed, so cut.
+  std::string block(4096, 'x');
+  Crash(kModelExt4Ordered, {{"log", block}}, append);
+  EXPECT_EQ(Read("log"), block);
+  // Synced, the append is whole.
+  Crash(kModelExt4Ordered, {{"log", "abc"}}, [&] {
+    Op("write:log");
+    Append("log", "def");
+    Op("fdatasync:log");
+  });
+  EXPECT_EQ(Read("log"), "abcdef");
+}
+
+TEST_F(DurabilityTest, Ext4CommitsEveryNameOperationSoFarAtAnyFsync) {
+  auto steps = [&] {
+    Op("unlink:a");
+    fs::remove(work_ / "a");
+    Op("open:c");
+    Write("c", "never synced");
+    Op("close:c");
+    Op("mkdir:d");
+    fs::create_directories(work_ / "d");
+    Op("open:d/x");
+    Write("d/x", "");
+    Op("write:b");
+    Write("b", "B2");
+    Op("fsync:b");
+  };
+  Crash(kModelPower, {{"a", "A"}, {"b", "B"}}, steps);
+  EXPECT_EQ(Read("a"), "A");
+  EXPECT_EQ(Read("b"), "B2");
+  EXPECT_FALSE(fs::exists(work_ / "c"));
+  EXPECT_FALSE(fs::exists(work_ / "d"));
+  Crash(kModelExt4Ordered, {{"a", "A"}, {"b", "B"}}, steps);
+  EXPECT_FALSE(fs::exists(work_ / "a"));
+  EXPECT_EQ(Read("b"), "B2");
+  ASSERT_TRUE(fs::exists(work_ / "c"));
+  EXPECT_EQ(Read("c"), "");  // named by the commit, its data never written back
+  EXPECT_TRUE(fs::exists(work_ / "d/x"));
+}
+
+TEST_F(DurabilityTest, Ext4FsyncOfAFileWithNothingNewDoesNotCommit) {
+  auto unlink_then_sync = [&] {
+    Op("unlink:b");
+    fs::remove(work_ / "b");
+    Op("fsync:a");  // a is as the last commit left it: nothing to commit
+  };
+  Crash(kModelExt4Ordered, {{"a", "A"}, {"b", "B"}}, unlink_then_sync);
+  EXPECT_EQ(Read("b"), "B");
+  // A directory fsync always commits.
+  Crash(kModelExt4Ordered, {{"a", "A"}, {"b", "B"}}, [&] {
+    Op("unlink:b");
+    fs::remove(work_ / "b");
+    Op("fsync:.");
+  });
+  EXPECT_FALSE(fs::exists(work_ / "b"));
+}
+
+TEST_F(DurabilityTest, Ext4FdatasyncOfAnInPlaceOverwriteDoesNotCommitButFsyncDoes) {
+  auto steps = [&](const char* sync) {
+    return [this, sync] {
+      Op("rename:b:c");
+      fs::rename(work_ / "b", work_ / "c");
+      Op("write:a");
+      Write("a", "abcd");  // same size: overwritten in place, no allocation
+      Op(std::string(sync) + ":a");
+    };
+  };
+  Crash(kModelExt4Ordered, {{"a", "0123"}, {"b", "B"}}, steps("fdatasync"));
+  EXPECT_EQ(Read("a"), "abcd");
+  EXPECT_EQ(Read("b"), "B");
+  EXPECT_FALSE(fs::exists(work_ / "c"));
+  Crash(kModelExt4Ordered, {{"a", "0123"}, {"b", "B"}}, steps("fsync"));  // mtime changed: commits
+  EXPECT_EQ(Read("a"), "abcd");
+  EXPECT_FALSE(fs::exists(work_ / "b"));
+  EXPECT_EQ(Read("c"), "B");
+}
+
+TEST_F(DurabilityTest, Ext4InPlaceOverwriteWithoutFsyncKeepsTheOldBytes) {
+  // Overwritten blocks are not ordered with the commit: the old bytes stay.
+  auto changes = Crash(kModelExt4Ordered, {{"a", "0123"}}, [&] {
+    Op("write:a");
+    Write("a", "abcd");
+    SyncAnotherFile();
+  });
+  EXPECT_EQ(Read("a"), "0123");
+  EXPECT_THAT(changes, ::testing::Contains(HasSubstr("a: 4 bytes before the crash, 4 after (data not written back")));
+}
+
+TEST_F(DurabilityTest, Ext4SplitsRenameOperandsThatHoldColons) {
+  Crash(kModelExt4Ordered, {{"state", "old"}}, [&] {
+    Write("x:y", "new");
+    Op("rename:x:y:state");  // the source is "x:y": auto_da_alloc writes it back
+    fs::rename(work_ / "x:y", work_ / "state");
+    Op("fsync:.");
+  });
+  EXPECT_EQ(Read("state"), "new");
 }
 
 }  // namespace

@@ -31,9 +31,11 @@ const char* CssClass(InvariantStatus s) {
   return "";
 }
 
-std::string Cell(const InvariantResult& r) {
-  return fmt::format("<td class=\"{}\">{}<br><small>{}/{} violated</small></td>", CssClass(r.Status()),
-                     HtmlEscape(ToString(r.Status())), r.violated, r.held + r.violated);
+std::string Cell(const ScenarioResult& s, const InvariantResult& r) {
+  std::string by_model = r.violated > 0 ? s.ByModel(r) : "";
+  return fmt::format("<td class=\"{}\">{}<br><small>{}/{} violated{}</small></td>", CssClass(r.Status()),
+                     HtmlEscape(ToString(r.Status())), r.violated, r.held + r.violated,
+                     by_model.empty() ? "" : "<br>" + HtmlEscape(by_model));
 }
 
 std::string Matrix(const RunResults& results) {
@@ -47,7 +49,7 @@ std::string Matrix(const RunResults& results) {
     out += "<tr><th><a href=\"#" + HtmlEscape(s.name) + "\">" + HtmlEscape(s.name) + "</a></th>";
     for (const auto& n : names) {
       auto it = std::find_if(s.invariants.begin(), s.invariants.end(), [&](auto& r) { return r.name == n; });
-      out += it == s.invariants.end() ? "<td class=\"na\">-</td>" : Cell(*it);
+      out += it == s.invariants.end() ? "<td class=\"na\">-</td>" : Cell(s, *it);
     }
     out += "</tr>\n";
   }

@@ -56,6 +56,17 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
   if (any_violation) ++stat.violations;
 }
 
+std::string ScenarioResult::ByModel(const InvariantResult& r) const {
+  if (trials_by_model.size() < 2) return "";
+  std::string out;
+  for (const auto& [model, n] : trials_by_model) {
+    auto v = r.violated_by_model.find(model);
+    out += (out.empty() ? "" : ", ") + model + " " + std::to_string(v == r.violated_by_model.end() ? 0 : v->second) +
+           "/" + std::to_string(n);
+  }
+  return out;
+}
+
 bool ScenarioResult::MustHoldViolated() const {
   return std::any_of(invariants.begin(), invariants.end(), [](const InvariantResult& r) {
     return r.Status() == InvariantStatus::kViolated;

@@ -62,6 +62,9 @@ struct ScenarioResult {
   // Adds one finished trial's verdicts. `replay` reproduces it.
   void Add(const Plan& plan, const std::vector<Verdict>& verdicts, const std::string& replay);
   bool MustHoldViolated() const;
+  // "power 5/11, process 0/13": violations of `r` out of trials, per model; empty when the
+  // scenario ran under one model only.
+  std::string ByModel(const InvariantResult& r) const;
   bool operator==(const ScenarioResult&) const = default;
 };
 

@@ -36,6 +36,7 @@ std::string RenderTable(const RunResults& results, bool color) {
     out += fmt::format("  {:<22} {:<10} {:>11} {}\n", "invariant", "", "violated", "verdict");
     for (const InvariantResult& r : s.invariants) {
       out += Line(r, color);
+      if (r.violated > 0 && !s.ByModel(r).empty()) out += "    by model: " + s.ByModel(r) + "\n";
       if (r.Status() == InvariantStatus::kViolated && !r.examples.empty()) {
         out += "    e.g. " + r.examples.front().explanation + "\n";
         out += "    replay: " + r.examples.front().replay + "\n";

@@ -10,11 +10,20 @@ namespace {
 constexpr double kKillLaterDate = 0.3;   // first attempt of a later date
 constexpr double kKillRetry = 0.15;      // an attempt after the first
 
-AttemptFault DrawKill(const Scenario& s, PlanRng& rng, size_t point_index) {
+// One persistence model per trial, so that every verdict has one model to its name. Drawn
+// from its own stream: the main stream is the same whatever the scenario's models are.
+std::string DrawModel(const Scenario& s, uint64_t seed, int trial) {
+  if (s.models.size() == 1) return s.models.front();
+  PlanRng rng(HashName(s.name) ^ (seed * 0xA24BAED4963EE407ULL) ^ (static_cast<uint64_t>(trial) * 0x9FB21C651E98DF25ULL));
+  return s.models[rng.Below(s.models.size())];
+}
+
+AttemptFault DrawKill(const Scenario& s, PlanRng& rng, size_t point_index, const std::string& model) {
   AttemptFault f;
   f.kill_point = s.failpoints[point_index];
   f.occurrence = 1 + static_cast<int>(rng.Below(static_cast<uint64_t>(s.max_occurrence)));
-  f.model = s.models[rng.Below(s.models.size())];
+  rng.Next();  // once drew the model here; kept so that a seed keeps meaning the same plans
+  f.model = model;
   std::vector<const char*> moments = KillMoments(f.kill_point);
   // Named points have one moment; drawing nothing for them keeps their plans as they were.
   if (moments.size() > 1) f.when = moments[rng.Below(moments.size())];
@@ -22,17 +31,17 @@ AttemptFault DrawKill(const Scenario& s, PlanRng& rng, size_t point_index) {
 }
 
 PlannedRun DrawRun(const Scenario& s, PlanRng& rng, const std::string& date, int trigger,
-                   bool first) {
+                   bool first, const std::string& model) {
   PlannedRun run;
   run.biz_date = date;
   run.trigger = trigger;
   if (s.failpoints.empty()) return run;
   size_t n = s.failpoints.size();
-  if (!first && rng.Chance(kKillLaterDate)) run.attempts.push_back(DrawKill(s, rng, rng.Below(n)));
+  if (!first && rng.Chance(kKillLaterDate)) run.attempts.push_back(DrawKill(s, rng, rng.Below(n), model));
   for (int a = 2; a <= s.retry.max_attempts; ++a) {
     if (!rng.Chance(kKillRetry)) break;
     run.attempts.resize(static_cast<size_t>(a - 1));
-    run.attempts.push_back(DrawKill(s, rng, rng.Below(n)));
+    run.attempts.push_back(DrawKill(s, rng, rng.Below(n), model));
   }
   return run;
 }
@@ -49,6 +58,7 @@ void DrawDownstreamFault(const Scenario& s, PlanRng& rng, Plan& plan) {
 
 Plan MakePlan(const Scenario& s, uint64_t seed, int trial) {
   Plan plan{s.name, seed, trial, {}};
+  const std::string model = DrawModel(s, seed, trial);
   PlanRng rng(HashName(s.name) ^ (seed * 0x9E3779B97F4A7C15ULL));
   uint64_t rotation = rng.Next();
   rng = PlanRng(rng.Next() ^ (static_cast<uint64_t>(trial) * 0xD1B54A32D192ED03ULL));
@@ -57,7 +67,7 @@ Plan MakePlan(const Scenario& s, uint64_t seed, int trial) {
   for (size_t i = 0; i < dates; ++i) {
     int triggers = rng.Chance(s.duplicate_trigger_probability) ? 2 : 1;
     for (int t = 1; t <= triggers; ++t) {
-      plan.runs.push_back(DrawRun(s, rng, s.dates[i], t, plan.runs.empty()));
+      plan.runs.push_back(DrawRun(s, rng, s.dates[i], t, plan.runs.empty(), model));
     }
   }
   if (!s.failpoints.empty()) {
@@ -66,7 +76,7 @@ Plan MakePlan(const Scenario& s, uint64_t seed, int trial) {
     PlannedRun& first = plan.runs.front();
     if (first.attempts.empty()) first.attempts.resize(1);
     std::string downstream = first.attempts[0].downstream_fault;
-    first.attempts[0] = DrawKill(s, rng, primary);
+    first.attempts[0] = DrawKill(s, rng, primary, model);
     first.attempts[0].downstream_fault = downstream;
   }
   DrawDownstreamFault(s, rng, plan);

@@ -12,7 +12,7 @@ namespace killpoint {
 // The first attempt of the first date is killed at failpoints[(trial + k) % n] for a
 // seed-derived k, so every point is tried once every n trials; the rest is drawn at random:
 // how many dates run, duplicate triggers, kills of later attempts and dates, the occurrence,
-// the model, and at most one downstream fault.
+// and at most one downstream fault. A trial has one persistence model for all its kills.
 Plan MakePlan(const Scenario& scenario, uint64_t seed, int trial);
 
 }  // namespace killpoint

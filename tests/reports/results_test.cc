@@ -70,6 +70,8 @@ TEST(ScenarioResult, SaysUnderWhichModelEachViolationHappened) {
   const InvariantResult& i = r.invariants[1];
   EXPECT_EQ(i.violated_by_model, (std::map<std::string, int>{{"power", 1}, {"process", 1}}));
   EXPECT_EQ(i.examples[0].explanation, "2026-11-01 was published 2 times (under the power model)");
+  EXPECT_EQ(r.ByModel(i), "power 1/1, process 1/1");
+  EXPECT_EQ(r.ByModel(r.invariants[0]), "power 0/1, process 0/1");
 }
 
 }  // namespace

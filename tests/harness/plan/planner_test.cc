@@ -57,6 +57,13 @@ RC_GTEST_PROP(Planner, RoundTripsThroughJson, ()) {
   RC_ASSERT(nlohmann::json::parse(j.dump()).get<Plan>() == p);
 }
 
+RC_GTEST_PROP(Planner, GivesAllKillsOfATrialOneModel, ()) {
+  Scenario s = *GenScenario();
+  s.models = {"process", "power", "torn"};
+  Plan p = MakePlan(s, *rc::gen::arbitrary<uint64_t>(), *rc::gen::inRange(0, 100000));
+  RC_ASSERT(p.Models().size() == 1u);
+}
+
 // Every n consecutive trials kill the first attempt at each of the n points once.
 RC_GTEST_PROP(Planner, RotatesThePrimaryKillThroughEveryPoint, ()) {
   Scenario s = *GenScenario();

@@ -38,6 +38,10 @@ class HttplibDownstream : public Downstream {
     if (port_ < 0) return Error::Harness("downstream: cannot listen on 127.0.0.1");
     // bind_to_any_port already listens, so requests queue until the loop accepts them.
     thread_ = std::thread([this] { server_.listen_after_bind(); });
+    // Server::stop() does nothing until the loop has started: a stop in that window would leave
+    // the loop blocked in accept() for ever and the destructor's join with it (seen in a trial
+    // that made no request). Wait for the loop; it is thread start-up, microseconds.
+    while (!server_.is_running()) std::this_thread::yield();
     return Ok();
   }
 

@@ -100,3 +100,20 @@ TEST(Downstream, RecordsAlertsAndBadRequests) {
 
 }  // namespace
 }  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+// A trial that makes no request stops its downstream right after starting it. Before the fix
+// a stop that came before the server's accept loop had started was lost, and the destructor
+// waited for ever (a hang seen in a benchmark). Fails by hanging into CTest's timeout.
+TEST(Downstream, StopsEvenRightAfterStarting) {
+  History history;
+  for (int i = 0; i < 300; ++i) {
+    auto s = Downstream::Start(false, &history);
+    ASSERT_TRUE(s);
+  }
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -4,9 +4,10 @@
 
 namespace killpoint {
 
-void AttemptState::Arm(const AttemptFault& fault) {
+void AttemptState::Arm(const AttemptFault& fault, bool track) {
   std::lock_guard lock(mu_);
   fault_ = fault;
+  track_ = track;
   hits_.clear();
   killed_ = false;
   awaiting_done_ = false;
@@ -64,7 +65,7 @@ HitAnswer AttemptState::OnHit(const FailpointHit& hit) {
   HitAnswer answer = Decide(hit, n);
   // The job is blocked before an operation it will now perform: the tracker records what the
   // operation makes durable (a sync) or what it changes (names, truncations, closes).
-  if (durability_ && answer.kind != HitAnswer::kKilled && IsSyscallPoint(hit.name)) {
+  if (durability_ && track_ && answer.kind != HitAnswer::kKilled && IsSyscallPoint(hit.name)) {
     durability_->OnOperation(hit.name);
   }
   return answer;

@@ -24,7 +24,9 @@ class AttemptState {
 
   // The runner arms the attempt before spawning it and attaches the process once Spawn has
   // returned; a hit that arrives in between waits for the attach, so no planned kill is missed.
-  void Arm(const AttemptFault& fault);
+  // `track`: feed the durability tracker this attempt (only a kill under a model other than
+  // process ever uses what it records).
+  void Arm(const AttemptFault& fault, bool track);
   void Attach(RunningProcess* process);
   // Detaches the process; returns whether the planned kill happened.
   bool Finish();
@@ -46,6 +48,7 @@ class AttemptState {
   bool killed_ = false;                // guarded by mu_
   bool armed_ = false;                 // guarded by mu_
   bool awaiting_done_ = false;         // guarded by mu_: let through, kill at its DONE
+  bool track_ = false;                 // guarded by mu_
   std::condition_variable attached_;
 };
 

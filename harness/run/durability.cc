@@ -20,9 +20,15 @@ std::string Join(const std::string& dir, const std::string& name) {
   return dir == "." ? name : dir + "/" + name;
 }
 
+// A whole file, read in one piece into a buffer of its size (a copy at every fsync must be cheap).
 std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ifstream in(p, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  std::string out(static_cast<size_t>(std::max<std::streamoff>(0, in.tellg())), '\0');
+  in.seekg(0);
+  in.read(out.data(), static_cast<std::streamsize>(out.size()));
+  out.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
+  return out;
 }
 
 using FileId = DurabilityTracker::FileId;

@@ -117,7 +117,7 @@ class TrialDriver {
 
   // After a kill: what the persistence model lets survive replaces the sandbox.
   Status ApplyModel(const AttemptFault& fault, int attempt) {
-    if (fault.model == kModelProcess || !scenario_.UsesShim()) return Ok();
+    if (fault.model == kModelProcess || !scenario_.UsesShim() || fault.kill_point.empty()) return Ok();
     uint64_t seed = plan_.seed ^ (static_cast<uint64_t>(plan_.trial) << 20) ^ static_cast<uint64_t>(attempt);
     auto changes = durability_.Apply(fault.model, seed);
     if (!changes) return changes.error();
@@ -158,10 +158,12 @@ class TrialDriver {
     history_.SetContext({date, trigger, attempt});
     std::string log = date + "-t" + std::to_string(trigger) + "-a" + std::to_string(attempt);
     SpawnRequest r = Request(scenario_.job.command, date, attempt, log);
-    if (scenario_.UsesShim()) {
+    // Only a kill under a model other than process reads what the tracker records.
+    bool track = scenario_.UsesShim() && !fault.kill_point.empty() && fault.model != kModelProcess;
+    if (track) {
       if (Status s = durability_.Begin(sandbox_.work()); !s) return s.error();
     }
-    attempt_.Arm(fault);
+    attempt_.Arm(fault, track);
     downstream_->ArmFault(fault.downstream_fault);
     auto process = Spawn(r);
     if (!process) {

@@ -3,6 +3,8 @@
 // the job at the point, the handler kills it and the channel never answers. The syscall shim
 // (v1.1) may also be told "AFTER" (do it, then report "DONE <name> <pid>") or "PARTIAL <n>"
 // (write only n bytes, then report DONE), so that a crash can follow or split an operation.
+// A shim told which point is armed (v1.2) reports every other point as "SEEN <name> <pid>",
+// which the channel hands to the handler and never answers.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +20,7 @@ struct FailpointHit {
   std::string name;
   int pid = 0;        // as the job reported it; 0 when it sent none
   bool done = false;  // a DONE line: the operation the harness let through has completed
+  bool seen = false;  // a SEEN line (v1.2): passed and reported one way, never answered
   int64_t bytes = -1;  // the shim's size of a write, when it sent one; -1 otherwise
 };
 

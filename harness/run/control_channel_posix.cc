@@ -8,11 +8,11 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
-#include <regex>
 #include <thread>
 #include <vector>
 
 #include "run/control_channel.h"
+#include "run/protocol_line.h"
 
 namespace killpoint {
 namespace {
@@ -95,16 +95,13 @@ class PosixControlChannel : public ControlChannel {
 
   // False when the connection must be closed (the job was killed, or spoke nonsense).
   bool Answer(int fd, const std::string& line) {
-    static const std::regex kHit(
-        R"((HIT|DONE) ([A-Za-z0-9_.:/-]+)(?: ([0-9]{1,9}))?(?: ([0-9]{1,18}))?\r?)");
-    std::smatch m;
-    if (!std::regex_match(line, m, kHit)) {
+    std::optional<FailpointHit> hit = ParseProtocolLine(line);
+    if (!hit) {
       SendAll(fd, "ERROR expected 'HIT <name> <pid>'\n");
       return false;
     }
-    FailpointHit hit{m[2], m[3].matched ? std::stoi(m[3]) : 0, m[1] == "DONE",
-                     m[4].matched ? std::stoll(m[4]) : -1};
-    HitAnswer answer = handler_(hit);
+    if (hit->seen) return handler_(*hit).kind != HitAnswer::kKilled;  // one way: no answer
+    HitAnswer answer = handler_(*hit);
     switch (answer.kind) {
       case HitAnswer::kKilled: return false;
       case HitAnswer::kContinue: SendAll(fd, "CONTINUE\n"); break;

@@ -1,0 +1,57 @@
+#include "run/protocol_line.h"
+
+#include <charconv>
+
+namespace killpoint {
+namespace {
+
+bool NameChar(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == ':' || c == '/' || c == '-';
+}
+
+// Splits off the next space-separated field; false when `rest` is empty.
+bool NextField(std::string_view& rest, std::string_view& field) {
+  if (rest.empty()) return false;
+  size_t sp = rest.find(' ');
+  field = rest.substr(0, sp);
+  rest = sp == std::string_view::npos ? std::string_view{} : rest.substr(sp + 1);
+  return true;
+}
+
+template <typename Int>
+bool Digits(std::string_view field, size_t max_digits, Int& out) {
+  if (field.empty() || field.size() > max_digits) return false;
+  for (char c : field) {
+    if (c < '0' || c > '9') return false;
+  }
+  return std::from_chars(field.data(), field.data() + field.size(), out).ec == std::errc{};
+}
+
+}  // namespace
+
+std::optional<FailpointHit> ParseProtocolLine(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (!line.empty() && line.back() == ' ') return std::nullopt;
+  std::string_view kind, name, pid, bytes;
+  if (!NextField(line, kind) || !NextField(line, name)) return std::nullopt;
+  FailpointHit hit;
+  if (kind == "DONE") {
+    hit.done = true;
+  } else if (kind == "SEEN") {
+    hit.seen = true;
+  } else if (kind != "HIT") {
+    return std::nullopt;
+  }
+  if (name.empty()) return std::nullopt;
+  for (char c : name) {
+    if (!NameChar(c)) return std::nullopt;
+  }
+  hit.name = std::string(name);
+  if (NextField(line, pid) && !Digits(pid, 9, hit.pid)) return std::nullopt;
+  if (NextField(line, bytes) && !Digits(bytes, 18, hit.bytes)) return std::nullopt;
+  if (!line.empty()) return std::nullopt;
+  return hit;
+}
+
+}  // namespace killpoint

@@ -1,0 +1,19 @@
+// One line of the failpoint wire protocol (docs/failpoint-protocol.md), as a job sends it:
+//   HIT <name> [<pid> [<bytes>]]    the job waits before the point for an answer
+//   DONE <name> [<pid> [<bytes>]]   after AFTER or PARTIAL: the operation is done, waits again
+//   SEEN <name> [<pid> [<bytes>]]   v1.2: the point was passed, reported one way, no answer
+// A name is [A-Za-z0-9_.:/-]+, a pid at most 9 digits, bytes at most 18; a trailing '\r' is
+// allowed. Pure and allocation-light: the control channel parses every line with it.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "run/control_channel.h"
+
+namespace killpoint {
+
+// The hit the line reports, or nothing when the line is not one of the three forms.
+std::optional<FailpointHit> ParseProtocolLine(std::string_view line);
+
+}  // namespace killpoint

@@ -1,0 +1,59 @@
+#include "run/protocol_line.h"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <string>
+
+namespace killpoint {
+namespace {
+
+TEST(ProtocolLine, ReadsTheThreeKinds) {
+  auto hit = ParseProtocolLine("HIT after_publish 4242");
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->name, "after_publish");
+  EXPECT_EQ(hit->pid, 4242);
+  EXPECT_FALSE(hit->done);
+  EXPECT_FALSE(hit->seen);
+  EXPECT_EQ(hit->bytes, -1);
+
+  auto done = ParseProtocolLine("DONE write:state.json 7 512\r");
+  ASSERT_TRUE(done);
+  EXPECT_TRUE(done->done);
+  EXPECT_EQ(done->bytes, 512);
+
+  auto seen = ParseProtocolLine("SEEN fsync:a/b.tmp 9");
+  ASSERT_TRUE(seen);
+  EXPECT_TRUE(seen->seen);
+  EXPECT_EQ(seen->name, "fsync:a/b.tmp");
+
+  auto bare = ParseProtocolLine("HIT x");  // v1: the pid is optional
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(bare->pid, 0);
+}
+
+TEST(ProtocolLine, RejectsWhatIsNotTheProtocol) {
+  for (const char* line : {"", "HIT", "HIT ", "hit x 1", "PING x 1", "HIT  x", "HIT x  1", "HIT x 1 ",
+                           "HIT x y", "HIT x 1 2 3", "HIT x 1234567890", "HIT x 1 1234567890123456789",
+                           "HIT a b 1", "HIT x\t1", "HIT x -1", "HIT na\xc3\xa9me 1", "SEEN", "DONE x 1 -5"}) {
+    EXPECT_FALSE(ParseProtocolLine(line)) << '"' << line << '"';
+  }
+}
+
+RC_GTEST_PROP(ProtocolLine, WhatTheShimFormatsReadsBack, ()) {
+  static const std::string kAlphabet = "ABCxyz0129_.:/-";
+  auto name = *rc::gen::nonEmpty(rc::gen::container<std::string>(rc::gen::elementOf(kAlphabet)));
+  int pid = *rc::gen::inRange(1, 999999999);
+  int64_t bytes = *rc::gen::inRange<int64_t>(0, 999999999999999999);
+  std::string kind = *rc::gen::element<std::string>("HIT", "DONE", "SEEN");
+  auto hit = ParseProtocolLine(kind + " " + name + " " + std::to_string(pid) + " " + std::to_string(bytes));
+  RC_ASSERT(hit.has_value());
+  RC_ASSERT(hit->name == name);
+  RC_ASSERT(hit->pid == pid);
+  RC_ASSERT(hit->bytes == bytes);
+  RC_ASSERT(hit->done == (kind == "DONE"));
+  RC_ASSERT(hit->seen == (kind == "SEEN"));
+}
+
+}  // namespace
+}  // namespace killpoint

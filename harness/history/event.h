@@ -15,6 +15,10 @@ inline constexpr const char* kTrialStart = "trial_start";  // data: plan
 inline constexpr const char* kSetup = "setup";              // data: exit_code, stderr
 inline constexpr const char* kSpawn = "spawn";              // data: pid, argv, fault
 inline constexpr const char* kFailpoint = "failpoint";      // data: point, hit, pid
+// The syscall points an attempt passed one way (protocol v1.2: not armed, never answered),
+// as counts by name, recorded once the job has exited: their arrival interleaves with other
+// events by chance, their counts do not. data: points {name: count}
+inline constexpr const char* kPointsPassed = "points_passed";
 inline constexpr const char* kKill = "kill";                // data: point, hit, model
 inline constexpr const char* kExit = "exit";                // data: code or signal, stderr
 inline constexpr const char* kRollback = "rollback";        // data: model, changes

@@ -9,6 +9,7 @@ void AttemptState::Arm(const AttemptFault& fault, bool track) {
   fault_ = fault;
   track_ = track;
   hits_.clear();
+  passed_.clear();
   killed_ = false;
   awaiting_done_ = false;
   process_ = nullptr;
@@ -23,6 +24,8 @@ void AttemptState::Attach(RunningProcess* process) {
 
 bool AttemptState::Finish() {
   std::lock_guard lock(mu_);
+  if (!passed_.empty()) history_->Add(event::kPointsPassed, {{"points", passed_}});
+  passed_.clear();
   process_ = nullptr;
   armed_ = false;
   attached_.notify_all();
@@ -59,10 +62,15 @@ HitAnswer AttemptState::OnHit(const FailpointHit& hit) {
     return Kill(hit, hits_[hit.name]);
   }
   int n = ++hits_[hit.name];
-  nlohmann::json data = {{"point", hit.name}, {"hit", n}, {"pid", hit.pid}};
-  if (hit.bytes >= 0) data["bytes"] = hit.bytes;
-  history_->Add(event::kFailpoint, data);
-  HitAnswer answer = Decide(hit, n);
+  HitAnswer answer = HitAnswer::Continue();
+  if (hit.seen) {  // reported one way: the shim knew it is not the armed point
+    ++passed_[hit.name];
+  } else {
+    nlohmann::json data = {{"point", hit.name}, {"hit", n}, {"pid", hit.pid}};
+    if (hit.bytes >= 0) data["bytes"] = hit.bytes;
+    history_->Add(event::kFailpoint, data);
+    answer = Decide(hit, n);
+  }
   // The job is blocked before an operation it will now perform: the tracker records what the
   // operation makes durable (a sync) or what it changes (names, truncations, closes).
   if (durability_ && track_ && answer.kind != HitAnswer::kKilled && IsSyscallPoint(hit.name)) {

@@ -28,7 +28,8 @@ class AttemptState {
   // process ever uses what it records).
   void Arm(const AttemptFault& fault, bool track);
   void Attach(RunningProcess* process);
-  // Detaches the process; returns whether the planned kill happened.
+  // Detaches the process and records the points passed one way; returns whether the planned
+  // kill happened. Call it once the control channel is idle (ControlChannel::WaitIdle).
   bool Finish();
 
   // Control channel handler: records the hit, tells the tracker about the file operations the
@@ -45,6 +46,7 @@ class AttemptState {
   AttemptFault fault_;                 // guarded by mu_
   RunningProcess* process_ = nullptr;  // guarded by mu_
   std::map<std::string, int> hits_;    // guarded by mu_
+  std::map<std::string, int> passed_;  // guarded by mu_: one-way hits (SEEN) by name
   bool killed_ = false;                // guarded by mu_
   bool armed_ = false;                 // guarded by mu_
   bool awaiting_done_ = false;         // guarded by mu_: let through, kill at its DONE

@@ -7,6 +7,7 @@
 // which the channel hands to the handler and never answers.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -44,6 +45,11 @@ class ControlChannel {
 
   // "127.0.0.1:PORT", the value of KILLPOINT_CTL.
   virtual std::string Address() const = 0;
+
+  // Waits until every connection has been closed by its job and all it sent was handed to
+  // the handler, or `timeout` passed; true when idle. Once the job has exited, one-way
+  // reports may still be in flight: the runner waits here before it records the exit.
+  virtual bool WaitIdle(std::chrono::milliseconds timeout) = 0;
 };
 
 }  // namespace killpoint

@@ -7,7 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -47,6 +49,11 @@ class PosixControlChannel : public ControlChannel {
 
   std::string Address() const override { return "127.0.0.1:" + std::to_string(port_); }
 
+  bool WaitIdle(std::chrono::milliseconds timeout) override {
+    std::unique_lock lock(idle_mu_);
+    return idle_cv_.wait_for(lock, timeout, [&] { return open_ == 0 && !PendingConnection(); });
+  }
+
  private:
   void Loop() {
     for (;;) {
@@ -61,7 +68,16 @@ class PosixControlChannel : public ControlChannel {
       for (size_t i = 2; i < fds.size(); ++i) {
         if (fds[i].revents) Read(fds[i].fd);
       }
+      std::lock_guard lock(idle_mu_);
+      open_ = clients_.size();
+      idle_cv_.notify_all();
     }
+  }
+
+  // A connection the loop has not accepted yet (a job's connect() has returned for it).
+  bool PendingConnection() const {
+    pollfd p{listener_, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0;
   }
 
   void Accept() {
@@ -116,6 +132,9 @@ class PosixControlChannel : public ControlChannel {
   int stop_;
   int port_;
   std::map<int, std::string> clients_;  // fd -> unread bytes; only the loop thread touches it
+  std::mutex idle_mu_;
+  std::condition_variable idle_cv_;
+  size_t open_ = 0;  // clients_.size() after the loop's last pass; guarded by idle_mu_
   std::thread thread_;
 };
 

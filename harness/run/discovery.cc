@@ -8,6 +8,7 @@ Result<std::vector<CrashPoint>> DiscoverPoints(Scenario s, std::string date, con
   Plan plan{s.name, 0, 0, {{date, 1, {}}}};
   TrialOptions o = options;
   o.keep_sandbox = false;
+  o.every_point_waits = true;  // each point recorded in order, named and syscall alike
   auto trial = RunTrial(s, plan, o);
   if (!trial) return trial.error();
   std::vector<CrashPoint> points;

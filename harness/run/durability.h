@@ -46,6 +46,10 @@ inline constexpr const char* kModelExt4Ordered = "ext4-ordered";
 
 class DurabilityTracker {
  public:
+  // The shim's operations the tracker must see while the job is blocked before them (the
+  // sandbox is read then): all but writes, whose reports may come later (KILLPOINT_WAIT_OPS).
+  static constexpr const char* kWaitOps = "open,truncate,fsync,fdatasync,rename,unlink,close";
+
   struct FileId {
     ino_t ino = 0;
     uint32_t gen = 0;

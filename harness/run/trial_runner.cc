@@ -18,6 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr size_t kStderrTail = 2048;
+// How long the runner waits, once a job has exited, for the last one-way reports of its
+// processes (a grandchild that outlives the job may hold its connection open longer).
+constexpr std::chrono::milliseconds kDrainTimeout{2000};
 
 std::string Tail(const fs::path& file, size_t max) {
   std::ifstream in(file, std::ios::binary);
@@ -107,6 +110,14 @@ class TrialDriver {
     return r;
   }
 
+  // The shim waits for an answer only where this attempt may be stopped, and reports every
+  // other point one way (protocol v1.2); a tracked attempt also waits at every operation the
+  // durability tracker must see while the job is held.
+  static void ArmShim(SpawnRequest& r, const AttemptFault& fault, bool track) {
+    r.env["KILLPOINT_ARMED"] = fault.kill_point;
+    if (track) r.env["KILLPOINT_WAIT_OPS"] = DurabilityTracker::kWaitOps;
+  }
+
   Status FindShim() {
     if (!scenario_.UsesShim()) return Ok();
     shim_ = options_.bindir / "libkillpoint_shim.so";
@@ -163,6 +174,7 @@ class TrialDriver {
     if (track) {
       if (Status s = durability_.Begin(sandbox_.work()); !s) return s.error();
     }
+    if (!shim_.empty() && !options_.every_point_waits) ArmShim(r, fault, track);
     attempt_.Arm(fault, track);
     downstream_->ArmFault(fault.downstream_fault);
     auto process = Spawn(r);
@@ -173,6 +185,8 @@ class TrialDriver {
     history_.Add(event::kSpawn, {{"pid", process.value()->pid()}, {"fault", fault}});
     attempt_.Attach(process.value().get());
     ExitStatus status = process.value()->Wait(std::chrono::milliseconds(scenario_.job.timeout_ms));
+    // One-way reports may still be in flight: record them in this attempt, before its exit.
+    if (!shim_.empty()) channel_->WaitIdle(kDrainTimeout);
     bool killed = attempt_.Finish();
     downstream_->ReleaseHeld();
     downstream_->ArmFault("");

@@ -18,6 +18,9 @@ struct TrialOptions {
   std::filesystem::path bindir;        // {bindir}: where the reference jobs live
   std::filesystem::path sandbox_root;  // trials' sandboxes are created inside
   bool keep_sandbox = false;
+  // Every syscall point waits for its answer and is recorded as it comes, in order with the
+  // named ones (discovery). Otherwise the shim waits only where the attempt may be killed.
+  bool every_point_waits = false;
 };
 
 // A finished trial. The sandbox stays on disk while this object lives, so that the checkers

@@ -20,6 +20,19 @@ static pid_t g_pid;            /* the process that opened it */
 static char g_buf[KP_LINE_MAX];
 static size_t g_len;
 
+/* v1.2: when the harness names the one point this process may be stopped at (KILLPOINT_ARMED),
+ * every other point is reported one way ("SEEN ...") through g_out, sent when it fills up,
+ * before the next HIT, and at exit. Ops listed in KILLPOINT_WAIT_OPS always wait for an
+ * answer: the harness reads the sandbox while the job is held there. */
+#define KP_OUT_MAX 65536
+#define KP_WAIT_OPS_MAX 16
+static int g_one_way;                       /* KILLPOINT_ARMED was set */
+static char g_armed[KP_NAME_MAX];           /* its value: "" arms nothing */
+static char g_wait_ops[KP_WAIT_OPS_MAX][16];
+static int g_wait_op_count;
+static char g_out[KP_OUT_MAX];              /* SEEN lines not sent yet; guarded by g_mu */
+static size_t g_out_len;
+
 static int kp_name_char_ok(unsigned char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
          c == '_' || c == '.' || c == ':' || c == '/' || c == '-';
@@ -114,6 +127,35 @@ static int kp_connect(const char **why) {
   return fd;
 }
 
+void kp_channel_configure(const char *armed, const char *wait_ops) {
+  if (armed == NULL) return;
+  size_t n = strlen(armed);
+  if (n >= sizeof g_armed) return;  /* no point has such a name: keep every round trip */
+  memcpy(g_armed, armed, n + 1);
+  g_wait_op_count = 0;
+  for (const char *op = wait_ops; op != NULL && *op != '\0' && g_wait_op_count < KP_WAIT_OPS_MAX;) {
+    const char *comma = strchr(op, ',');
+    size_t len = comma != NULL ? (size_t)(comma - op) : strlen(op);
+    if (len > 0 && len < sizeof g_wait_ops[0]) {
+      memcpy(g_wait_ops[g_wait_op_count], op, len);
+      g_wait_ops[g_wait_op_count++][len] = '\0';
+    }
+    op = comma != NULL ? comma + 1 : NULL;
+  }
+  g_one_way = 1;
+}
+
+/* True when the point needs no answer: not the armed one, and not an op that must wait. */
+static int kp_is_one_way(const kp_point *p) {
+  if (!g_one_way || strcmp(p->name, g_armed) == 0) return 0;
+  const char *colon = strchr(p->name, ':');
+  size_t op_len = colon != NULL ? (size_t)(colon - p->name) : strlen(p->name);
+  for (int i = 0; i < g_wait_op_count; ++i) {
+    if (strlen(g_wait_ops[i]) == op_len && memcmp(g_wait_ops[i], p->name, op_len) == 0) return 0;
+  }
+  return 1;
+}
+
 static void kp_send_line(const char *name, const char *line, size_t len) {
   for (size_t off = 0; off < len;) {
     ssize_t n = send(g_fd, line + off, len - off, MSG_NOSIGNAL);
@@ -164,9 +206,50 @@ static void kp_ensure_connected(const char *name) {
   g_len = 0;
 }
 
+/* Sends the SEEN lines not sent yet. Requires g_mu. */
+static void kp_flush_seen(const char *name) {
+  if (g_out_len == 0) return;
+  kp_ensure_connected(name);
+  kp_send_line(name, g_out, g_out_len);
+  g_out_len = 0;
+}
+
+static void kp_queue_seen(const kp_point *p) {
+  char line[KP_LINE_MAX + 64];
+  int n = p->is_write ? snprintf(line, sizeof line, "SEEN %s %d %llu\n", p->name, (int)kp_pid(), p->bytes)
+                      : snprintf(line, sizeof line, "SEEN %s %d\n", p->name, (int)kp_pid());
+  if (n < 0 || (size_t)n >= sizeof line) kp_fatal("at %s: line too long", p->name);
+  if (g_out_len + (size_t)n > sizeof g_out) kp_flush_seen(p->name);
+  memcpy(g_out + g_out_len, line, (size_t)n);
+  g_out_len += (size_t)n;
+}
+
+/* At exit nothing may change the job's exit status: a harness that is gone loses the lines. */
+void kp_channel_flush_at_exit(void) {
+  if (!g_one_way || pthread_mutex_trylock(&g_mu) != 0) return;  /* a thread is mid-exchange */
+  if (g_out_len > 0 && g_fd >= 0 && g_pid != getpid()) g_fd = -1;
+  if (g_out_len > 0 && g_fd < 0) {
+    const char *why;
+    int fd = kp_connect(&why);
+    if (fd >= 0) {
+      g_fd = fd;
+      g_pid = getpid();
+    }
+  }
+  for (size_t off = 0; g_fd >= 0 && off < g_out_len;) {
+    ssize_t n = send(g_fd, g_out + off, g_out_len - off, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    off += (size_t)n;
+  }
+  g_out_len = 0;
+  pthread_mutex_unlock(&g_mu);
+}
+
 static void kp_exchange(const char *kind, kp_point *p, int with_bytes, unsigned long long bytes,
                         char *answer, size_t cap) {
   char line[KP_LINE_MAX + 64];
+  kp_flush_seen(p->name);
   int n = with_bytes
               ? snprintf(line, sizeof line, "%s %s %d %llu\n", kind, p->name, (int)getpid(), bytes)
               : snprintf(line, sizeof line, "%s %s %d\n", kind, p->name, (int)getpid());
@@ -180,9 +263,14 @@ void kp_point_hit(kp_point *p) {
   p->locked = 0;
   if (!p->armed) return;
   char answer[KP_LINE_MAX];
-  pthread_mutex_lock(&g_mu);
-  kp_ensure_connected(p->name);
   if (p->bytes > KP_BYTES_MAX) p->bytes = KP_BYTES_MAX;
+  pthread_mutex_lock(&g_mu);
+  if (kp_is_one_way(p)) {
+    kp_queue_seen(p);
+    pthread_mutex_unlock(&g_mu);
+    return;
+  }
+  kp_ensure_connected(p->name);
   kp_exchange("HIT", p, p->is_write, p->bytes, answer, sizeof answer);
   if (strcmp(answer, "CONTINUE") == 0) {
     pthread_mutex_unlock(&g_mu);
@@ -231,4 +319,5 @@ void kp_channel_atfork_child(void) {
   if (g_fd >= 0) kp_real_close(g_fd);
   g_fd = -1;
   g_len = 0;
+  g_out_len = 0;  /* the parent's lines are the parent's to send */
 }

@@ -37,10 +37,17 @@ static inline void kp_point_init(kp_point *p) {
 /* Arms the point as "<op>:<a>" or "<op>:<a>:<b>" (b may be NULL), with every character outside
  * [A-Za-z0-9_.:/-] replaced by '_'. */
 void kp_point_name(kp_point *p, const char *op, const char *a, const char *b);
-/* Sends HIT and reads the answer. Exits 70 on ERROR, EOF, any I/O error or a bad answer. */
+/* Sends HIT and reads the answer, or queues a one-way SEEN (v1.2). Exits 70 on ERROR, EOF, any I/O error or a bad answer. */
 void kp_point_hit(kp_point *p);
 /* After AFTER or PARTIAL: sends DONE (with `done_bytes` for a write) and waits for CONTINUE. */
 void kp_point_done(kp_point *p, unsigned long long done_bytes);
+
+/* v1.2: `armed` (KILLPOINT_ARMED, NULL when unset) is the one point that waits for an answer;
+ * every other point is reported one way unless its op is in the comma-separated `wait_ops`
+ * (KILLPOINT_WAIT_OPS). Unset: every point waits, as in v1.1. Called once, at load. */
+void kp_channel_configure(const char *armed, const char *wait_ops);
+/* Sends the one-way reports not sent yet; called at exit. */
+void kp_channel_flush_at_exit(void);
 
 /* The job closed fd (or dup'ed over it): if it was the channel's socket, forget the socket. */
 void kp_channel_forget_fds(unsigned lo, unsigned hi);

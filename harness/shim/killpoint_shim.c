@@ -28,6 +28,8 @@ const char *kp_ctl(void) { return g_ctl; }
 const char *kp_workdir(void) { return g_workdir; }
 const char *kp_workdir_real(void) { return g_workdir_real; }
 
+pid_t kp_pid(void) { return __atomic_load_n(&g_owner_pid, __ATOMIC_RELAXED); }
+
 int kp_own_process(void) { return getpid() == __atomic_load_n(&g_owner_pid, __ATOMIC_RELAXED); }
 
 void kp_fatal(const char *fmt, ...) {
@@ -86,9 +88,18 @@ __attribute__((constructor)) static void kp_init(void) {
   if (g_ctl == NULL) goto out;
   g_owner_pid = getpid();
   if (pthread_atfork(kp_atfork_prepare, kp_atfork_parent, kp_atfork_child) != 0) goto out;
+  kp_channel_configure(getenv("KILLPOINT_ARMED"), getenv("KILLPOINT_WAIT_OPS"));
   /* Files the job inherited already open on the sandbox ("cmd > file" in a shell). */
   kp_fd_adopt_inherited();
   __atomic_store_n(&kp_active_flag, 1, __ATOMIC_RELEASE);
 out:
+  kp_guard_leave();
+}
+
+/* One-way reports still queued go out before the process ends (exit(), a return from main). */
+__attribute__((destructor)) static void kp_fini(void) {
+  if (!__atomic_load_n(&kp_active_flag, __ATOMIC_ACQUIRE) || !kp_own_process()) return;
+  kp_guard_enter();
+  kp_channel_flush_at_exit();
   kp_guard_leave();
 }

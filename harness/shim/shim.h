@@ -32,6 +32,8 @@ static inline void kp_guard_leave(void) { --kp_guard_depth; }
 /* False in a child that shares the parent's memory without having gone through fork()'s
  * handlers (vfork, posix_spawn, raw clone): there the shim touches nothing. */
 int kp_own_process(void);
+/* getpid() without a system call: the owner's pid, kept by fork()'s handlers. */
+pid_t kp_pid(void);
 const char *kp_ctl(void);
 /* The sandbox root, lexically normalized, and its realpath (the same when no symlink). */
 const char *kp_workdir(void);

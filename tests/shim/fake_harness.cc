@@ -82,6 +82,14 @@ FakeHarness::~FakeHarness() {
 
 std::string FakeHarness::address() const { return "127.0.0.1:" + std::to_string(port_); }
 
+void FakeHarness::WaitIdle() {
+  std::unique_lock lock(mu_);
+  served_.wait_for(lock, std::chrono::seconds(30), [this] {
+    pollfd pending{listen_fd_, POLLIN, 0};  // connected, not accepted yet
+    return open_ == 0 && ::poll(&pending, 1, 0) == 0;
+  });
+}
+
 void FakeHarness::SetGroup(pid_t pgid) {
   std::lock_guard lock(mu_);
   group_ = pgid;
@@ -126,8 +134,14 @@ void FakeHarness::AcceptLoop() {
       std::lock_guard lock(mu_);
       conn_fds_.push_back(fd);
       connection = static_cast<int>(conn_fds_.size());
+      ++open_;
     }
-    conn_threads_.emplace_back([this, fd, connection] { Serve(fd, connection); });
+    conn_threads_.emplace_back([this, fd, connection] {
+      Serve(fd, connection);
+      std::lock_guard lock(mu_);
+      --open_;
+      served_.notify_all();
+    });
   }
 }
 
@@ -150,6 +164,7 @@ void FakeHarness::Serve(int fd, int connection) {
         std::lock_guard lock(mu_);
         lines_.push_back(line);
       }
+      if (line.kind == "SEEN") continue;  // v1.2: one way, never answered
       Reply reply = rule_(line);
       if (reply.kill) {
         KillGroup();

@@ -1,6 +1,6 @@
-// The harness's side of the failpoint protocol v1.1 for the shim's tests: a TCP listener on
-// 127.0.0.1:0 that records every line it receives, in arrival order, and answers each one as
-// a rule says: a line ("CONTINUE", "AFTER", "PARTIAL 5", "ERROR ..."), or a SIGKILL of the
+// The harness's side of the failpoint protocol v1.2 for the shim's tests: a TCP listener on
+// 127.0.0.1:0 that records every line it receives, in arrival order, and answers each HIT and
+// DONE (never a one-way SEEN) as a rule says: a line ("CONTINUE", "AFTER", "PARTIAL 5", "ERROR ..."), or a SIGKILL of the
 // job's process group and no answer, the way the real harness crashes a job.
 #ifndef KILLPOINT_TESTS_SHIM_FAKE_HARNESS_H_
 #define KILLPOINT_TESTS_SHIM_FAKE_HARNESS_H_
@@ -17,7 +17,7 @@
 namespace killpoint::shim_testing {
 
 struct Line {
-  std::string kind;  // "HIT" or "DONE"
+  std::string kind;  // "HIT", "DONE" or "SEEN"
   std::string name;
   int pid = 0;
   long long bytes = -1;  // the optional fourth field (a write's size), -1 when absent
@@ -52,6 +52,9 @@ class FakeHarness {
   // The job's process group, which a Kill reply targets (it waits until this is set).
   void SetGroup(pid_t pgid);
 
+  // Waits (up to 30 s) until every connection made so far has reached EOF and been read.
+  void WaitIdle();
+
   std::vector<Line> lines() const;
   // The names of the HIT lines, in order.
   std::vector<std::string> hits() const;
@@ -69,6 +72,8 @@ class FakeHarness {
   int port_ = 0;
   mutable std::mutex mu_;
   std::condition_variable group_set_;
+  std::condition_variable served_;
+  int open_ = 0;                 // guarded by mu_: connections not read to EOF yet
   pid_t group_ = 0;              // guarded by mu_
   bool killed_ = false;          // guarded by mu_
   std::vector<Line> lines_;      // guarded by mu_

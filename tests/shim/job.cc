@@ -112,6 +112,8 @@ JobResult RunJob(const JobSpec& spec, FakeHarness* harness) {
   }
   cv.notify_all();
   watchdog.join();
+  // One-way lines (v1.2) may still be on their way: let the harness read to every EOF.
+  if (harness != nullptr) harness->WaitIdle();
 
   JobResult result;
   result.timed_out = timed_out;

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -86,6 +87,7 @@ class ShimTest : public ::testing::Test {
     spec.cwd = sandbox_;
     spec.output_dir = root_;
     spec.preload = preload;
+    spec.env = extra_env_;
     spec.env["KILLPOINT_WORKDIR"] = sandbox_;
     if (harness != nullptr) spec.env["KILLPOINT_CTL"] = harness->address();
     return RunJob(spec, harness);
@@ -102,6 +104,7 @@ class ShimTest : public ::testing::Test {
 
   std::string root_, sandbox_, outside_;
   std::string python_ = Python();
+  std::map<std::string, std::string> extra_env_;  // KILLPOINT_ARMED, KILLPOINT_WAIT_OPS
 };
 
 #define REQUIRE_PYTHON() \
@@ -427,6 +430,103 @@ TEST_F(ShimTest, ThreadsTakeTurnsEvenAcrossAfter) {
   for (int t = 0; t < 4; ++t) {
     EXPECT_EQ(ReadFile(Sandbox("t" + std::to_string(t) + ".txt")).size(), 500u);
   }
+}
+
+// ---- One-way reports (v1.2): KILLPOINT_ARMED names the one point that waits ----
+
+std::vector<std::string> Kinds(const std::vector<Line>& lines) {
+  std::vector<std::string> out;
+  for (const Line& l : lines) out.push_back(l.kind + " " + l.name);
+  return out;
+}
+
+TEST_F(ShimTest, OnlyTheArmedPointWaitsAndTheOthersArriveBeforeIt) {
+  REQUIRE_PYTHON();
+  extra_env_["KILLPOINT_ARMED"] = "rename:state.json.tmp:state.json";
+  FakeHarness harness(At("rename:state.json.tmp:state.json", Reply::Kill()));
+  JobResult result = RunAtomicReplace(&harness);
+  EXPECT_EQ(result.term_signal, SIGKILL) << result;
+  EXPECT_THAT(Kinds(harness.lines()),
+              ElementsAre("SEEN open:state.json.tmp", "SEEN write:state.json.tmp", "SEEN fsync:state.json.tmp",
+                          "SEEN close:state.json.tmp", "HIT rename:state.json.tmp:state.json"));
+  EXPECT_EQ(harness.lines()[1].bytes, static_cast<long long>(std::string(kState).size()));
+  EXPECT_FALSE(Exists(Sandbox("state.json")));
+}
+
+TEST_F(ShimTest, NothingArmedSendsEveryPointOneWayByExit) {
+  REQUIRE_PYTHON();
+  extra_env_["KILLPOINT_ARMED"] = "";
+  FakeHarness harness([](const Line&) { return Reply::Kill(); });  // a HIT would kill the job
+  JobResult result = RunAtomicReplace(&harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::vector<std::string> seen;
+  for (const auto& name : kAtomicReplaceHits) seen.push_back("SEEN " + name);
+  EXPECT_THAT(Kinds(harness.lines()), ElementsAreArray(seen));
+  EXPECT_FALSE(harness.killed());
+  EXPECT_EQ(ReadFile(Sandbox("state.json")), kState);
+}
+
+TEST_F(ShimTest, WaitOpsStillWaitInOrderWithTheOneWayLines) {
+  REQUIRE_PYTHON();
+  extra_env_["KILLPOINT_ARMED"] = "";
+  extra_env_["KILLPOINT_WAIT_OPS"] = "fsync,rename";
+  FakeHarness harness;
+  JobResult result = RunAtomicReplace(&harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_THAT(Kinds(harness.lines()),
+              ElementsAre("SEEN open:state.json.tmp", "SEEN write:state.json.tmp", "HIT fsync:state.json.tmp",
+                          "SEEN close:state.json.tmp", "HIT rename:state.json.tmp:state.json", "HIT fsync:.",
+                          "SEEN close:."));
+}
+
+TEST_F(ShimTest, OneWayLinesOutgrowingTheBufferKeepTheirOrder) {
+  REQUIRE_PYTHON();
+  extra_env_["KILLPOINT_ARMED"] = "fsync:many.txt";
+  FakeHarness harness(At("fsync:many.txt", Reply::Kill()));
+  JobResult result = Run({python_, "-c",
+                          "import os\n"
+                          "fd = os.open('many.txt', os.O_WRONLY | os.O_CREAT, 0o644)\n"
+                          "for i in range(5000): os.write(fd, b'x' * (i % 7 + 1))\n"
+                          "os.fsync(fd)\n"},
+                         &harness);
+  EXPECT_EQ(result.term_signal, SIGKILL) << result;
+  std::vector<Line> lines = harness.lines();
+  ASSERT_EQ(lines.size(), 5002u);  // open, 5000 writes (> 64 KiB of lines), fsync
+  EXPECT_EQ(lines.front().name, "open:many.txt");
+  for (int i = 0; i < 5000; ++i) {
+    ASSERT_EQ(lines[1 + i].kind, "SEEN");
+    ASSERT_EQ(lines[1 + i].bytes, i % 7 + 1) << i;
+  }
+  EXPECT_EQ(lines.back().kind, "HIT");
+  size_t written = 0;
+  for (int i = 0; i < 5000; ++i) written += i % 7 + 1;
+  EXPECT_EQ(ReadFile(Sandbox("many.txt")).size(), written);
+}
+
+TEST_F(ShimTest, ForkedChildSendsOnlyItsOwnOneWayLines) {
+  extra_env_["KILLPOINT_ARMED"] = "";
+  FakeHarness harness;
+  JobResult result = RunProbe({"fork"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::vector<Line> lines = harness.lines();
+  ASSERT_EQ(lines.size(), 9u);  // not 12: the parent's queued lines are not sent by the child too
+  int child = 0;
+  for (const Line& l : lines) {
+    EXPECT_EQ(l.kind, "SEEN");
+    if (l.name == "write:child.txt") child = l.pid;
+  }
+  ASSERT_NE(child, 0);
+  for (const Line& l : lines) EXPECT_EQ(l.pid == child, l.name.find("child") != std::string::npos) << l.name;
+}
+
+TEST_F(ShimTest, OneWayLinesLeaveBeforeExecReplacesTheProcess) {
+  extra_env_["KILLPOINT_ARMED"] = "";
+  FakeHarness harness;
+  JobResult result = Run({"/bin/sh", "-c", "echo x > a.txt; exec /bin/true"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::vector<std::string> names;
+  for (const Line& l : harness.lines()) names.push_back(l.kind + " " + l.name);
+  EXPECT_THAT(names, ::testing::IsSupersetOf({"SEEN open:a.txt", "SEEN write:a.txt"}));
 }
 
 // ---- SQLite (through Python's sqlite3 module) ----

@@ -42,7 +42,7 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
     ++it->violated_by_model[models];
     if (it->examples.size() < kMaxExamples) {
       it->examples.push_back({plan.trial, plan.seed, plan.Summary(),
-                              v.explanation + " (under the " + models + " model)", replay});
+                              v.explanation + " (under the " + models + " model)", replay, ""});
     }
   }
   std::string point = "(no kill)";

@@ -27,6 +27,7 @@ struct Counterexample {
   std::string plan;         // Plan::Summary()
   std::string explanation;  // the verdict's sentence, with the persistence model it was reached under
   std::string replay;       // the command that runs this trial again
+  std::string file;         // its counterexample file, relative to the results folder
   bool operator==(const Counterexample&) const = default;
 };
 
@@ -80,7 +81,7 @@ struct RunResults {
   bool operator==(const RunResults&) const = default;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Counterexample, trial, seed, plan, explanation, replay)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Counterexample, trial, seed, plan, explanation, replay, file)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointStat, trials, violations)
 void to_json(nlohmann::json& j, const InvariantResult& r);
 void from_json(const nlohmann::json& j, InvariantResult& r);

@@ -2,7 +2,9 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/exit_codes.h"
+#include "cli/explore_command.h"
 #include "cli/points_command.h"
+#include "cli/replay_command.h"
 #include "cli/run_command.h"
 
 int main(int argc, char** argv) {
@@ -12,6 +14,8 @@ int main(int argc, char** argv) {
   int exit_code = killpoint::kExitOk;
   killpoint::AddRunCommand(app, exit_code);
   killpoint::AddPointsCommand(app, exit_code);
+  killpoint::AddExploreCommand(app, exit_code);
+  killpoint::AddReplayCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

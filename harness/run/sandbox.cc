@@ -42,4 +42,18 @@ void Sandbox::Remove() {
   std::filesystem::remove_all(root_, ec);
 }
 
+Result<std::unique_ptr<SandboxRoot>> SandboxRoot::Make(const std::filesystem::path& requested, bool keep) {
+  if (!requested.empty()) return std::make_unique<SandboxRoot>(requested, false);
+  std::string templ = (std::filesystem::temp_directory_path() / "killpoint-XXXXXX").string();
+  if (!::mkdtemp(templ.data())) {
+    return Error::Harness("cannot create a folder in " + std::filesystem::temp_directory_path().string());
+  }
+  return std::make_unique<SandboxRoot>(std::filesystem::path(templ), !keep);
+}
+
+SandboxRoot::~SandboxRoot() {
+  std::error_code ec;
+  if (owned_) std::filesystem::remove_all(path_, ec);
+}
+
 }  // namespace killpoint

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 
 #include "util/result.h"
 
@@ -32,6 +33,22 @@ class Sandbox {
   void Remove();
   std::filesystem::path root_;  // empty once moved from
   bool keep_ = false;
+};
+
+// The folder the trials' sandboxes go in: `requested`, or else a new one in the system's temp
+// folder, which is removed with everything in it when this object goes, unless `keep`.
+class SandboxRoot {
+ public:
+  static Result<std::unique_ptr<SandboxRoot>> Make(const std::filesystem::path& requested, bool keep);
+  SandboxRoot(std::filesystem::path path, bool owned) : path_(std::move(path)), owned_(owned) {}
+  SandboxRoot(const SandboxRoot&) = delete;
+  SandboxRoot& operator=(const SandboxRoot&) = delete;
+  ~SandboxRoot();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  bool owned_;
 };
 
 }  // namespace killpoint

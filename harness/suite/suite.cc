@@ -8,6 +8,8 @@
 #include <memory>
 
 #include "check/checker.h"
+#include "counterexample/counterexample.h"
+#include "counterexample/final_state.h"
 #include "history/history_log.h"
 #include "plan/exhaustive.h"
 #include "plan/planner.h"
@@ -62,6 +64,42 @@ Status WriteResults(const fs::path& out, const RunResults& results) {
   return WriteFileAtomically(out / "results.json", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
+// The examples this trial just became (the first few violations of each invariant) get a
+// counterexample file each, and their replay command becomes `killpoint replay FILE`.
+Status SaveCounterexamples(const Scenario& s, const SuiteOptions& o, const TrialRecord& t,
+                           const std::vector<Verdict>& verdicts, ScenarioResult& result) {
+  std::string text;
+  for (InvariantResult& inv : result.invariants) {
+    for (Counterexample& example : inv.examples) {
+      if (example.trial != t.plan.trial || !example.file.empty()) continue;
+      if (text.empty()) {
+        auto read = ReadFile(s.file);
+        if (!read) return read.error();
+        text = read.value();
+      }
+      CounterexampleFile c;
+      c.killpoint_version = KILLPOINT_VERSION;
+      c.scenario_file = fs::absolute(s.file).string();
+      c.scenario_name = s.name;
+      c.scenario_text = text;
+      c.source = "run";
+      c.plan = t.plan;
+      c.invariant = inv.name;
+      for (const Verdict& v : verdicts) {
+        if (v.invariant == inv.name) c.explanation = v.explanation;
+      }
+      c.verdicts = verdicts;
+      c.events = t.events;
+      c.final_state = CaptureFinalState(s, t.sandbox.work(), t.events);
+      example.file = (fs::path(Slug(s.name)) / "counterexamples" /
+                      ("trial-" + std::to_string(t.plan.trial) + "-" + inv.name + ".json")).string();
+      c.reproduce = example.replay = "killpoint replay " + Quote((o.out / example.file).string());
+      if (Status st = WriteCounterexample(o.out / example.file, c); !st) return st;
+    }
+  }
+  return Ok();
+}
+
 Result<ScenarioResult> RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions& to) {
   auto started = Clock::now();
   ScenarioResult result = EmptyResult(s);
@@ -72,6 +110,7 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const SuiteOptions& o, con
   // A rerun into the same folder starts the journals afresh.
   fs::remove(dir / "history.jsonl", ec);
   fs::remove(dir / "trials.jsonl", ec);
+  fs::remove_all(dir / "counterexamples", ec);
   std::vector<AttemptFault> space;
   if (o.exhaustive) {
     auto points = DiscoverPoints(s, "", to);
@@ -94,35 +133,12 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const SuiteOptions& o, con
     std::vector<Verdict> verdicts = CheckTrial(input);
     if (Status st = RecordTrial(dir, record.value(), verdicts); !st) return st.error();
     result.Add(plan, verdicts, ReplayCommand(s, o.seed, trial, o.exhaustive));
+    if (Status st = SaveCounterexamples(s, o, record.value(), verdicts, result); !st) return st.error();
     if (o.on_trial) o.on_trial(s, trial, verdicts, o.keep_sandboxes ? record.value().sandbox.root() : fs::path());
   }
   result.elapsed_s = Seconds(Clock::now() - started);
   return result;
 }
-
-// The folder the trials' sandboxes go in. One the run made itself is removed when the run
-// ends, however it ends, unless the sandboxes are to be kept.
-class SandboxRoot {
- public:
-  static Result<std::unique_ptr<SandboxRoot>> Make(const SuiteOptions& o) {
-    if (!o.sandbox_root.empty()) return std::make_unique<SandboxRoot>(o.sandbox_root, false);
-    std::string templ = (fs::temp_directory_path() / "killpoint-XXXXXX").string();
-    if (!::mkdtemp(templ.data())) {
-      return Error::Harness("cannot create a folder in " + fs::temp_directory_path().string());
-    }
-    return std::make_unique<SandboxRoot>(fs::path(templ), !o.keep_sandboxes);
-  }
-  SandboxRoot(fs::path path, bool owned) : path_(std::move(path)), owned_(owned) {}
-  ~SandboxRoot() {
-    std::error_code ec;
-    if (owned_) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-  bool owned_;
-};
 
 }  // namespace
 
@@ -146,7 +162,7 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
   std::error_code ec;
   fs::create_directories(o.out, ec);
   if (ec) return Error::BadInput("cannot create output folder " + o.out.string() + ": " + ec.message());
-  auto root = SandboxRoot::Make(o);
+  auto root = SandboxRoot::Make(o.sandbox_root, o.keep_sandboxes);
   if (!root) return root.error();
   TrialOptions to{o.bindir, root.value()->path(), o.keep_sandboxes};
   for (const Scenario& s : scenarios) {

@@ -1,0 +1,129 @@
+#include "cli/explore_command.h"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/exit_codes.h"
+#include "cli/paths.h"
+#include "explore/explorer.h"
+#include "run/sandbox.h"
+#include "scenario/scenario_parser.h"
+#include "suite/suite.h"
+#include "util/atomic_file.h"
+
+namespace killpoint {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ExploreArgs {
+  std::string scenario;
+  int trials = 0;
+  int seconds = 0;
+  int shrink_trials = 300;
+  uint64_t seed = 1;
+  std::vector<std::string> invariants;
+  std::string out = "killpoint-out";
+  std::string bindir;
+  std::string sandbox_root;
+  bool quiet = false;
+};
+
+constexpr int kDefaultExploreTrials = 200;
+
+std::string SearchCommand(const ExploreArgs& a, int trials) {
+  std::string cmd = "killpoint explore " + a.scenario + " --seed " + std::to_string(a.seed) + " --trials " +
+                    std::to_string(trials);
+  for (const auto& i : a.invariants) cmd += " --invariant " + i;
+  return cmd;
+}
+
+int Attempts(const std::vector<Event>& events) {
+  return static_cast<int>(std::count_if(events.begin(), events.end(), [](const Event& e) { return e.type == event::kSpawn; }));
+}
+
+int Execute(const ExploreArgs& a) {
+  auto scenario = LoadScenario(a.scenario);
+  if (!scenario) return Report(scenario.error());
+  const Scenario& s = scenario.value();
+  for (const auto& name : a.invariants) {
+    bool known = std::count(s.must_hold.begin(), s.must_hold.end(), name) +
+                 std::count(s.expected_violations.begin(), s.expected_violations.end(), name);
+    if (!known) {
+      return Report(Error::BadInput("--invariant " + name + ": not an invariant of " + s.file.string() +
+                                    " (its must_hold and expected_violations)"));
+    }
+  }
+  auto text = ReadFile(s.file);
+  if (!text) return Report(text.error());
+  auto root = SandboxRoot::Make(a.sandbox_root, false);
+  if (!root) return Report(root.error());
+
+  ExploreOptions o;
+  o.seed = a.seed;
+  o.trials = a.trials > 0 ? a.trials : (a.seconds > 0 ? 0 : kDefaultExploreTrials);
+  if (a.seconds > 0) o.time_budget = std::chrono::seconds(a.seconds);
+  o.shrink_trials = a.shrink_trials;
+  o.invariants = a.invariants;
+  o.trial = {a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir), root.value()->path(), false};
+  bool progress = !a.quiet && ::isatty(STDERR_FILENO);
+  o.on_trial = [&](int n, bool shrinking, const std::string& summary, bool violated) {
+    if (!a.quiet && violated && !shrinking) std::cout << "trial " << n << " violates: " << summary << "\n";
+    if (progress) std::cerr << "\r" << (shrinking ? "shrinking, step " : "searching, trial ") << n << "   " << std::flush;
+  };
+  auto outcome = Explore(s, o);
+  if (progress) std::cerr << "\r\033[K" << std::flush;
+  if (!outcome) return Report(outcome.error());
+  const ExploreOutcome& r = outcome.value();
+  if (!r.found) {
+    if (!a.quiet) {
+      std::cout << s.name << ": no violation in " << r.trials << " schedules (seed " << a.seed << ")\n"
+                << "  search again: " << SearchCommand(a, r.trials) << "\n";
+    }
+    return kExitOk;
+  }
+  CounterexampleFile c = *r.found;
+  c.scenario_text = text.value();
+  fs::path file = fs::path(a.out) / Slug(s.name) / "counterexamples" / ("explore-" + c.invariant + ".json");
+  c.reproduce = "killpoint replay " + file.string();
+  if (Status st = WriteCounterexample(file, c); !st) return Report(st.error());
+  bool must_hold = std::count(s.must_hold.begin(), s.must_hold.end(), c.invariant) > 0;
+  if (!a.quiet) {
+    std::cout << s.name << ": " << c.invariant << (must_hold ? " VIOLATED (must hold)" : " violated (expected)") << "\n"
+              << "  " << c.explanation << "\n"
+              << "  found after " << r.trials << " schedules: " << r.first->plan.Summary() << "\n"
+              << "  shrunk in " << r.shrink_trials << " trials to: " << c.plan.Summary() << " ("
+              << Attempts(c.events) << " attempts)\n"
+              << "  counterexample: " << file.string() << "\n"
+              << "  reproduce: " << c.reproduce << "\n"
+              << "  search again: " << SearchCommand(a, r.trials) << "\n";
+  }
+  return must_hold ? kExitViolation : kExitOk;
+}
+
+}  // namespace
+
+void AddExploreCommand(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ExploreArgs>();
+  CLI::App* cmd = app.add_subcommand("explore", "Search fault schedules for a violation and shrink it to the smallest");
+  cmd->add_option("scenario", args->scenario, "Scenario file")->required();
+  cmd->add_option("--trials", args->trials, "Schedules to try (default 200, or unbounded with --seconds)")
+      ->check(CLI::Range(1, 100'000'000));
+  cmd->add_option("--seconds", args->seconds, "Wall-clock budget of the search (shrinking comes on top)")
+      ->check(CLI::Range(1, 30 * 24 * 3600));
+  cmd->add_option("--shrink-trials", args->shrink_trials, "Most trials spent shrinking")
+      ->check(CLI::Range(0, 100'000))
+      ->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of the search (same seed, same schedules)");
+  cmd->add_option("--invariant", args->invariants, "Look only for this invariant's violation (repeatable)");
+  cmd->add_option("--out", args->out, "Results folder: counterexamples go to OUT/<scenario>/counterexamples/")
+      ->capture_default_str();
+  cmd->add_option("--bindir", args->bindir, "Folder of the reference jobs, {bindir} (default: killpoint's own)");
+  cmd->add_option("--sandbox-root", args->sandbox_root, "Folder for the trials' sandboxes (default: in $TMPDIR)");
+  cmd->add_flag("--quiet,-q", args->quiet, "Print nothing but errors");
+  cmd->callback([args, &exit_code] { exit_code = Execute(*args); });
+}
+
+}  // namespace killpoint

@@ -1,0 +1,13 @@
+#include "cli/inspect.h"
+
+namespace killpoint {
+
+void PrintInspectCommands(std::ostream& out, const Scenario& s, const std::filesystem::path& box) {
+  std::filesystem::path work = box / "work";
+  out << "  sandbox kept: " << box.string() << "\n"
+      << "  inspect: ls -la " << work.string() << "; ls " << (box / "logs").string() << "\n"
+      << "           sqlite3 " << (work / s.check.db).string() << " .dump\n"
+      << "           cat " << (work / s.check.state_file).string() << "\n";
+}
+
+}  // namespace killpoint

@@ -1,0 +1,78 @@
+#include "counterexample/counterexample.h"
+
+#include "util/atomic_file.h"
+
+namespace killpoint {
+
+nlohmann::json ToJson(const CounterexampleFile& c) {
+  nlohmann::json events = nlohmann::json::array();
+  for (const Event& e : c.events) events.push_back(e);
+  return {{"format", kCounterexampleFormat},
+          {"killpoint_version", c.killpoint_version},
+          {"scenario", {{"file", c.scenario_file}, {"name", c.scenario_name}, {"text", c.scenario_text}}},
+          {"source", c.source},
+          {"summary", c.plan.Summary()},
+          {"plan", c.plan},
+          {"invariant", {{"name", c.invariant}, {"explanation", c.explanation}}},
+          {"verdicts", c.verdicts},
+          {"events", events},
+          {"final_state", c.final_state},
+          {"reproduce", c.reproduce}};
+}
+
+Status WriteCounterexample(const std::filesystem::path& path, const CounterexampleFile& c) {
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) return Error::Harness("cannot create " + path.parent_path().string() + ": " + ec.message());
+  return WriteFileAtomically(
+      path, ToJson(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+Result<CounterexampleFile> ReadCounterexample(const std::filesystem::path& path) {
+  auto text = ReadFile(path);
+  if (!text) return Error::BadInput(text.error().message);
+  auto bad = [&](const std::string& what) {
+    return Error::BadInput(path.string() + ": not a killpoint counterexample: " + what);
+  };
+  nlohmann::json j = nlohmann::json::parse(text.value(), nullptr, false);
+  if (j.is_discarded()) return bad("not valid JSON (damaged or cut short?)");
+  if (!j.is_object()) return bad("expected a JSON object");
+  if (!j.contains("format") || !j["format"].is_string()) return bad("no \"format\" field");
+  if (j["format"] != kCounterexampleFormat) {
+    return Error::BadInput(path.string() + ": format " + j["format"].get<std::string>() +
+                           " is not the one this killpoint reads (" + kCounterexampleFormat + ")");
+  }
+  CounterexampleFile c;
+  try {
+    c.killpoint_version = j.value("killpoint_version", "");
+    c.scenario_file = j.at("scenario").at("file").get<std::string>();
+    c.scenario_name = j.at("scenario").at("name").get<std::string>();
+    c.scenario_text = j.at("scenario").at("text").get<std::string>();
+    c.source = j.value("source", "");
+    c.plan = j.at("plan").get<Plan>();
+    c.invariant = j.at("invariant").at("name").get<std::string>();
+    c.explanation = j.at("invariant").value("explanation", "");
+    c.verdicts = j.at("verdicts").get<std::vector<Verdict>>();
+    for (const auto& e : j.at("events")) c.events.push_back(e.get<Event>());
+    c.final_state = j.value("final_state", nlohmann::json::object());
+    c.reproduce = j.value("reproduce", "");
+  } catch (const nlohmann::json::exception& e) {
+    return bad(std::string("a field is missing or of the wrong type (") + e.what() + ")");
+  }
+  if (c.plan.runs.empty()) return bad("the plan has no runs");
+  return c;
+}
+
+std::vector<nlohmann::json> Fingerprint(const std::vector<Event>& events) {
+  std::vector<nlohmann::json> out;
+  for (const Event& e : events) {
+    nlohmann::json data = e.data;
+    if (data.is_object()) {
+      for (const char* volatile_key : {"pid", "sandbox", "elapsed_ms", "stderr"}) data.erase(volatile_key);
+    }
+    out.push_back({e.seq, e.t_ms, e.type, e.biz_date, e.trigger, e.attempt, data});
+  }
+  return out;
+}
+
+}  // namespace killpoint

@@ -1,0 +1,97 @@
+#include "counterexample/final_state.h"
+
+#include "check/checker.h"
+#include "util/atomic_file.h"
+
+namespace killpoint {
+namespace {
+
+constexpr int kMaxRows = 200;
+constexpr size_t kMaxStateBytes = 64 * 1024;
+
+nlohmann::json ColumnValue(const SQLite::Column& c) {
+  if (c.isNull()) return nullptr;
+  if (c.isInteger()) return c.getInt64();
+  if (c.isFloat()) return c.getDouble();
+  return c.getString();
+}
+
+nlohmann::json Database(const std::filesystem::path& file) {
+  nlohmann::json out = {{"file", file.filename().string()}};
+  if (!std::filesystem::exists(file)) {
+    out["missing"] = true;
+    return out;
+  }
+  try {
+    auto db = OpenJobDatabase(file);
+    if (!db) {
+      out["missing"] = true;
+      return out;
+    }
+    nlohmann::json tables = nlohmann::json::object();
+    SQLite::Statement names(*db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+    while (names.executeStep()) {
+      std::string table = names.getColumn(0).getString();
+      std::string quoted = "\"";
+      for (char ch : table) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      quoted += "\"";
+      SQLite::Statement rows(*db, "SELECT * FROM " + quoted + " ORDER BY rowid LIMIT " + std::to_string(kMaxRows + 1));
+      nlohmann::json list = nlohmann::json::array();
+      while (rows.executeStep()) {
+        if (static_cast<int>(list.size()) == kMaxRows) {
+          out["truncated"] = true;
+          break;
+        }
+        nlohmann::json row = nlohmann::json::object();
+        for (int i = 0; i < rows.getColumnCount(); ++i) row[rows.getColumnName(i)] = ColumnValue(rows.getColumn(i));
+        list.push_back(std::move(row));
+      }
+      tables[table] = std::move(list);
+    }
+    out["tables"] = std::move(tables);
+  } catch (const std::exception& e) {
+    out["error"] = e.what();
+  }
+  return out;
+}
+
+nlohmann::json StateFile(const std::filesystem::path& file) {
+  nlohmann::json out = {{"file", file.filename().string()}};
+  if (!std::filesystem::exists(file)) {
+    out["missing"] = true;
+    return out;
+  }
+  auto content = ReadFile(file);
+  if (!content) {
+    out["error"] = content.error().message;
+    return out;
+  }
+  std::string text = content.value();
+  if (text.size() > kMaxStateBytes) {
+    text.resize(kMaxStateBytes);
+    out["truncated"] = true;
+  }
+  out["content"] = text;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json CaptureFinalState(const Scenario& s, const std::filesystem::path& workdir,
+                                 const std::vector<Event>& events) {
+  nlohmann::json deliveries = nlohmann::json::object(), alerts = nlohmann::json::object();
+  for (const Event& e : events) {
+    std::string key = e.data.value("key", "");
+    if (e.type == event::kPublish && e.data.value("committed", false)) {
+      deliveries[key] = deliveries.value(key, 0) + 1;
+    } else if (e.type == event::kAlert) {
+      alerts[key] = alerts.value(key, 0) + 1;
+    }
+  }
+  return {{"database", Database(workdir / s.check.db)},
+          {"state_file", StateFile(workdir / s.check.state_file)},
+          {"deliveries", deliveries},
+          {"alerts", alerts}};
+}
+
+}  // namespace killpoint

@@ -1,0 +1,122 @@
+#include "explore/explorer.h"
+
+#include <rapidcheck.h>
+
+#include "check/checker.h"
+#include "counterexample/final_state.h"
+#include "explore/schedule_gen.h"
+
+namespace killpoint {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What the property does with each schedule RapidCheck hands it. Once a violation is found the
+// search is over and every later call is a shrink candidate, run for real until the shrink
+// budget is spent; after that every candidate is declared to pass, so RapidCheck keeps the
+// smallest failure it has.
+class Search {
+ public:
+  Search(const Scenario& s, const ExploreOptions& o) : scenario_(s), options_(o), started_(Clock::now()) {
+    targets_ = o.invariants;
+    if (targets_.empty()) {
+      targets_ = s.must_hold;
+      targets_.insert(targets_.end(), s.expected_violations.begin(), s.expected_violations.end());
+    }
+  }
+
+  void Property(const Plan& plan) {
+    if (error_) return;
+    bool shrinking = outcome_.first.has_value();
+    if (shrinking) {
+      if (outcome_.shrink_trials >= options_.shrink_trials) return;
+    } else if (outcome_.trials >= options_.trials || OutOfTime()) {
+      RC_DISCARD("budget spent");
+    }
+    auto trial = RunTrial(scenario_, plan, options_.trial);
+    if (!trial) {
+      error_ = trial.error();
+      return;
+    }
+    int n = shrinking ? ++outcome_.shrink_trials : ++outcome_.trials;
+    std::vector<Verdict> verdicts = CheckTrial({scenario_, plan, trial.value().events, trial.value().sandbox.work()});
+    const Verdict* violated = nullptr;
+    for (const std::string& name : targets_) {
+      for (const Verdict& v : verdicts) {
+        if (!violated && v.invariant == name && !v.held) violated = &v;
+      }
+    }
+    if (options_.on_trial) options_.on_trial(n, shrinking, plan.Summary(), violated != nullptr);
+    if (!violated) return;
+    // A shrink candidate counts only if it breaks the invariant first found.
+    if (shrinking && violated->invariant != outcome_.first->invariant) {
+      const Verdict* same = nullptr;
+      for (const Verdict& v : verdicts) {
+        if (v.invariant == outcome_.first->invariant && !v.held) same = &v;
+      }
+      if (!same) return;
+      violated = same;
+    }
+    CounterexampleFile c;
+    c.killpoint_version = KILLPOINT_VERSION;
+    c.scenario_file = std::filesystem::absolute(scenario_.file).string();
+    c.scenario_name = scenario_.name;
+    c.source = "explore";
+    c.plan = plan;
+    c.invariant = violated->invariant;
+    c.explanation = violated->explanation;
+    c.verdicts = verdicts;
+    c.events = trial.value().events;
+    c.final_state = CaptureFinalState(scenario_, trial.value().sandbox.work(), c.events);
+    if (!shrinking) outcome_.first = c;
+    outcome_.found = std::move(c);
+    RC_FAIL(violated->invariant + " violated");
+  }
+
+  const std::optional<Error>& error() const { return error_; }
+  ExploreOutcome& outcome() { return outcome_; }
+
+ private:
+  bool OutOfTime() const {
+    return options_.time_budget && Clock::now() - started_ >= *options_.time_budget;
+  }
+
+  const Scenario& scenario_;
+  const ExploreOptions& options_;
+  Clock::time_point started_;
+  std::vector<std::string> targets_;
+  ExploreOutcome outcome_;
+  std::optional<Error> error_;
+};
+
+// RapidCheck's own listener prints its configuration and, at exit, how to reproduce a failure
+// with RC_PARAMS; killpoint prints its own reproduce lines, so this one listens to nothing.
+class SilentListener : public rc::detail::TestListener {
+ public:
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+};
+
+}  // namespace
+
+Result<ExploreOutcome> Explore(const Scenario& s, const ExploreOptions& o) {
+  if (s.dates.empty()) return Error::BadInput(s.file.string() + ": dates: explore needs at least one");
+  Search search(s, o);
+  rc::detail::TestParams params;
+  params.seed = o.seed;
+  // Without a trial budget the wall-clock budget ends the search.
+  params.maxSuccess = o.time_budget && o.trials <= 0 ? 1'000'000 : std::max(o.trials, 1);
+  params.maxSize = 100;
+  params.maxDiscardRatio = 1;  // once the budget is spent, every call discards: stop soon
+  rc::detail::TestMetadata metadata;
+  metadata.id = s.name;
+  metadata.description = "explore " + s.name;
+  SilentListener listener;
+  rc::detail::checkProperty(rc::detail::toProperty([&] { search.Property(*GenSchedule(s, o.seed)); }), metadata,
+                            params, listener, {});
+  if (search.error()) return *search.error();
+  return std::move(search.outcome());
+}
+
+}  // namespace killpoint

@@ -1,0 +1,42 @@
+// killpoint explore: RapidCheck generates whole schedules (schedule_gen.h), runs each as a
+// trial, and checks the scenario's invariants; on the first violation it shrinks the schedule,
+// rerunning each smaller candidate for real, and keeps the smallest one that still violates.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "counterexample/counterexample.h"
+#include "run/trial_runner.h"
+#include "scenario/scenario.h"
+#include "util/result.h"
+
+namespace killpoint {
+
+struct ExploreOptions {
+  uint64_t seed = 1;
+  int trials = 200;                                 // schedules tried before giving up
+  std::optional<std::chrono::seconds> time_budget;  // and/or a wall-clock budget for the search
+  int shrink_trials = 300;                          // most trials spent shrinking
+  std::vector<std::string> invariants;              // which to search for; empty: the scenario's all
+  TrialOptions trial;
+  // Told after each trial: its number, whether it is a shrink step, its schedule's summary and
+  // whether it violated.
+  std::function<void(int n, bool shrinking, const std::string& summary, bool violated)> on_trial;
+};
+
+struct ExploreOutcome {
+  int trials = 0;         // searching
+  int shrink_trials = 0;  // shrinking, each a real trial
+  std::optional<CounterexampleFile> found;  // the smallest schedule that violates; none found
+  std::optional<CounterexampleFile> first;  // the schedule first found, before shrinking
+};
+
+Result<ExploreOutcome> Explore(const Scenario& scenario, const ExploreOptions& options);
+
+}  // namespace killpoint

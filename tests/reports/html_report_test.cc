@@ -21,7 +21,7 @@ RunResults Hostile() {
   s.file = "scenarios/\"><img src=x onerror=alert(2)>.json";
   s.trials = 1;
   s.invariants.push_back({"no_loss", kMustHold, 0, 1, {{"power", 1}},
-                          {{3, 1, "a1 kill@<b>x</b>", "stderr: <script>alert(3)</script>\xff", "killpoint run 'x' --seed 1 --trial 3 --keep"}}});
+                          {{3, 1, "a1 kill@<b>x</b>", "stderr: <script>alert(3)</script>\xff", "killpoint run 'x' --seed 1 --trial 3 --keep", ""}}});
   s.points["<iframe>"] = {1, 1};
   r.scenarios.push_back(s);
   return r;

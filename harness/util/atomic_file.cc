@@ -64,6 +64,8 @@ Status AppendDurably(const std::filesystem::path& path, std::string_view content
 }
 
 Result<std::string> ReadFile(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return Error::BadInput("cannot read " + path.string() + ": it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::BadInput("cannot read " + path.string() + ": " + std::strerror(errno));
   std::ostringstream buffer;

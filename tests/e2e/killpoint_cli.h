@@ -49,7 +49,7 @@ inline CliRun RunKillpoint(const std::string& name, std::vector<std::string> arg
   r.dir = FreshDir(name);
   std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint"};
   argv.insert(argv.end(), args.begin(), args.end());
-  if (args.front() == "run") argv.insert(argv.end(), {"--out", (r.dir / "out").string()});
+  if (args.front() == "run" || args.front() == "explore") argv.insert(argv.end(), {"--out", (r.dir / "out").string()});
   fs::path logs = r.dir / "cli";
   auto p = Spawn({argv, {}, KILLPOINT_SOURCE_DIR, logs.string() + ".out", logs.string() + ".err"});
   if (!p) {

@@ -22,7 +22,8 @@ class Downstream {
 
   virtual std::string BaseUrl() const = 0;
 
-  // The next POST /publish suffers `fault` (kFailBeforeCommit or kCommitNoAnswer); "" disarms.
+  // The next POST /publish suffers `fault` (kFailBeforeCommit, kCommitNoAnswer or kDelay); ""
+  // disarms.
   virtual void ArmFault(const std::string& fault) = 0;
 
   // Lets go of requests held by commit_no_answer (they end without a response). Call once the

@@ -100,6 +100,10 @@ class HttplibDownstream : public Downstream {
       released_.wait(lock, [&] { return release_generation_ != generation; });
       return;  // the client has long given up; whatever is written now goes nowhere
     }
+    if (fault == kDelay) {  // committed; the answer comes late, other requests go on meanwhile
+      lock.unlock();
+      std::this_thread::sleep_for(std::chrono::milliseconds(kDownstreamDelayMs));
+    }
     res.set_content(json{{"delivery_id", record["delivery_id"]}, {"deduplicated", duplicate}}.dump(),
                     "application/json");
   }

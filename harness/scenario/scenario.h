@@ -34,10 +34,13 @@ struct JobSpec {
 // Faults the downstream service can be told to commit on a publish request.
 inline constexpr const char* kFailBeforeCommit = "fail_before_commit";
 inline constexpr const char* kCommitNoAnswer = "commit_no_answer";
+// Commits and answers, late: kDownstreamDelayMs of real time, under the jobs' 300 ms timeouts.
+inline constexpr const char* kDelay = "delay";
+inline constexpr int kDownstreamDelayMs = 100;
 
 struct DownstreamSpec {
   bool dedupe = false;              // deduplicate publishes by idempotency key
-  std::vector<std::string> faults;  // from kFailBeforeCommit, kCommitNoAnswer
+  std::vector<std::string> faults;  // from kFailBeforeCommit, kCommitNoAnswer, kDelay
   double fault_probability = 0.0;   // chance that a trial arms one downstream fault
   bool operator==(const DownstreamSpec&) const = default;
 };

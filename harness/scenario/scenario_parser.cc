@@ -85,10 +85,10 @@ DownstreamSpec ReadDownstream(FieldReader r) {
   d.dedupe = r.Boolean("dedupe", false);
   d.faults = r.Strings("faults", false, true);
   for (size_t i = 0; i < d.faults.size(); ++i) {
-    if (d.faults[i] != kFailBeforeCommit && d.faults[i] != kCommitNoAnswer) {
+    if (d.faults[i] != kFailBeforeCommit && d.faults[i] != kCommitNoAnswer && d.faults[i] != kDelay) {
       r.Fail("faults[" + std::to_string(i) + "]",
              "unknown downstream fault '" + d.faults[i] + "' (known: " + kFailBeforeCommit +
-                 ", " + kCommitNoAnswer + ")");
+                 ", " + kCommitNoAnswer + ", " + kDelay + ")");
     }
   }
   d.fault_probability = r.Number("fault_probability", 0.0, 1.0, 0.0);

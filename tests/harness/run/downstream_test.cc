@@ -82,6 +82,20 @@ TEST(Downstream, CommitNoAnswerCommitsAndLetsTheClientTimeOut) {
   EXPECT_EQ(events[0].data["fault"], kCommitNoAnswer);
 }
 
+TEST(Downstream, DelayCommitsAndAnswersLate) {
+  Service s(false);
+  s.downstream->ArmFault(kDelay);
+  auto started = std::chrono::steady_clock::now();
+  auto r = s.Publish("k");
+  ASSERT_TRUE(r);  // within the client's 200 ms
+  EXPECT_EQ(r->status, 200);
+  EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(kDownstreamDelayMs));
+  auto events = s.Of(event::kPublish);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].data["committed"], true);
+  EXPECT_EQ(events[0].data["fault"], kDelay);
+}
+
 TEST(Downstream, RecordsAlertsAndBadRequests) {
   Service s(false);
   auto alert = s.Client().Post("/alert", R"({"key":"k","biz_date":"2026-11-01","reason":"pending"})", "application/json");

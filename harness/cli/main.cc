@@ -3,6 +3,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/points_command.h"
+#include "cli/report_command.h"
 #include "cli/run_command.h"
 
 int main(int argc, char** argv) {
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   int exit_code = killpoint::kExitOk;
   killpoint::AddRunCommand(app, exit_code);
   killpoint::AddPointsCommand(app, exit_code);
+  killpoint::AddReportCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -13,6 +13,7 @@
 #include "plan/planner.h"
 #include "run/discovery.h"
 #include "run/trial_runner.h"
+#include "suite/job_commit.h"
 #include "util/atomic_file.h"
 
 namespace killpoint {
@@ -46,6 +47,7 @@ ScenarioResult EmptyResult(const Scenario& s) {
   ScenarioResult r;
   r.name = s.name;
   r.file = s.file.string();
+  r.models = s.models;
   for (const auto& name : s.must_hold) r.invariants.push_back({name, kMustHold, 0, 0, {}, {}});
   for (const auto& name : s.expected_violations) r.invariants.push_back({name, kExpectedViolation, 0, 0, {}, {}});
   return r;
@@ -86,6 +88,8 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const SuiteOptions& o, con
   int count = o.exhaustive ? std::min<int>(o.exhaustive_limit, static_cast<int>(space.size())) : TrialsFor(s, o);
   int first = o.only_trial.value_or(0);
   int last = o.only_trial ? first + 1 : count;
+  result.job_commit = JobCommit(s, o.bindir);
+  if (o.on_scenario) o.on_scenario(s, last - first);
   for (int trial = first; trial < last; ++trial) {
     Plan plan = o.exhaustive ? MakeExhaustivePlan(s, o.seed, trial, space[trial]) : MakePlan(s, o.seed, trial);
     auto record = RunTrial(s, plan, to);
@@ -125,6 +129,8 @@ class SandboxRoot {
 };
 
 }  // namespace
+
+int PlannedTrials(const Scenario& s, const SuiteOptions& o) { return o.only_trial ? 1 : TrialsFor(s, o); }
 
 std::string Slug(const std::string& name) {
   std::string out;

@@ -104,7 +104,7 @@ int Execute(const RunArgs& a) {
   auto results = RunSuite(scenarios.value(), o);
   progress.reset();  // erases the line before anything else is printed
   if (!results) return Report(results.error());
-  RunReport run{"", results.value(), {}, {}};
+  RunReport run{a.out, results.value(), {}, {}};  // named as `killpoint report OUT` names it
   if (Status s = AttachHistories(run, a.out); !s) return Report(s.error());
   ReportData report;
   report.runs.push_back(std::move(run));

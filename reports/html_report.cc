@@ -22,14 +22,15 @@ h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid 
 table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #ddd;padding:.3em .6em;text-align:left;vertical-align:top}
 th{background:#f5f5f7}tr>th:first-child{white-space:nowrap}.held{background:#e3f6e8}.violated{background:#dc2626;color:#fff;font-weight:600}
 .shown{background:#fde68a}.notshown{background:#e9d5ff}.na{color:#aaa}
-td.heat{text-align:center;min-width:4.5em}th.rot{font-weight:500;font-size:.85em}
+td.heat{text-align:center;min-width:4.5em}.matrix td{font-size:.9em;min-width:6.5em}th.rot{font-weight:500;font-size:.85em}
 code,pre{font:13px ui-monospace,monospace;background:#f5f5f7;border-radius:3px}code{padding:.1em .3em}
 pre{padding:.6em;white-space:pre-wrap;word-break:break-all;margin:.3em 0}.meta{color:#555}
 .example{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:1em 0}
 .example h4{margin:.2em 0 .4em}.scroll{overflow-x:auto}
-svg.timeline{display:block;font:11px system-ui,sans-serif}svg .t{font-weight:600}svg .w{fill:#6b7280}
+svg.timeline{display:block;font:11px system-ui,sans-serif}svg.mark .q{font:700 11px system-ui,sans-serif}svg .t{font-weight:600}svg .w{fill:#6b7280}
 svg .l{text-anchor:middle;fill:#374151}svg .n{text-anchor:middle;font-size:9px}svg .q{text-anchor:middle;fill:#fff;font-weight:700}
 svg .ok{fill:#15803d;font-weight:600}svg .bad{fill:#b91c1c;font-weight:600}svg .lg{fill:#374151}
+.legend span{display:inline-block;margin:0 1em .3em 0;white-space:nowrap}.legend svg{vertical-align:middle}
 svg .track{stroke:#d1d5db;stroke-width:2}svg .sep{stroke:#e5e7eb;stroke-dasharray:4 3}
 details summary{cursor:pointer;color:#374151}
 )";
@@ -109,7 +110,7 @@ const char* CssClass(InvariantStatus s) {
 std::string Cell(const ScenarioResult& s, const InvariantResult& r) {
   std::string by_model = r.violated > 0 ? s.ByModel(r) : "";
   // The status says the expectation too: only must-hold invariants are "held" or "VIOLATED".
-  return fmt::format("<td class=\"{}\">{}<br><small>{}/{} violated{}</small></td>", CssClass(r.Status()),
+  return fmt::format("<td class=\"{}\">{}<br><small>{}/{}{}</small></td>", CssClass(r.Status()),
                      E(ToString(r.Status())), r.violated, r.held + r.violated,
                      by_model.empty() ? "" : "<br>" + E(by_model));
 }
@@ -122,7 +123,7 @@ std::string Matrix(const std::vector<ScenarioRef>& scenarios) {
       if (std::find(names.begin(), names.end(), r.name) == names.end()) names.push_back(r.name);
     }
   }
-  std::string out = "<div class=\"scroll\"><table><tr><th>scenario</th>";
+  std::string out = "<div class=\"scroll\"><table class=\"matrix\"><tr><th>scenario <small>(violations/trials)</small></th>";
   for (const auto& n : names) out += "<th>" + E(n) + "</th>";
   out += "</tr>\n";
   for (const ScenarioRef& ref : scenarios) {
@@ -150,7 +151,7 @@ std::string RenderHtml(const ReportData& report) {
   out += VerdictBox(report, scenarios);
   out += "<h2>Runs</h2>\n" + Metadata(report);
   out += "<h2>Strategies &times; invariants</h2>\n" + Matrix(scenarios);
-  out += "<p class=\"meta\">Timeline marks:</p><div class=\"scroll\">" + RenderTimelineLegend() + "</div>\n";
+  out += "<p class=\"legend\">Timeline marks: " + RenderTimelineLegend() + "</p>\n";
   for (const ScenarioRef& s : scenarios) out += RenderScenarioSection(s);
   return out + "</body></html>\n";
 }

@@ -125,19 +125,16 @@ std::string RenderTimelineSvg(const Timeline& t) {
 }
 
 std::string RenderTimelineLegend() {
-  const MarkKind kinds[] = {MarkKind::kFailpoint, MarkKind::kFailpoints,   MarkKind::kKill,
-                            MarkKind::kRollback,  MarkKind::kPublish,      MarkKind::kDuplicate,
-                            MarkKind::kPublishFailed, MarkKind::kQuery,   MarkKind::kAlert,
-                            MarkKind::kTimeout,   MarkKind::kBadRequest};
-  std::string body;
-  int x = 30;
+  const MarkKind kinds[] = {MarkKind::kFailpoint,     MarkKind::kFailpoints, MarkKind::kKill,    MarkKind::kRollback,
+                            MarkKind::kPublish,       MarkKind::kDuplicate,  MarkKind::kPublishFailed,
+                            MarkKind::kQuery,         MarkKind::kAlert,      MarkKind::kTimeout, MarkKind::kBadRequest};
+  std::string out;
   for (MarkKind k : kinds) {
-    std::string name = ToString(k);
-    body += Shape(k, x, 14) + fmt::format(R"(<text x="{}" y="18" class="lg">{}</text>)", x + 30, name);
-    x += 40 + 7 * static_cast<int>(name.size());
+    int width = k == MarkKind::kFailpoints ? 52 : 22;
+    out += fmt::format(R"(<span><svg class="mark" xmlns="http://www.w3.org/2000/svg" width="{0}" height="20" viewBox="0 0 {0} 20" aria-hidden="true">{1}</svg> {2}</span>)",
+                       width, Shape(k, width / 2, 10), ToString(k));
   }
-  return fmt::format(R"(<svg class="timeline legend" xmlns="http://www.w3.org/2000/svg" width="{0}" height="30" viewBox="0 0 {0} 30" role="img" aria-label="legend">{1}</svg>)",
-                     x, body);
+  return out;
 }
 
 }  // namespace killpoint

@@ -11,7 +11,7 @@ namespace killpoint {
 
 std::string RenderTimelineSvg(const Timeline& timeline);
 
-// A legend of the mark shapes, as one small SVG.
+// A legend of the mark shapes: one <span> per mark, each a small SVG and its name.
 std::string RenderTimelineLegend();
 
 }  // namespace killpoint

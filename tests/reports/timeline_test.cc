@@ -95,7 +95,7 @@ TEST(TimelineSvg, EscapesEverythingAndDrawsOneRowPerLane) {
   EXPECT_THAT(svg, HasSubstr(">2026-11-01 #1 a1</text>"));
   EXPECT_THAT(svg, HasSubstr("&#8635; retry after 1s (virtual)"));
   EXPECT_THAT(svg, HasSubstr("height=\"96\""));  // two lanes
-  EXPECT_THAT(RenderTimelineLegend(), HasSubstr("duplicate delivery"));
+  EXPECT_THAT(RenderTimelineLegend(), HasSubstr("</svg> duplicate delivery</span>"));
 }
 
 TEST(TimelineSvg, ShortensLabelsWithoutSplittingACharacter) {

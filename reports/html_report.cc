@@ -87,12 +87,15 @@ std::string VerdictBox(const ReportData& report, const std::vector<ScenarioRef>&
 
 std::string Metadata(const ReportData& report) {
   std::string out =
-      "<table><tr><th>results</th><th>killpoint</th><th>seed</th><th>trials</th><th>started (UTC)</th><th>took</th></tr>\n";
+      "<table><tr><th>results</th><th>killpoint</th><th>seed</th><th>trials</th><th>models</th><th>job commit</th>"
+      "<th>started (UTC)</th><th>took</th></tr>\n";
   for (const RunReport& run : report.runs) {
     const RunResults& r = run.results;
-    out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1f}s</td></tr>\n",
-                       run.source.empty() ? "this run" : "<code>" + E(run.source) + "</code>", E(r.killpoint_version),
-                       r.seed, r.Trials(), E(r.started_at), r.elapsed_s);
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{:.1f}s</td></tr>\n",
+        run.source.empty() ? "this run" : "<code>" + E(run.source) + "</code>", E(r.killpoint_version), r.seed,
+        r.Trials(), E(JoinOr(RunModels(r), "-")), E(JoinOr(RunJobCommits(r), "not in a git checkout")), E(r.started_at),
+        r.elapsed_s);
   }
   return out + "</table>\n";
 }

@@ -34,8 +34,11 @@ std::string CodeBlock(const std::string& text) {
 std::string RunLine(const RunReport& run, const std::vector<ScenarioRef>& scenarios) {
   size_t n = std::count_if(scenarios.begin(), scenarios.end(), [&](const ScenarioRef& s) { return s.run == &run; });
   const RunResults& r = run.results;
-  return fmt::format("- {} trials of {} scenarios \u00B7 seed {} \u00B7 killpoint {} \u00B7 started {} \u00B7 {:.1f}s{}\n",
-                     r.Trials(), n, r.seed, MarkdownEscape(r.killpoint_version), MarkdownEscape(r.started_at),
+  std::vector<std::string> commits = RunJobCommits(r);
+  return fmt::format("- {} trials of {} scenarios \u00B7 seed {} \u00B7 models {} \u00B7 killpoint {}{} \u00B7 started {} \u00B7 {:.1f}s{}\n",
+                     r.Trials(), n, r.seed, MarkdownEscape(JoinOr(RunModels(r), "-")),
+                     MarkdownEscape(r.killpoint_version),
+                     commits.empty() ? "" : " \u00B7 job " + MarkdownEscape(JoinOr(commits, "")), MarkdownEscape(r.started_at),
                      r.elapsed_s, run.source.empty() ? "" : " \u00B7 " + MarkdownEscape(run.source));
 }
 

@@ -42,6 +42,32 @@ std::vector<CounterexampleTrial> CounterexampleTrials(const ScenarioResult& s) {
   return out;
 }
 
+namespace {
+void AddOnce(std::vector<std::string>& list, const std::string& item) {
+  if (!item.empty() && std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+}  // namespace
+
+std::vector<std::string> RunModels(const RunResults& results) {
+  std::vector<std::string> out;
+  for (const auto& s : results.scenarios) {
+    for (const auto& m : s.models) AddOnce(out, m);
+  }
+  return out;
+}
+
+std::vector<std::string> RunJobCommits(const RunResults& results) {
+  std::vector<std::string> out;
+  for (const auto& s : results.scenarios) AddOnce(out, s.job_commit);
+  return out;
+}
+
+std::string JoinOr(const std::vector<std::string>& items, const std::string& none) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out.empty() ? none : out;
+}
+
 ReportData SingleRunReport(const RunResults& results) {
   ReportData report;
   report.runs.push_back({"", results, {}, {}});

@@ -58,6 +58,14 @@ struct CounterexampleTrial {
 // The counterexample trials of a scenario, in the order of their first appearance.
 std::vector<CounterexampleTrial> CounterexampleTrials(const ScenarioResult& s);
 
+// The persistence models and the job commits of a run's scenarios, each once, in order of
+// first appearance; scenarios outside a git checkout add no commit.
+std::vector<std::string> RunModels(const RunResults& results);
+std::vector<std::string> RunJobCommits(const RunResults& results);
+
+// "a, b, c"; `none` when empty.
+std::string JoinOr(const std::vector<std::string>& items, const std::string& none);
+
 // A report of one run, without histories (no timelines).
 ReportData SingleRunReport(const RunResults& results);
 

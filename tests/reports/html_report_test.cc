@@ -104,6 +104,7 @@ TEST(HtmlReport, DrawsEachCounterexampleTrialOnceWithItsTimelineAndReplay) {
 TEST(HtmlReport, ShowsTheRunMetadata) {
   std::string html = RenderHtml(HostileReport());
   EXPECT_THAT(html, HasSubstr("<td><code>out/&lt;b&gt;dir&lt;/b&gt;</code></td><td>0.1.0</td><td>7</td><td>4</td>"
+                              "<td>process</td><td><code>0123456789abcdef0123456789abcdef01234567</code></td>"
                               "<td>2026-11-29T10:00:00Z</td>"));
   EXPECT_THAT(html, HasSubstr("job commit: <code>0123456789abcdef0123456789abcdef01234567</code>"));
   EXPECT_THAT(html, HasSubstr("models: process"));

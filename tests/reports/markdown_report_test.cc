@@ -15,7 +15,8 @@ using testing::HostileReport;
 TEST(Markdown, StartsWithTheVerdictAndTheRun) {
   std::string md = RenderMarkdown(HostileReport());
   EXPECT_EQ(md.rfind("## killpoint: \u274C a must-hold invariant was violated\n\n", 0), 0u) << md;
-  EXPECT_THAT(md, HasSubstr("- 4 trials of 1 scenarios \u00B7 seed 7 \u00B7 killpoint 0.1.0"));
+  EXPECT_THAT(md, HasSubstr("- 4 trials of 1 scenarios \u00B7 seed 7 \u00B7 models process \u00B7 killpoint 0.1.0 \u00B7 "
+                            "job 0123456789abcdef0123456789abcdef01234567 \u00B7 started 2026-11-29T10:00:00Z"));
 }
 
 TEST(Markdown, HasOneTableRowPerInvariant) {

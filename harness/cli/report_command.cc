@@ -27,6 +27,9 @@ int Execute(const ReportArgs& a) {
   for (const auto& input : a.inputs) {
     auto run = LoadRun(input);
     if (!run) return Report(run.error());
+    for (const std::string& note : run.value().history_notes) {
+      if (!note.empty() && !a.quiet) std::cerr << "killpoint: note: " << note << "; its timelines are left out\n";
+    }
     combined.runs.push_back(std::move(run.value()));
   }
   if (Status s = WriteReports(combined, a.paths); !s) return Report(s.error());

@@ -7,7 +7,12 @@
 
 namespace killpoint {
 
-// Escapes & < > " ' and replaces control characters and invalid UTF-8 with U+FFFD.
+// Replaces control characters (but newline and tab) and invalid UTF-8 with U+FFFD, and
+// escapes nothing else: for plain text outputs (Markdown code blocks, terminals).
+std::string SanitizeText(std::string_view text);
+
+// SanitizeText, then escapes & < > " '. The result is valid HTML text and attribute content,
+// and valid XML 1.0 character data.
 std::string HtmlEscape(std::string_view text);
 
 }  // namespace killpoint

@@ -1,14 +1,23 @@
-// A self-contained HTML page for design reviews: inline CSS, no script, nothing fetched from
-// the network, so it opens from a file:// URL anywhere. Everything that came from a job is
-// escaped (html_escape.h).
+// A self-contained HTML page for design reviews: inline CSS and SVG, no script at all, nothing
+// fetched from the network, so it opens from a file:// URL on a machine without a network.
+// A Content-Security-Policy in the page forbids scripts and fetches outright, and everything
+// that came from a job (names, stderr, file names, keys) is escaped (html_escape.h).
+//
+// The page: the verdict; the run metadata; a matrix of strategies x invariants; per scenario
+// a heat map of crash points x invariants (violations out of trials) and every counterexample
+// as a timeline (one lane per attempt) with its replay command.
 #pragma once
 
 #include <string>
 
+#include "reports/report_model.h"
 #include "reports/results.h"
 
 namespace killpoint {
 
+std::string RenderHtml(const ReportData& report);
+
+// The page of one run, without timelines.
 std::string RenderHtml(const RunResults& results);
 
 }  // namespace killpoint

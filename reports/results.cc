@@ -25,7 +25,7 @@ InvariantStatus InvariantResult::Status() const {
 void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
                          const std::string& replay) {
   ++trials;
-  bool any_violation = false;
+  std::vector<std::string> violated_here;
   std::string models;
   for (const auto& m : plan.Models()) models += (models.empty() ? "" : "+") + m;
   ++trials_by_model[models];
@@ -37,7 +37,7 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
       ++it->held;
       continue;
     }
-    any_violation = true;
+    violated_here.push_back(v.invariant);
     ++it->violated;
     ++it->violated_by_model[models];
     if (it->examples.size() < kMaxExamples) {
@@ -53,7 +53,8 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
   }
   PointStat& stat = points[point];
   ++stat.trials;
-  if (any_violation) ++stat.violations;
+  if (!violated_here.empty()) ++stat.violations;
+  for (const auto& name : violated_here) ++stat.by_invariant[name];
 }
 
 std::string ScenarioResult::ByModel(const InvariantResult& r) const {
@@ -84,6 +85,16 @@ int RunResults::Trials() const {
   return n;
 }
 
+void to_json(nlohmann::json& j, const PointStat& p) {
+  j = {{"trials", p.trials}, {"violations", p.violations}, {"by_invariant", p.by_invariant}};
+}
+// Fields added after the first results files are optional, so that older files still load.
+void from_json(const nlohmann::json& j, PointStat& p) {
+  j.at("trials").get_to(p.trials);
+  j.at("violations").get_to(p.violations);
+  p.by_invariant = j.value("by_invariant", std::map<std::string, int>{});
+}
+
 void to_json(nlohmann::json& j, const InvariantResult& r) {
   j = {{"name", r.name}, {"expectation", r.expectation}, {"held", r.held}, {"violated", r.violated},
        {"status", ToString(r.Status())}, {"violated_by_model", r.violated_by_model},
@@ -102,7 +113,8 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
   j = {{"name", r.name}, {"file", r.file}, {"trials", r.trials}, {"elapsed_s", r.elapsed_s},
        {"exhaustive_total", r.exhaustive_total}, {"trials_by_model", r.trials_by_model},
        {"must_hold_violated", r.MustHoldViolated()}, {"invariants", r.invariants},
-       {"points", r.points}};
+       {"points", r.points}, {"models", r.models}};
+  if (!r.job_commit.empty()) j["job_commit"] = r.job_commit;
 }
 void from_json(const nlohmann::json& j, ScenarioResult& r) {
   j.at("name").get_to(r.name);
@@ -113,6 +125,8 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   j.at("trials_by_model").get_to(r.trials_by_model);
   j.at("invariants").get_to(r.invariants);
   j.at("points").get_to(r.points);
+  r.models = j.value("models", std::vector<std::string>{});
+  r.job_commit = j.value("job_commit", "");
 }
 
 void to_json(nlohmann::json& j, const RunResults& r) {

@@ -27,7 +27,10 @@ struct Counterexample {
   std::string plan;         // Plan::Summary()
   std::string explanation;  // the verdict's sentence, with the persistence model it was reached under
   std::string replay;       // the command that runs this trial again
-  std::string file;         // its counterexample file, relative to the results folder
+  std::string file;         // its counterexample file, as the run named it; empty: none saved
+  // The replay command, then, when a counterexample file was saved, `killpoint replay FILE`:
+  // one command a line.
+  std::string ReplayCommands() const { return file.empty() ? replay : replay + "\nkillpoint replay " + file; }
   bool operator==(const Counterexample&) const = default;
 };
 
@@ -47,6 +50,7 @@ struct InvariantResult {
 struct PointStat {
   int trials = 0;
   int violations = 0;  // trials where any invariant was violated
+  std::map<std::string, int> by_invariant;  // trials that violated each invariant (the heat map)
   bool operator==(const PointStat&) const = default;
 };
 
@@ -59,6 +63,10 @@ struct ScenarioResult {
   std::vector<InvariantResult> invariants;
   std::map<std::string, PointStat> points;
   std::map<std::string, int> trials_by_model;  // by the models of each trial's kills
+  std::vector<std::string> models;  // the scenario's persistence models, as it declared them
+  // `git rev-parse HEAD` of the job under test, "-dirty" appended when its checkout has
+  // uncommitted changes; empty when the job is not in a git checkout (or git is missing).
+  std::string job_commit;
 
   // Adds one finished trial's verdicts. `replay` reproduces it.
   void Add(const Plan& plan, const std::vector<Verdict>& verdicts, const std::string& replay);
@@ -82,7 +90,8 @@ struct RunResults {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Counterexample, trial, seed, plan, explanation, replay, file)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(PointStat, trials, violations)
+void to_json(nlohmann::json& j, const PointStat& p);
+void from_json(const nlohmann::json& j, PointStat& p);
 void to_json(nlohmann::json& j, const InvariantResult& r);
 void from_json(const nlohmann::json& j, InvariantResult& r);
 void to_json(nlohmann::json& j, const ScenarioResult& r);

@@ -15,6 +15,32 @@ const char* ColorOf(InvariantStatus s) {
   return "";
 }
 
+constexpr size_t kColumns = 80;
+
+// `prefix` then `text`, wrapped at spaces to kColumns, later lines indented under the text.
+// A word longer than a line (a path) stays whole: cutting it would make it useless.
+std::string Wrap(const std::string& prefix, const std::string& text) {
+  std::string out = prefix, indent(prefix.size(), ' ');
+  size_t column = prefix.size();
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(start, end - start);
+    if (column > indent.size() && column + 1 + word.size() > kColumns) {
+      out += "\n" + indent;
+      column = indent.size();
+    } else if (column > indent.size()) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    start = end + 1;
+  }
+  return out + "\n";
+}
+
 std::string Line(const InvariantResult& r, bool color) {
   std::string status = ToString(r.Status());
   if (color) status = ColorOf(r.Status()) + status + "\033[0m";
@@ -28,27 +54,29 @@ std::string Line(const InvariantResult& r, bool color) {
 std::string RenderTable(const RunResults& results, bool color) {
   std::string out;
   for (const ScenarioResult& s : results.scenarios) {
-    out += fmt::format("{} ({} trials, {:.1f}s)\n", s.name, s.trials, s.elapsed_s);
+    out += Wrap("", fmt::format("{} ({} trials, {:.1f}s)", s.name, s.trials, s.elapsed_s));
     if (s.exhaustive_total > 0) {
-      out += fmt::format("  exhaustive: {} of {} (crash point, moment, model) combinations tried{}\n",
-                         s.trials, s.exhaustive_total, s.trials < s.exhaustive_total ? " (--limit)" : ", all");
+      out += Wrap("  ", fmt::format("exhaustive: {} of {} (crash point, moment, model) combinations tried{}", s.trials,
+                                    s.exhaustive_total, s.trials < s.exhaustive_total ? " (--limit)" : ", all"));
     }
     out += fmt::format("  {:<22} {:<10} {:>11} {}\n", "invariant", "", "violated", "verdict");
     for (const InvariantResult& r : s.invariants) {
       out += Line(r, color);
-      if (r.violated > 0 && !s.ByModel(r).empty()) out += "    by model: " + s.ByModel(r) + "\n";
+      if (r.violated > 0 && !s.ByModel(r).empty()) out += Wrap("    by model: ", s.ByModel(r));
       if (r.Status() == InvariantStatus::kViolated && !r.examples.empty()) {
-        out += "    e.g. " + r.examples.front().explanation + "\n";
+        out += Wrap("    e.g. ", r.examples.front().explanation);
+        // Unwrapped, so that it can be copied and pasted as it is.
         out += "    replay: " + r.examples.front().replay + "\n";
+        if (!r.examples.front().file.empty()) out += "        or: killpoint replay " + r.examples.front().file + "\n";
       }
     }
   }
   double rate = results.elapsed_s > 0 ? results.Trials() / results.elapsed_s : 0;
-  out += fmt::format("\n{} trials in {:.1f}s ({:.1f} trials/s), seed {}: {}\n", results.Trials(),
-                     results.elapsed_s, rate, results.seed,
-                     results.MustHoldViolated() ? "a must-hold invariant was VIOLATED"
-                                                : "every must-hold invariant held");
-  return out;
+  std::string totals =
+      fmt::format("{} trials in {:.1f}s ({:.1f} trials/s), seed {}:", results.Trials(), results.elapsed_s, rate, results.seed);
+  std::string verdict = results.MustHoldViolated() ? "a must-hold invariant was VIOLATED" : "every must-hold invariant held";
+  // The verdict is never split: scripts and people look for it whole.
+  return out + "\n" + totals + (totals.size() + 1 + verdict.size() <= kColumns ? " " : "\n") + verdict + "\n";
 }
 
 }  // namespace killpoint

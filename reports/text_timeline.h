@@ -1,7 +1,7 @@
-// A trial's history as a timeline for a terminal: one block per attempt (biz date, firing,
-// attempt, virtual time), one line per event that tells the story: the fault planned, failpoint
-// hits, the kill, the exit, rollbacks, publishes, queries, alerts, retry waits, the final pass.
-// Used by `killpoint replay`.
+// A trial's history as a timeline for a terminal (killpoint replay): the lanes of
+// BuildTimeline (timeline.h), one block per attempt with its retry wait, one line per mark
+// (failpoint hits, the kill, rollbacks, publishes, queries, alerts), how it ended and the
+// first line of its stderr; then the notes and the final state.
 #pragma once
 
 #include <string>

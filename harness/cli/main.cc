@@ -5,6 +5,7 @@
 #include "cli/explore_command.h"
 #include "cli/points_command.h"
 #include "cli/replay_command.h"
+#include "cli/report_command.h"
 #include "cli/run_command.h"
 
 int main(int argc, char** argv) {
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   killpoint::AddPointsCommand(app, exit_code);
   killpoint::AddExploreCommand(app, exit_code);
   killpoint::AddReplayCommand(app, exit_code);
+  killpoint::AddReportCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

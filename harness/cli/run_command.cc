@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -9,7 +10,10 @@
 
 #include "cli/exit_codes.h"
 #include "cli/paths.h"
-#include "reports/html_report.h"
+#include "cli/report_outputs.h"
+#include "reports/progress.h"
+#include "reports/report_loader.h"
+#include "reports/terminal.h"
 #include "reports/terminal_table.h"
 #include "scenario/scenario_parser.h"
 #include "suite/suite.h"
@@ -26,6 +30,8 @@ struct RunArgs {
   uint64_t seed = 1;
   std::string out = "killpoint-out";
   std::string html;
+  std::string junit;
+  std::string markdown;
   std::string bindir;
   std::string sandbox_root;
   std::optional<int> trial;
@@ -46,6 +52,38 @@ void PrintKept(const Scenario& s, int trial, const std::vector<Verdict>& verdict
             << "           cat " << (work / s.check.state_file).string() << "\n";
 }
 
+bool IsMustHold(const Scenario& s, const std::string& invariant) {
+  return std::find(s.must_hold.begin(), s.must_hold.end(), invariant) != s.must_hold.end();
+}
+
+// The progress line on a terminal's stderr, fed by the suite's callbacks.
+std::unique_ptr<ProgressLine> StartProgress(const std::vector<Scenario>& scenarios, SuiteOptions& o) {
+  auto progress = std::make_unique<ProgressLine>(std::cerr, TerminalColumns(STDERR_FILENO), SteadySeconds);
+  for (const Scenario& s : scenarios) {
+    if (o.exhaustive) progress->ExpectUnknown();
+    else progress->Expect(PlannedTrials(s, o));
+  }
+  ProgressLine* line = progress.get();
+  if (o.exhaustive) o.on_scenario = [line](const Scenario&, int trials) { line->Discovered(trials); };
+  o.on_trial = [line](const Scenario& s, int, const std::vector<Verdict>& verdicts, const fs::path&) {
+    bool any = false, must = false;
+    for (const Verdict& v : verdicts) {
+      if (v.held) continue;
+      any = true;
+      must = must || IsMustHold(s, v.invariant);
+    }
+    line->OnTrial(any, must);
+  };
+  return progress;
+}
+
+ReportPaths OutputPaths(const RunArgs& a) {
+  fs::path out(a.out);
+  return {a.html.empty() ? (out / "report.html").string() : a.html,
+          a.junit.empty() ? (out / "junit.xml").string() : a.junit,
+          a.markdown.empty() ? (out / "summary.md").string() : a.markdown};
+}
+
 int Execute(const RunArgs& a) {
   std::vector<fs::path> inputs(a.inputs.begin(), a.inputs.end());
   auto scenarios = LoadScenarios(inputs);
@@ -60,15 +98,22 @@ int Execute(const RunArgs& a) {
   o.sandbox_root = a.sandbox_root;
   o.exhaustive = a.exhaustive;
   o.exhaustive_limit = a.limit;
+  std::unique_ptr<ProgressLine> progress;
   if (a.trial) o.on_trial = PrintKept;
+  else if (!a.quiet && IsTerminal(STDERR_FILENO)) progress = StartProgress(scenarios.value(), o);
   auto results = RunSuite(scenarios.value(), o);
+  progress.reset();  // erases the line before anything else is printed
   if (!results) return Report(results.error());
-  fs::path html = a.html.empty() ? fs::path(a.out) / "report.html" : fs::path(a.html);
-  if (Status s = WriteFileAtomically(html, RenderHtml(results.value())); !s) return Report(s.error());
+  RunReport run{a.out, results.value(), {}, {}};  // named as `killpoint report OUT` names it
+  if (Status s = AttachHistories(run, a.out); !s) return Report(s.error());
+  ReportData report;
+  report.runs.push_back(std::move(run));
+  ReportPaths paths = OutputPaths(a);
+  if (Status s = WriteReports(report, paths); !s) return Report(s.error());
   if (!a.quiet) {
-    bool color = ::isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
-    std::cout << RenderTable(results.value(), color);
-    std::cout << "results: " << (fs::path(a.out) / "results.json").string() << "\nreport: " << html.string() << "\n";
+    std::cout << RenderTable(results.value(), ColorWanted(STDOUT_FILENO));
+    std::cout << "results: " << (fs::path(a.out) / "results.json").string() << "\nreport: " << paths.html
+              << "\njunit: " << paths.junit << "\nsummary: " << paths.markdown << "\n";
   }
   return results.value().MustHoldViolated() ? kExitViolation : kExitOk;
 }
@@ -84,6 +129,9 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   run->add_option("--seed", args->seed, "Seed of the plans (same seed, same plans)");
   run->add_option("--out", args->out, "Results folder")->capture_default_str();
   run->add_option("--html", args->html, "HTML report path (default: OUT/report.html)");
+  run->add_option("--junit", args->junit, "JUnit XML path (default: OUT/junit.xml)");
+  run->add_option("--markdown", args->markdown,
+                  "Markdown summary path (default: OUT/summary.md); also appended to $GITHUB_STEP_SUMMARY when set");
   run->add_option("--bindir", args->bindir, "Folder of the reference jobs, {bindir} (default: killpoint's own)");
   run->add_option("--trial", args->trial, "Run only this trial (replay), printing its verdicts")
       ->check(CLI::NonNegativeNumber);
@@ -96,7 +144,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   run->add_option("--limit", args->limit, "Most trials per scenario in --exhaustive")
       ->check(CLI::Range(1, 10'000'000))
       ->capture_default_str();
-  run->add_flag("--quiet,-q", args->quiet, "Print nothing but errors");
+  run->add_flag("--quiet,-q", args->quiet, "Print nothing but errors (no table, no progress line)");
   run->callback([args, &exit_code] { exit_code = Execute(*args); });
 }
 

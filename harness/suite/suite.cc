@@ -15,6 +15,7 @@
 #include "plan/planner.h"
 #include "run/discovery.h"
 #include "run/trial_runner.h"
+#include "suite/job_commit.h"
 #include "util/atomic_file.h"
 
 namespace killpoint {
@@ -48,6 +49,7 @@ ScenarioResult EmptyResult(const Scenario& s) {
   ScenarioResult r;
   r.name = s.name;
   r.file = s.file.string();
+  r.models = s.models;
   for (const auto& name : s.must_hold) r.invariants.push_back({name, kMustHold, 0, 0, {}, {}});
   for (const auto& name : s.expected_violations) r.invariants.push_back({name, kExpectedViolation, 0, 0, {}, {}});
   return r;
@@ -65,7 +67,7 @@ Status WriteResults(const fs::path& out, const RunResults& results) {
 }
 
 // The examples this trial just became (the first few violations of each invariant) get a
-// counterexample file each, and their replay command becomes `killpoint replay FILE`.
+// counterexample file each, for `killpoint replay FILE`.
 Status SaveCounterexamples(const Scenario& s, const SuiteOptions& o, const TrialRecord& t,
                            const std::vector<Verdict>& verdicts, ScenarioResult& result) {
   std::string text;
@@ -91,10 +93,11 @@ Status SaveCounterexamples(const Scenario& s, const SuiteOptions& o, const Trial
       c.verdicts = verdicts;
       c.events = t.events;
       c.final_state = CaptureFinalState(s, t.sandbox.work(), t.events);
-      example.file = (fs::path(Slug(s.name)) / "counterexamples" /
-                      ("trial-" + std::to_string(t.plan.trial) + "-" + inv.name + ".json")).string();
-      c.reproduce = example.replay = "killpoint replay " + Quote((o.out / example.file).string());
-      if (Status st = WriteCounterexample(o.out / example.file, c); !st) return st;
+      fs::path file = o.out / Slug(s.name) / "counterexamples" /
+                      ("trial-" + std::to_string(t.plan.trial) + "-" + inv.name + ".json");
+      example.file = file.string();
+      c.reproduce = "killpoint replay " + Quote(example.file);
+      if (Status st = WriteCounterexample(file, c); !st) return st;
     }
   }
   return Ok();
@@ -125,6 +128,8 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const SuiteOptions& o, con
   int count = o.exhaustive ? std::min<int>(o.exhaustive_limit, static_cast<int>(space.size())) : TrialsFor(s, o);
   int first = o.only_trial.value_or(0);
   int last = o.only_trial ? first + 1 : count;
+  result.job_commit = JobCommit(s, o.bindir);
+  if (o.on_scenario) o.on_scenario(s, last - first);
   for (int trial = first; trial < last; ++trial) {
     Plan plan = o.exhaustive ? MakeExhaustivePlan(s, o.seed, trial, space[trial]) : MakePlan(s, o.seed, trial);
     auto record = RunTrial(s, plan, to);
@@ -141,6 +146,8 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const SuiteOptions& o, con
 }
 
 }  // namespace
+
+int PlannedTrials(const Scenario& s, const SuiteOptions& o) { return o.only_trial ? 1 : TrialsFor(s, o); }
 
 std::string Slug(const std::string& name) {
   std::string out;

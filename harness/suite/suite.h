@@ -34,7 +34,13 @@ struct SuiteOptions {
   std::function<void(const Scenario&, int trial, const std::vector<Verdict>&,
                      const std::filesystem::path& sandbox)>
       on_trial;
+  // Told when a scenario starts, with how many trials it will run (for an exhaustive run that
+  // is known only after crash-point discovery): for progress displays.
+  std::function<void(const Scenario&, int trials)> on_scenario;
 };
+
+// How many trials a sampled (not exhaustive) run gives a scenario.
+int PlannedTrials(const Scenario& s, const SuiteOptions& options);
 
 // "publish/execute-then-mark" -> "publish-execute-then-mark": a folder name.
 std::string Slug(const std::string& scenario_name);

@@ -3,69 +3,120 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "report_fixture.h"
 #include "reports/html_escape.h"
-#include "reports/terminal_table.h"
 
 namespace killpoint {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::HostileReport;
 
-// Results whose every job-supplied string tries to inject markup.
-RunResults Hostile() {
-  RunResults r;
-  r.killpoint_version = "0.1.0";
-  ScenarioResult s;
-  s.name = "evil/<script>alert(1)</script>";
-  s.file = "scenarios/\"><img src=x onerror=alert(2)>.json";
-  s.trials = 1;
-  s.invariants.push_back({"no_loss", kMustHold, 0, 1, {{"power", 1}},
-                          {{3, 1, "a1 kill@<b>x</b>", "stderr: <script>alert(3)</script>\xff", "killpoint run 'x' --seed 1 --trial 3 --keep", ""}}});
-  s.points["<iframe>"] = {1, 1};
-  r.scenarios.push_back(s);
-  return r;
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
 }
 
 TEST(HtmlEscape, EscapesMarkupQuotesControlsAndBrokenUtf8) {
   EXPECT_EQ(HtmlEscape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
   EXPECT_EQ(HtmlEscape("a\x01" "b"), "a\xEF\xBF\xBD" "b");
   EXPECT_EQ(HtmlEscape("\xff"), "\xEF\xBF\xBD");
-  EXPECT_EQ(HtmlEscape("caf\xC3\xA9"), "caf\xC3\xA9");  // valid UTF-8 passes
+  EXPECT_EQ(HtmlEscape("caf\xC3\xA9 \xF0\x9F\x92\xA5"), "caf\xC3\xA9 \xF0\x9F\x92\xA5");  // valid UTF-8 passes
   EXPECT_EQ(HtmlEscape("\xC0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong NUL is not valid
 }
 
+TEST(HtmlEscape, RejectsWhatXmlForbidsToo) {
+  const std::string kBad = "\xEF\xBF\xBD";
+  EXPECT_EQ(HtmlEscape("\xE0\x80\xAF"), kBad + kBad + kBad);  // overlong 3-byte '/'
+  EXPECT_EQ(HtmlEscape("\xED\xA0\x80"), kBad + kBad + kBad);  // a UTF-16 surrogate
+  EXPECT_EQ(HtmlEscape("\xEF\xBF\xBF"), kBad + kBad + kBad);  // U+FFFF
+  EXPECT_EQ(HtmlEscape("\xF4\x90\x80\x80"), kBad + kBad + kBad + kBad);  // beyond U+10FFFF
+  EXPECT_EQ(HtmlEscape("a\rb\x1b[31m"), "a" + kBad + "b" + kBad + "[31m");
+  EXPECT_EQ(SanitizeText("<b>\n\t\x7f"), "<b>\n\t" + kBad);
+}
+
 TEST(HtmlReport, NothingAJobWroteBecomesMarkup) {
-  std::string html = RenderHtml(Hostile());
+  std::string html = RenderHtml(HostileReport());
+  // The page has no script of its own, so any "<script" would be a job's.
   EXPECT_THAT(html, Not(HasSubstr("<script")));
   EXPECT_THAT(html, Not(HasSubstr("<img")));
   EXPECT_THAT(html, Not(HasSubstr("<iframe")));
-  EXPECT_THAT(html, Not(HasSubstr("<b>x")));
-  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(3)&lt;/script&gt;"));
+  EXPECT_THAT(html, Not(HasSubstr("<b>after_publish")));
+  EXPECT_THAT(html, Not(HasSubstr("<b>dir")));
+  // It is all there, as text: the stderr of the killed attempt, the published key, the alert.
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;document.title=&#39;PWNED&#39;&lt;/script&gt;"));
+  EXPECT_GE(Count(html, "&lt;script&gt;"), 6u);
 }
 
-TEST(HtmlReport, ShowsTheVerdictMatrixHeatMapAndReplay) {
-  std::string html = RenderHtml(Hostile());
-  EXPECT_THAT(html, HasSubstr("A must-hold invariant was violated."));
-  EXPECT_THAT(html, HasSubstr("VIOLATED<br><small>1/1 violated"));
-  EXPECT_THAT(html, HasSubstr("&lt;iframe&gt;"));
-  EXPECT_THAT(html, HasSubstr("killpoint run &#39;x&#39; --seed 1 --trial 3 --keep"));
-}
-
-TEST(TerminalTable, FitsIn80ColumnsAndColorsOnlyWhenAsked) {
-  RunResults r = Hostile();
-  r.scenarios[0].name = "settle/upsert";
-  std::string plain = RenderTable(r, false);
-  EXPECT_THAT(plain, Not(HasSubstr("\033[")));
-  EXPECT_THAT(RenderTable(r, true), HasSubstr("\033["));
-  size_t start = 0;
-  for (size_t nl; (nl = plain.find('\n', start)) != std::string::npos; start = nl + 1) {
-    std::string line = plain.substr(start, nl - start);
-    // Explanations and replay commands may be long; the table's own lines fit.
-    if (line.find("e.g.") == std::string::npos && line.find("replay:") == std::string::npos) {
-      EXPECT_LE(line.size(), 80u) << line;
-    }
+TEST(HtmlReport, IsSelfContainedAndForbidsScriptAndFetches) {
+  std::string html = RenderHtml(HostileReport());
+  EXPECT_THAT(html, HasSubstr("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                              "style-src 'unsafe-inline'; img-src data:\">"));
+  for (const char* fetch : {"<link", "@import", "url(", "src=\"http", "href=\"http", "<script"}) {
+    EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;
   }
+}
+
+TEST(HtmlReport, ShowsTheVerdictFirstWithViolationsAndTradeOffs) {
+  std::string html = RenderHtml(HostileReport());
+  size_t verdict = html.find("class=\"verdict bad\"");
+  ASSERT_NE(verdict, std::string::npos);
+  EXPECT_LT(verdict, html.find("Strategies &times; invariants"));
+  EXPECT_THAT(html, HasSubstr("<b>no_loss</b> violated in 1 of 4 trials"));
+  EXPECT_THAT(html, HasSubstr("Expected trade-offs: 1 shown, 1 not demonstrated."));
+  EXPECT_THAT(html, HasSubstr("<b>state_readable</b> was expected to break but held in all 4 trials"));
+  ReportData ok = HostileReport();
+  ok.runs[0].results.scenarios[0].invariants[0].violated = 0;
+  EXPECT_THAT(RenderHtml(ok), HasSubstr("<b>Every must-hold invariant held</b> in 4 trials of 1 scenarios."));
+}
+
+TEST(HtmlReport, ShowsTheMatrixAndAHeatMapPerInvariant) {
+  std::string html = RenderHtml(HostileReport());
+  EXPECT_THAT(html, HasSubstr("<td class=\"violated\">VIOLATED<br><small>1/4</small>"));
+  EXPECT_THAT(html, HasSubstr("<td class=\"shown\">expected, shown<br><small>2/4</small>"));
+  EXPECT_THAT(html, HasSubstr("<code>after_publish</code></td>"));
+  // after_publish row: no_loss 1/3, no_double_publish 2/3, state_readable 0/3, any 2/3.
+  size_t row = html.find("<code>after_publish</code>");
+  std::string rest = html.substr(row, html.find("</tr>", row) - row);
+  EXPECT_THAT(rest, HasSubstr(">1/3</td>"));
+  EXPECT_THAT(rest, HasSubstr(">0/3</td>"));
+  EXPECT_EQ(Count(rest, ">2/3</td>"), 2u);
+  EXPECT_THAT(html, HasSubstr("&lt;iframe&gt;"));
+}
+
+TEST(HtmlReport, DrawsEachCounterexampleTrialOnceWithItsTimelineAndReplay) {
+  std::string html = RenderHtml(HostileReport());
+  // Trial 3 broke two invariants: one box, one timeline. Trial 1 has no history: a note.
+  EXPECT_EQ(Count(html, "<h4>trial 3</h4>"), 1u);
+  EXPECT_EQ(Count(html, "<h4>trial 1</h4>"), 1u);
+  EXPECT_EQ(Count(html, "<svg class=\"timeline\""), 1u);
+  EXPECT_THAT(html, HasSubstr("Timeline unavailable: out/evil/history.jsonl lacks this trial"));
+  EXPECT_THAT(html, HasSubstr("<pre>killpoint run &#39;x&#39; --seed 1 --trial 3 --keep</pre>"));
+  EXPECT_THAT(html, HasSubstr("2026-11-01 #1 a1"));
+  EXPECT_THAT(html, HasSubstr("2026-11-01 #1 a2"));
+  EXPECT_THAT(html, HasSubstr("retry after 1s (virtual)"));
+  EXPECT_THAT(html, HasSubstr("killed (signal 9)"));
+  EXPECT_THAT(html, HasSubstr("delivered 2 times (deliveries 1, 2)"));
+}
+
+TEST(HtmlReport, ShowsTheRunMetadata) {
+  std::string html = RenderHtml(HostileReport());
+  EXPECT_THAT(html, HasSubstr("<td><code>out/&lt;b&gt;dir&lt;/b&gt;</code></td><td>0.1.0</td><td>7</td><td>4</td>"
+                              "<td>process</td><td><code>0123456789abcdef0123456789abcdef01234567</code></td>"
+                              "<td>2026-11-29T10:00:00Z</td>"));
+  EXPECT_THAT(html, HasSubstr("job commit: <code>0123456789abcdef0123456789abcdef01234567</code>"));
+  EXPECT_THAT(html, HasSubstr("models: process"));
+}
+
+TEST(HtmlReport, AnchorsArePositionsSoThatRepeatedOrOddNamesStillLink) {
+  ReportData r = HostileReport();
+  r.runs.push_back(r.runs[0]);  // the same scenario from a second folder
+  std::string html = RenderHtml(r);
+  EXPECT_THAT(html, HasSubstr("<h2 id=\"s0\">"));
+  EXPECT_THAT(html, HasSubstr("<h2 id=\"s1\">"));
+  EXPECT_THAT(html, HasSubstr("href=\"#s1\""));
 }
 
 }  // namespace

@@ -76,3 +76,51 @@ TEST(ScenarioResult, SaysUnderWhichModelEachViolationHappened) {
 
 }  // namespace
 }  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+TEST(ScenarioResult, CountsEachInvariantPerCrashPointForTheHeatMap) {
+  ScenarioResult r = Empty();
+  r.Add(PlanWithKill(0, "after_publish"), {Verdict::Held("no_loss"), Verdict::Violated("no_double_publish", "x")}, "");
+  r.Add(PlanWithKill(1, "after_publish"), {Verdict::Violated("no_loss", "y"), Verdict::Violated("no_double_publish", "x")}, "");
+  r.Add(PlanWithKill(2, "after_publish"), {Verdict::Violated("not_listed", "z")}, "");
+  const PointStat& p = r.points.at("after_publish");
+  EXPECT_EQ(p.trials, 3);
+  EXPECT_EQ(p.violations, 2);  // an invariant the scenario does not list is not counted
+  EXPECT_EQ(p.by_invariant, (std::map<std::string, int>{{"no_double_publish", 2}, {"no_loss", 1}}));
+}
+
+TEST(RunResults, ResultsWrittenBeforeTheHeatMapAndMetadataFieldsStillLoad) {
+  RunResults r;
+  ScenarioResult s = Empty();
+  s.Add(PlanWithKill(0, "x"), {Verdict::Violated("no_loss", "lost")}, "replay");
+  s.models = {"process", "power"};
+  s.job_commit = "abc-dirty";
+  r.scenarios.push_back(s);
+  nlohmann::json j = r;
+  EXPECT_EQ(j["scenarios"][0]["models"], nlohmann::json({"process", "power"}));
+  EXPECT_EQ(j["scenarios"][0]["job_commit"], "abc-dirty");
+  j["scenarios"][0].erase("models");
+  j["scenarios"][0].erase("job_commit");
+  j["scenarios"][0]["points"]["x"].erase("by_invariant");
+  RunResults old = j.get<RunResults>();
+  EXPECT_TRUE(old.scenarios[0].models.empty());
+  EXPECT_EQ(old.scenarios[0].job_commit, "");
+  EXPECT_TRUE(old.scenarios[0].points.at("x").by_invariant.empty());
+  EXPECT_EQ(old.scenarios[0].points.at("x").violations, 1);
+}
+
+TEST(Counterexample, ReplayCommandsAddTheFileWhenOneWasSaved) {
+  Counterexample c{3, 1, "plan", "why", "killpoint run x.json --seed 1 --trial 3 --keep", ""};
+  EXPECT_EQ(c.ReplayCommands(), "killpoint run x.json --seed 1 --trial 3 --keep");
+  c.file = "out/x/counterexamples/trial-3-no_loss.json";
+  EXPECT_EQ(c.ReplayCommands(),
+            "killpoint run x.json --seed 1 --trial 3 --keep\nkillpoint replay out/x/counterexamples/trial-3-no_loss.json");
+  nlohmann::json old = c;
+  old.erase("file");  // results.json written before the field existed
+  EXPECT_EQ(old.get<Counterexample>().file, "");
+}
+
+}  // namespace
+}  // namespace killpoint

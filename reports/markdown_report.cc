@@ -1,0 +1,123 @@
+#include "reports/markdown_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "reports/html_escape.h"
+
+namespace killpoint {
+namespace {
+
+const char* VerdictText(InvariantStatus s) {
+  switch (s) {
+    case InvariantStatus::kHeld: return "\u2705 held";
+    case InvariantStatus::kViolated: return "\u274C **VIOLATED**";
+    case InvariantStatus::kShown: return "\u26A0\uFE0F expected, shown";
+    case InvariantStatus::kNotDemonstrated: return "\u2796 expected, not demonstrated";
+  }
+  return "";
+}
+
+// A fenced code block whose fence no backtick run in the text can close.
+std::string CodeBlock(const std::string& text) {
+  std::string clean = SanitizeText(text);
+  size_t longest = 0, run = 0;
+  for (char c : clean) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string fence(std::max<size_t>(3, longest + 1), '`');
+  return fence + "sh\n" + clean + "\n" + fence + "\n";
+}
+
+std::string RunLine(const RunReport& run, const std::vector<ScenarioRef>& scenarios) {
+  size_t n = std::count_if(scenarios.begin(), scenarios.end(), [&](const ScenarioRef& s) { return s.run == &run; });
+  const RunResults& r = run.results;
+  std::vector<std::string> commits = RunJobCommits(r);
+  return fmt::format("- {} trials of {} scenarios \u00B7 seed {} \u00B7 models {} \u00B7 killpoint {}{} \u00B7 started {} \u00B7 {:.1f}s{}\n",
+                     r.Trials(), n, r.seed, MarkdownEscape(JoinOr(RunModels(r), "-")),
+                     MarkdownEscape(r.killpoint_version),
+                     commits.empty() ? "" : " \u00B7 job " + MarkdownEscape(JoinOr(commits, "")), MarkdownEscape(r.started_at),
+                     r.elapsed_s, run.source.empty() ? "" : " \u00B7 " + MarkdownEscape(run.source));
+}
+
+std::string Table(const std::vector<ScenarioRef>& scenarios) {
+  std::string out = "| scenario | invariant | expectation | violated | verdict |\n| --- | --- | --- | ---: | --- |\n";
+  for (const ScenarioRef& ref : scenarios) {
+    const ScenarioResult& s = ref.result();
+    bool first = true;
+    for (const InvariantResult& r : s.invariants) {
+      out += fmt::format("| {} | {} | {} | {}/{} | {} |\n", first ? MarkdownEscape(s.name) : "", MarkdownEscape(r.name),
+                         r.expectation == kMustHold ? "must hold" : "expected to break", r.violated,
+                         r.held + r.violated, VerdictText(r.Status()));
+      first = false;
+    }
+  }
+  return out;
+}
+
+struct Pick {
+  const ScenarioResult* scenario;
+  const InvariantResult* invariant;
+};
+
+// Must-hold violations first (the gate failed on them), then the trade-offs that were shown.
+std::vector<Pick> TopCounterexamples(const std::vector<ScenarioRef>& scenarios) {
+  std::vector<Pick> out;
+  for (InvariantStatus wanted : {InvariantStatus::kViolated, InvariantStatus::kShown}) {
+    for (const ScenarioRef& ref : scenarios) {
+      for (const InvariantResult& r : ref.result().invariants) {
+        if (r.Status() == wanted && !r.examples.empty()) out.push_back({&ref.result(), &r});
+      }
+    }
+  }
+  return out;
+}
+
+std::string Counterexamples(const std::vector<ScenarioRef>& scenarios) {
+  std::vector<Pick> picks = TopCounterexamples(scenarios);
+  if (picks.empty()) return "";
+  std::string out = "\n### Counterexamples\n\n";
+  for (size_t i = 0; i < picks.size() && i < kMarkdownTopCounterexamples; ++i) {
+    const Counterexample& c = picks[i].invariant->examples.front();
+    out += fmt::format("**{}** \u00B7 `{}` ({}) \u00B7 trial {}: {}\n\n", MarkdownEscape(picks[i].scenario->name),
+                       MarkdownEscape(picks[i].invariant->name),
+                       picks[i].invariant->expectation == kMustHold ? "must hold" : "expected to break", c.trial,
+                       MarkdownEscape(c.explanation));
+    out += CodeBlock(c.ReplayCommands()) + "\n";
+  }
+  if (picks.size() > kMarkdownTopCounterexamples) {
+    out += fmt::format("...and {} more in the HTML report.\n", picks.size() - kMarkdownTopCounterexamples);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string MarkdownEscape(const std::string& text) {
+  std::string out;
+  for (char c : SanitizeText(text)) {
+    switch (c) {
+      case '<': out += "&lt;"; break;  // entities: no HTML tag gets through
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '\n': case '\r': out += ' '; break;
+      default:
+        if (std::string_view("\\`*_[]|~#!").find(c) != std::string_view::npos) out += '\\';
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string RenderMarkdown(const ReportData& report) {
+  std::vector<ScenarioRef> scenarios = Scenarios(report);
+  std::string out = report.MustHoldViolated() ? "## killpoint: \u274C a must-hold invariant was violated\n\n"
+                                              : "## killpoint: \u2705 every must-hold invariant held\n\n";
+  for (const RunReport& run : report.runs) out += RunLine(run, scenarios);
+  out += "\n" + Table(scenarios);
+  return out + Counterexamples(scenarios);
+}
+
+}  // namespace killpoint

@@ -1,0 +1,21 @@
+// A Markdown summary for CI pages (GitHub's job summary, a pull-request comment): the verdict,
+// a table of every scenario's invariants, and the top counterexamples with their replay
+// commands. Text from jobs is escaped so that it renders as text: no links, no HTML, no
+// broken tables.
+#pragma once
+
+#include <string>
+
+#include "reports/report_model.h"
+
+namespace killpoint {
+
+// Counterexamples listed at most; the HTML report has them all.
+inline constexpr size_t kMarkdownTopCounterexamples = 10;
+
+std::string RenderMarkdown(const ReportData& report);
+
+// Escapes text for a Markdown paragraph or table cell: one line, markup characters escaped.
+std::string MarkdownEscape(const std::string& text);
+
+}  // namespace killpoint

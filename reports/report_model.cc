@@ -1,0 +1,77 @@
+#include "reports/report_model.h"
+
+#include <algorithm>
+
+namespace killpoint {
+
+const std::vector<Event>* RunReport::Events(size_t scenario, int trial) const {
+  if (scenario >= histories.size()) return nullptr;
+  auto it = histories[scenario].find(trial);
+  return it == histories[scenario].end() ? nullptr : &it->second;
+}
+
+bool ReportData::MustHoldViolated() const {
+  return std::any_of(runs.begin(), runs.end(), [](const RunReport& r) { return r.results.MustHoldViolated(); });
+}
+
+int ReportData::Trials() const {
+  int n = 0;
+  for (const auto& r : runs) n += r.results.Trials();
+  return n;
+}
+
+std::vector<ScenarioRef> Scenarios(const ReportData& report) {
+  std::vector<ScenarioRef> out;
+  for (const RunReport& run : report.runs) {
+    for (size_t i = 0; i < run.results.scenarios.size(); ++i) {
+      out.push_back({&run, i, "s" + std::to_string(out.size())});
+    }
+  }
+  return out;
+}
+
+std::vector<CounterexampleTrial> CounterexampleTrials(const ScenarioResult& s) {
+  std::vector<CounterexampleTrial> out;
+  for (const InvariantResult& r : s.invariants) {
+    for (const Counterexample& c : r.examples) {
+      auto it = std::find_if(out.begin(), out.end(), [&](const auto& t) { return t.trial == c.trial; });
+      if (it == out.end()) it = out.insert(out.end(), {c.trial, c.plan, c.ReplayCommands(), {}});
+      it->broken.emplace_back(&r, c.explanation);
+    }
+  }
+  return out;
+}
+
+namespace {
+void AddOnce(std::vector<std::string>& list, const std::string& item) {
+  if (!item.empty() && std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+}  // namespace
+
+std::vector<std::string> RunModels(const RunResults& results) {
+  std::vector<std::string> out;
+  for (const auto& s : results.scenarios) {
+    for (const auto& m : s.models) AddOnce(out, m);
+  }
+  return out;
+}
+
+std::vector<std::string> RunJobCommits(const RunResults& results) {
+  std::vector<std::string> out;
+  for (const auto& s : results.scenarios) AddOnce(out, s.job_commit);
+  return out;
+}
+
+std::string JoinOr(const std::vector<std::string>& items, const std::string& none) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out.empty() ? none : out;
+}
+
+ReportData SingleRunReport(const RunResults& results) {
+  ReportData report;
+  report.runs.push_back({"", results, {}, {}});
+  return report;
+}
+
+}  // namespace killpoint

@@ -1,0 +1,272 @@
+#include "reports/timeline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <tuple>
+
+namespace killpoint {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string Str(const Json& data, const char* key) {
+  auto it = data.find(key);
+  if (it == data.end() || it->is_null()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+int64_t Int(const Json& data, const char* key, int64_t otherwise = 0) {
+  auto it = data.find(key);
+  return it != data.end() && it->is_number() ? it->get<int64_t>() : otherwise;
+}
+
+std::string Ms(int64_t ms) { return ms % 1000 == 0 ? fmt::format("{}s", ms / 1000) : fmt::format("{}ms", ms); }
+
+using LaneKey = std::tuple<std::string, int, int>;  // biz_date, trigger, attempt
+
+// Folds events into lanes, marks and notes, one event at a time.
+class Builder {
+ public:
+  void Add(const Event& e) {
+    if (e.type == event::kSpawn) return Spawn(e);
+    if (e.type == event::kRetryWait) {
+      waits_[{e.biz_date, e.trigger}] = Int(e.data, "delay_ms");
+      return;
+    }
+    if (e.type == event::kFinalPass) return FinalPass(e);
+    if (e.type == event::kSetup) {
+      notes_.push_back(fmt::format("setup exited {}{}", Int(e.data, "exit_code"),
+                                   Str(e.data, "stderr").empty() ? "" : ": " + Str(e.data, "stderr")));
+      return;
+    }
+    if (e.type == event::kTrialStart || e.type == event::kTrialEnd) return;
+    Lane* lane = LaneOf(e);
+    if (e.type == event::kPublish) return Publish(e, lane);
+    if (e.type == event::kAlert) {
+      alerts_[Str(e.data, "key")].push_back(Str(e.data, "reason"));
+      Date(Str(e.data, "key"), Str(e.data, "biz_date"));
+    }
+    if (e.type == event::kExit && lane) return Exit(e, *lane);
+    if (e.type == event::kGiveUp && lane) {
+      lane->gave_up = true;
+      return;
+    }
+    if (auto mark = MarkOf(e)) Place(e, lane, *mark);
+  }
+
+  Timeline Finish() {
+    for (Lane& lane : timeline_.lanes) Collapse(lane.marks);
+    FinalState();
+    timeline_.notes.insert(timeline_.notes.begin(), notes_.begin(), notes_.end());
+    return std::move(timeline_);
+  }
+
+ private:
+  void Spawn(const Event& e) {
+    Lane lane;
+    lane.biz_date = e.biz_date;
+    lane.trigger = e.trigger;
+    lane.attempt = e.attempt;
+    lane.final_pass = in_final_pass_;
+    lane.start_ms = e.t_ms;
+    auto wait = waits_.find({e.biz_date, e.trigger});
+    if (wait != waits_.end() && e.attempt > 1) lane.wait_before_ms = wait->second;
+    lanes_[{e.biz_date, e.trigger, e.attempt}] = timeline_.lanes.size();
+    timeline_.lanes.push_back(std::move(lane));
+    if (std::find(dates_.begin(), dates_.end(), e.biz_date) == dates_.end()) dates_.push_back(e.biz_date);
+  }
+
+  void FinalPass(const Event& e) {
+    in_final_pass_ = true;
+    std::string dates;
+    for (const auto& d : e.data.value("biz_dates", Json::array())) dates += (dates.empty() ? "" : ", ") + d.dump();
+    notes_.push_back(dates.empty() ? "final pass: every date had succeeded, nothing to rerun"
+                                   : "final pass (faults stopped) reran: " + dates);
+  }
+
+  Lane* LaneOf(const Event& e) {
+    auto it = lanes_.find({e.biz_date, e.trigger, e.attempt});
+    return it == lanes_.end() ? nullptr : &timeline_.lanes[it->second];
+  }
+
+  void Exit(const Event& e, Lane& lane) {
+    bool signaled = e.data.contains("signal");
+    int64_t code = Int(e.data, "code", -1);
+    lane.succeeded = !signaled && code == 0;
+    if (lane.outcome.empty()) {
+      lane.outcome = signaled ? fmt::format("killed (signal {})", Int(e.data, "signal")) : fmt::format("exit {}", code);
+    }
+    lane.stderr_tail = Str(e.data, "stderr");
+  }
+
+  void Publish(const Event& e, Lane* lane) {
+    std::string key = Str(e.data, "key");
+    Date(key, Str(e.data, "biz_date"));
+    bool committed = e.data.value("committed", false);
+    bool deduplicated = e.data.value("deduplicated", false);
+    std::string fault = Str(e.data, "fault");
+    Mark m{MarkKind::kPublish, key, ""};
+    if (!committed) {
+      m.kind = MarkKind::kPublishFailed;
+      m.detail = fmt::format("publish {}: {}", key, deduplicated ? "deduplicated (not delivered again)" : "not committed");
+    } else {
+      std::vector<int64_t>& ids = deliveries_[key];
+      ids.push_back(Int(e.data, "delivery_id"));
+      m.kind = ids.size() > 1 ? MarkKind::kDuplicate : MarkKind::kPublish;
+      m.label = fmt::format("delivery {}", ids.back());
+      m.detail = fmt::format("publish {}: delivery {}{}", key, ids.back(),
+                             ids.size() > 1 ? fmt::format(" (delivery number {} of this key)", ids.size()) : "");
+    }
+    if (!fault.empty()) m.detail += ", injected fault: " + fault;
+    Place(e, lane, m);
+  }
+
+  std::optional<Mark> MarkOf(const Event& e) const {
+    const Json& d = e.data;
+    if (e.type == event::kFailpoint) {
+      std::string bytes = d.contains("bytes") ? fmt::format(", {} bytes", Int(d, "bytes")) : "";
+      return Mark{MarkKind::kFailpoint, Str(d, "point"),
+                  fmt::format("passed {} (hit {}{})", Str(d, "point"), Int(d, "hit"), bytes)};
+    }
+    if (e.type == event::kPointsPassed) {  // syscall points the shim reported one way, by count
+      int64_t total = 0;
+      std::string names;
+      if (auto it = d.find("points"); it != d.end() && it->is_object()) {
+        for (const auto& [name, n] : it->items()) {
+          int64_t count = n.is_number() ? n.get<int64_t>() : 0;
+          total += count;
+          names += fmt::format("{}{} x{}", names.empty() ? "" : ", ", name, count);
+        }
+      }
+      return Mark{MarkKind::kFailpoints, fmt::format("{} points", total),
+                  fmt::format("passed {} syscall points not armed: {}", total, names)};
+    }
+    if (e.type == event::kKill) {
+      std::string when = d.value("when", "before");
+      return Mark{MarkKind::kKill, Str(d, "point"),
+                  fmt::format("kill -9 {} {} (hit {}), then the {} model", when, Str(d, "point"), Int(d, "hit"),
+                              d.value("model", "process"))};
+    }
+    if (e.type == event::kRollback) {
+      return Mark{MarkKind::kRollback, Str(d, "model"),
+                  fmt::format("{} model rolled back: {}", Str(d, "model"), Str(d, "changes"))};
+    }
+    if (e.type == event::kQuery) {
+      return Mark{MarkKind::kQuery, Str(d, "key"), fmt::format("query {}: {} deliveries", Str(d, "key"), Int(d, "count"))};
+    }
+    if (e.type == event::kAlert) {
+      return Mark{MarkKind::kAlert, Str(d, "key"), fmt::format("alert {}: {}", Str(d, "key"), Str(d, "reason"))};
+    }
+    if (e.type == event::kTimeout) {
+      return Mark{MarkKind::kTimeout, "timeout", fmt::format("hung; killed at its {} timeout", Ms(Int(d, "timeout_ms")))};
+    }
+    if (e.type == event::kBadRequest) {
+      return Mark{MarkKind::kBadRequest, Str(d, "path"), fmt::format("bad request {}: {}", Str(d, "path"), Str(d, "reason"))};
+    }
+    return std::nullopt;  // an event type this version does not draw
+  }
+
+  void Place(const Event& e, Lane* lane, Mark mark) {
+    if (e.type == event::kTimeout && lane) lane->outcome = "timed out after " + Ms(Int(e.data, "timeout_ms"));
+    if (lane) {
+      lane->marks.push_back(std::move(mark));
+    } else {
+      notes_.push_back(mark.detail + (e.biz_date.empty() ? "" : " (" + e.biz_date + ")"));
+    }
+  }
+
+  void Date(const std::string& key, const std::string& date) {
+    if (!date.empty()) key_dates_[key] = date;
+    if (std::find(keys_.begin(), keys_.end(), key) == keys_.end()) keys_.push_back(key);
+  }
+
+  static void Collapse(std::vector<Mark>& marks) {
+    std::vector<Mark> out;
+    for (size_t i = 0; i < marks.size();) {
+      size_t j = i;
+      while (j < marks.size() && marks[j].kind == MarkKind::kFailpoint) ++j;
+      // Keep the last hit of a run visible: it is the one a kill usually follows.
+      if (j - i > kMaxVisibleFailpoints) {
+        std::string names;
+        for (size_t k = i; k < j - 1 && k < i + 6; ++k) names += (names.empty() ? "" : ", ") + marks[k].label;
+        out.push_back({MarkKind::kFailpoints, fmt::format("{} points", j - 1 - i),
+                       fmt::format("passed {} crash points: {}{}", j - 1 - i, names, j - 1 - i > 6 ? ", ..." : "")});
+        i = j - 1;
+      }
+      for (; i < j; ++i) out.push_back(std::move(marks[i]));
+      if (i < marks.size()) out.push_back(std::move(marks[i++]));
+    }
+    marks = std::move(out);
+  }
+
+  void FinalState() {
+    for (const std::string& key : keys_) {
+      auto d = deliveries_.find(key);
+      std::string date = key_dates_.count(key) ? " (" + key_dates_[key] + ")" : "";
+      std::string line = key + date + ": ";
+      if (d == deliveries_.end()) {
+        line += "never delivered";
+      } else {
+        std::string ids;
+        for (int64_t id : d->second) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+        line += d->second.size() == 1 ? "delivered once (delivery " + ids + ")"
+                                      : fmt::format("delivered {} times (deliveries {})", d->second.size(), ids);
+      }
+      for (const auto& reason : alerts_[key]) line += "; alerted: " + reason;
+      timeline_.final_state.push_back(line);
+    }
+    for (const std::string& date : dates_) {
+      const Lane* last = nullptr;
+      for (const Lane& l : timeline_.lanes) {
+        if (l.biz_date == date) last = &l;
+      }
+      if (!last) continue;
+      timeline_.final_state.push_back(fmt::format("{}: last attempt {} {}{}", date, last->Title(), last->outcome,
+                                                  last->succeeded ? "" : last->gave_up ? ", gave up" : ""));
+    }
+  }
+
+  Timeline timeline_;
+  std::vector<std::string> notes_;
+  std::map<LaneKey, size_t> lanes_;
+  std::map<std::pair<std::string, int>, int64_t> waits_;  // (date, trigger) -> last retry wait
+  bool in_final_pass_ = false;
+  std::vector<std::string> dates_, keys_;
+  std::map<std::string, std::vector<int64_t>> deliveries_;
+  std::map<std::string, std::vector<std::string>> alerts_;
+  std::map<std::string, std::string> key_dates_;
+};
+
+}  // namespace
+
+const char* ToString(MarkKind k) {
+  switch (k) {
+    case MarkKind::kFailpoint: return "crash point passed";
+    case MarkKind::kFailpoints: return "crash points passed";
+    case MarkKind::kKill: return "kill";
+    case MarkKind::kRollback: return "rollback";
+    case MarkKind::kPublish: return "publish";
+    case MarkKind::kDuplicate: return "duplicate delivery";
+    case MarkKind::kPublishFailed: return "publish not delivered";
+    case MarkKind::kQuery: return "query";
+    case MarkKind::kAlert: return "alert";
+    case MarkKind::kTimeout: return "timeout";
+    case MarkKind::kBadRequest: return "bad request";
+  }
+  return "?";
+}
+
+std::string Lane::Title() const {
+  return fmt::format("{} #{} a{}{}", biz_date, trigger, attempt, final_pass ? " (final pass)" : "");
+}
+
+Timeline BuildTimeline(const std::vector<Event>& events) {
+  Builder b;
+  for (const Event& e : events) b.Add(e);
+  return b.Finish();
+}
+
+}  // namespace killpoint

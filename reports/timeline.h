@@ -1,0 +1,64 @@
+// A counterexample's history laid out for a reader: one lane per attempt in the order the
+// attempts ran, each with markers for what happened in it (failpoint hits, the kill, the
+// rollback of a persistence model, publishes, queries, alerts), the virtual retry wait before
+// it, how it ended, and the final state the trial left downstream. Pure: built from events.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "history/event.h"
+
+namespace killpoint {
+
+enum class MarkKind {
+  kFailpoint,   // a crash point the job passed (and was let through)
+  kFailpoints,  // a run of passed crash points, collapsed into one mark
+  kKill,        // the harness killed the attempt here
+  kRollback,    // a persistence model rolled back what was not durable
+  kPublish,     // a delivery downstream (a side effect that cannot be taken back)
+  kDuplicate,   // a delivery of a key that had already been delivered
+  kPublishFailed,  // a publish that did not commit (injected failure) or was deduplicated
+  kQuery,       // the job asked downstream how many deliveries a key had
+  kAlert,       // a human was paged
+  kTimeout,     // the attempt hung and was killed at its timeout
+  kBadRequest,  // the job sent downstream a request it could not understand
+};
+const char* ToString(MarkKind k);
+
+struct Mark {
+  MarkKind kind = MarkKind::kFailpoint;
+  std::string label;   // short: the point, "delivery 3", "key"; drawn under the mark
+  std::string detail;  // one line with everything known; the mark's tooltip
+  bool operator==(const Mark&) const = default;
+};
+
+struct Lane {
+  std::string biz_date;
+  int trigger = 0;
+  int attempt = 0;
+  bool final_pass = false;    // a fault-free firing after the planned ones
+  int64_t start_ms = 0;       // virtual clock at the spawn
+  int64_t wait_before_ms = -1;  // the retry wait that preceded this attempt; -1: none
+  std::vector<Mark> marks;
+  std::string outcome;  // "exit 0", "killed (signal 9)", "timed out", ...
+  bool succeeded = false;
+  bool gave_up = false;  // the scheduler gave up on the date after this attempt
+  std::string stderr_tail;
+
+  std::string Title() const;  // "2026-11-01 #1 a2"
+};
+
+struct Timeline {
+  std::vector<Lane> lanes;
+  std::vector<std::string> notes;        // setup, final pass, anything outside an attempt
+  std::vector<std::string> final_state;  // per date/key: deliveries, alerts, last outcome
+};
+
+// Runs of more than this many consecutive passed crash points are collapsed into one mark.
+inline constexpr size_t kMaxVisibleFailpoints = 4;
+
+Timeline BuildTimeline(const std::vector<Event>& events);
+
+}  // namespace killpoint

@@ -1,0 +1,62 @@
+#include "reports/terminal_table.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "report_fixture.h"
+
+namespace killpoint {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+RunResults Wide() {
+  RunResults r = testing::HostileReport().runs[0].results;
+  ScenarioResult& s = r.scenarios[0];
+  s.name = "publish/intent-done-without-a-directory-fsync-under-every-persistence-model";
+  s.exhaustive_total = 123456;
+  s.trials_by_model = {{"ext4-ordered", 1000}, {"power", 1000}, {"process", 1000}, {"torn", 1000}};
+  s.invariants[0].violated_by_model = {{"ext4-ordered", 10}, {"power", 500}, {"process", 0}, {"torn", 321}};
+  s.invariants[0].examples[0].explanation =
+      "2026-11-01 was published 3 times: deliveries 3, 5 and 9, after the state file's rename was lost with its "
+      "directory entry (under the power model)";
+  r.seed = 18446744073709551615u;
+  r.elapsed_s = 12345.6;
+  return r;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
+    out.push_back(text.substr(start, nl - start));
+  }
+  return out;
+}
+
+TEST(TerminalTable, FitsIn80ColumnsButForTheReplayCommand) {
+  std::string plain = RenderTable(Wide(), false);
+  for (const std::string& line : Lines(plain)) {
+    if (line.find("replay: ") != std::string::npos) continue;  // kept whole, to be copied
+    EXPECT_LE(line.size(), 80u) << line;
+  }
+  EXPECT_THAT(plain, HasSubstr("    e.g. 2026-11-01 was published 3 times"));
+  EXPECT_THAT(plain, HasSubstr("\n         state file's rename"));  // wrapped under the text
+  EXPECT_THAT(plain, HasSubstr("    replay: killpoint run 'x' --seed 1 --trial 3 --keep\n"));
+  EXPECT_THAT(plain, HasSubstr("\na must-hold invariant was VIOLATED\n"));  // whole, on a line of its own
+}
+
+TEST(TerminalTable, ColorsOnlyWhenAsked) {
+  EXPECT_THAT(RenderTable(Wide(), false), Not(HasSubstr("\033[")));
+  EXPECT_THAT(RenderTable(Wide(), true), HasSubstr("\033[1;31mVIOLATED\033[0m"));
+}
+
+TEST(TerminalTable, KeepsAShortVerdictOnTheTotalsLine) {
+  RunResults r = testing::HostileReport().runs[0].results;
+  r.elapsed_s = 2;
+  EXPECT_THAT(RenderTable(r, false), HasSubstr("\n4 trials in 2.0s (2.0 trials/s), seed 7: a must-hold invariant was VIOLATED\n"));
+}
+
+}  // namespace
+}  // namespace killpoint

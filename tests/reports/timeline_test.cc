@@ -1,0 +1,110 @@
+#include "reports/timeline.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "report_fixture.h"
+#include "reports/timeline_svg.h"
+
+namespace killpoint {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::Ev;
+
+std::vector<MarkKind> Kinds(const Lane& lane) {
+  std::vector<MarkKind> out;
+  for (const Mark& m : lane.marks) out.push_back(m.kind);
+  return out;
+}
+
+TEST(Timeline, OneLanePerAttemptWithItsMarksWaitAndOutcome) {
+  Timeline t = BuildTimeline(testing::DoublePublishHistory());
+  ASSERT_EQ(t.lanes.size(), 2u);
+  const Lane& first = t.lanes[0];
+  EXPECT_EQ(first.Title(), "2026-11-01 #1 a1");
+  EXPECT_THAT(Kinds(first), ElementsAre(MarkKind::kFailpoint, MarkKind::kPublish, MarkKind::kFailpoint, MarkKind::kKill));
+  EXPECT_EQ(first.marks[3].label, "after_publish");
+  EXPECT_EQ(first.outcome, "killed (signal 9)");
+  EXPECT_FALSE(first.succeeded);
+  EXPECT_EQ(first.wait_before_ms, -1);
+  const Lane& retry = t.lanes[1];
+  EXPECT_EQ(retry.wait_before_ms, 1000);
+  EXPECT_EQ(retry.start_ms, 1000);
+  // The second delivery of the same key is the double publish.
+  EXPECT_THAT(Kinds(retry), ElementsAre(MarkKind::kDuplicate, MarkKind::kAlert));
+  EXPECT_EQ(retry.marks[0].label, "delivery 2");
+  EXPECT_EQ(retry.outcome, "exit 0");
+  EXPECT_TRUE(retry.succeeded);
+}
+
+TEST(Timeline, FinalStateSaysWhatWasDeliveredAndHowEachDateEnded) {
+  Timeline t = BuildTimeline(testing::DoublePublishHistory());
+  ASSERT_EQ(t.final_state.size(), 3u);
+  EXPECT_THAT(t.final_state[0], HasSubstr("(2026-11-01): delivered 2 times (deliveries 1, 2)"));
+  EXPECT_EQ(t.final_state[1].substr(0, 3), "k2 ");
+  EXPECT_THAT(t.final_state[1], HasSubstr("never delivered; alerted: <script>"));
+  EXPECT_EQ(t.final_state[2], "2026-11-01: last attempt 2026-11-01 #1 a2 exit 0");
+  EXPECT_THAT(t.notes, ElementsAre("final pass: every date had succeeded, nothing to rerun"));
+}
+
+TEST(Timeline, MarksTheFinalPassGiveUpAndTimeout) {
+  const std::string d = "2026-11-02";
+  Timeline t = BuildTimeline({
+      Ev(0, 0, "spawn", d, 1, 1), Ev(1, 0, "timeout", d, 1, 1, {{"timeout_ms", 500}}),
+      Ev(2, 0, "exit", d, 1, 1, {{"code", 137}, {"signal", 9}}), Ev(3, 0, "give_up", d, 1, 1, {{"attempts", 1}}),
+      Ev(4, 0, "final_pass", "", 0, 0, {{"biz_dates", {d}}}), Ev(5, 0, "spawn", d, 2, 1),
+      Ev(6, 0, "publish", d, 2, 1, {{"key", "k"}, {"committed", false}, {"fault", "fail_before_commit"}}),
+      Ev(7, 0, "exit", d, 2, 1, {{"code", 1}})});
+  ASSERT_EQ(t.lanes.size(), 2u);
+  EXPECT_EQ(t.lanes[0].outcome, "timed out after 500ms");
+  EXPECT_TRUE(t.lanes[0].gave_up);
+  EXPECT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kTimeout));
+  EXPECT_TRUE(t.lanes[1].final_pass);
+  EXPECT_EQ(t.lanes[1].Title(), "2026-11-02 #2 a1 (final pass)");
+  EXPECT_THAT(Kinds(t.lanes[1]), ElementsAre(MarkKind::kPublishFailed));
+  EXPECT_THAT(t.lanes[1].marks[0].detail, HasSubstr("injected fault: fail_before_commit"));
+  EXPECT_THAT(t.notes, ElementsAre("final pass (faults stopped) reran: \"2026-11-02\""));
+  EXPECT_THAT(t.final_state.front(), "k: never delivered");
+}
+
+TEST(Timeline, CollapsesLongRunsOfPassedCrashPointsButKeepsTheLast) {
+  std::vector<Event> events = {Ev(0, 0, "spawn", "d", 1, 1)};
+  for (int i = 0; i < 10; ++i) {
+    events.push_back(Ev(1 + i, 0, "failpoint", "d", 1, 1, {{"point", "write:f" + std::to_string(i)}, {"hit", 1}}));
+  }
+  events.push_back(Ev(11, 0, "kill", "d", 1, 1, {{"point", "write:f9"}, {"hit", 1}, {"when", "mid"}, {"model", "power"}}));
+  events.push_back(Ev(12, 0, "rollback", "d", 1, 1, {{"model", "power"}, {"changes", {"f9: truncated"}}}));
+  Timeline t = BuildTimeline(events);
+  ASSERT_EQ(t.lanes.size(), 1u);
+  EXPECT_THAT(Kinds(t.lanes[0]),
+              ElementsAre(MarkKind::kFailpoints, MarkKind::kFailpoint, MarkKind::kKill, MarkKind::kRollback));
+  EXPECT_EQ(t.lanes[0].marks[0].label, "9 points");
+  EXPECT_EQ(t.lanes[0].marks[1].label, "write:f9");
+  EXPECT_THAT(t.lanes[0].marks[2].detail, HasSubstr("kill -9 mid write:f9 (hit 1), then the power model"));
+  EXPECT_THAT(t.lanes[0].marks[3].detail, HasSubstr("f9: truncated"));
+}
+
+TEST(TimelineSvg, EscapesEverythingAndDrawsOneRowPerLane) {
+  Timeline t = BuildTimeline(testing::DoublePublishHistory());
+  std::string svg = RenderTimelineSvg(t);
+  EXPECT_THAT(svg, Not(HasSubstr("<script")));
+  EXPECT_THAT(svg, HasSubstr("<title>alert k2: &lt;script&gt;"));
+  EXPECT_THAT(svg, HasSubstr(">2026-11-01 #1 a1</text>"));
+  EXPECT_THAT(svg, HasSubstr("&#8635; retry after 1s (virtual)"));
+  EXPECT_THAT(svg, HasSubstr("height=\"96\""));  // two lanes
+  EXPECT_THAT(RenderTimelineLegend(), HasSubstr("</svg> duplicate delivery</span>"));
+}
+
+TEST(TimelineSvg, ShortensLabelsWithoutSplittingACharacter) {
+  Timeline t;
+  t.lanes.push_back({});
+  t.lanes[0].marks.push_back({MarkKind::kKill, "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", ""});
+  std::string svg = RenderTimelineSvg(t);
+  EXPECT_THAT(svg, HasSubstr(">\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xE2\x80\xA6</text>"));
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -25,7 +25,7 @@
 # harness run's time per attempt compares with one run of the job alone. Attempts are counted
 # from the run's history (its spawn events), so trials with retries compare too.
 #
-# Usage: scripts/bench-shim.sh [--repeat R] [--n N] [--trials T] [--dir DIR]
+# Usage: scripts/bench-shim.sh [--repeat R] [--n N] [--trials T] [--dir DIR] [--no-wait]
 #   --repeat  rounds (default 5)          --n       write+fsync pairs per run (default 1000)
 #   --trials  trials per harness run (5)  --dir     where the job's files and the harness's
 #                                                   sandboxes go (default ${TMPDIR:-/tmp});
@@ -33,17 +33,19 @@
 # Builds nothing: build first (KILLPOINT_BUILD_DIR, default build/, needs the targets killpoint,
 # killpoint_shim and kp-fsync-loop). Installs strace and fiu-utils when missing (root).
 # Waits before each run while a compiler (cc1plus/cc1) runs, and redoes a run during which one
-# started: the machines are shared.
+# started: the machines are shared. --no-wait measures anyway (the ratios of a round still
+# compare runs made under the same load) and says so in its first line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-repeat=5 n=1000 trials=5 dir=${TMPDIR:-/tmp}
+repeat=5 n=1000 trials=5 dir=${TMPDIR:-/tmp} wait=1
 while (($#)); do
   case $1 in
     --repeat) repeat=$2; shift 2 ;;
     --n) n=$2; shift 2 ;;
     --trials) trials=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
+    --no-wait) wait=0; shift ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-shim: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -159,7 +161,7 @@ run_condition() {  # the command of one condition; the job's environment has no 
   esac
 }
 
-compilers() { pgrep -c -x 'cc1plus|cc1' 2>/dev/null || true; }
+compilers() { if ((wait)); then pgrep -c -x 'cc1plus|cc1' 2>/dev/null || true; else echo 0; fi; }
 wait_idle() {
   local waited=0
   while (($(compilers) > 0)); do
@@ -174,6 +176,7 @@ raw=$scratch/times.tsv
 : >"$raw"
 echo "machine: $(nproc) cores, $(free -g | awk '/^Mem:/ {print $2}') GiB, Linux $(uname -r)," \
   "$(df -T "$scratch" | awk 'NR == 2 {print $2}') at $dir, $(date -u +%Y-%m-%d)"
+((wait)) || echo "--no-wait: measured while other work ran on the machine"
 echo "job: $n write+fsync pairs of 64 bytes; harness runs: $trials trials of one attempt; $repeat rounds"
 count=${#names[@]}
 for round in $(seq 1 "$repeat"); do

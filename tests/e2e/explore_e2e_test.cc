@@ -61,20 +61,21 @@ void ExpectReplaysTheSame(const CounterexampleFile& c, const std::string& name, 
   }
 }
 
-TEST(Explore, IncrementShrinksToOneDateAndTwoAttempts) {
-  CounterexampleFile c = Explore("settle-increment", "amount_matches_source");
+// A date fired twice (a duplicate trigger) is all it takes: one date, two attempts.
+void ExpectOneDateTwoAttempts(const std::string& scenario, const std::string& invariant) {
+  CounterexampleFile c = Explore(scenario, invariant);
   Shrunk s = Measure(c);
   EXPECT_EQ(s.dates.size(), 1u) << c.plan.Summary();
   EXPECT_EQ(s.attempts, 2) << c.plan.Summary();
-  ExpectReplaysTheSame(c, "increment", 20);
+  ExpectReplaysTheSame(c, scenario, 20);
+}
+
+TEST(Explore, IncrementShrinksToOneDateAndTwoAttempts) {
+  ExpectOneDateTwoAttempts("settle-increment", "amount_matches_source");
 }
 
 TEST(Explore, TimestampKeyShrinksToOneDateAndTwoAttempts) {
-  CounterexampleFile c = Explore("settle-timestamp-key", "one_row_per_date");
-  Shrunk s = Measure(c);
-  EXPECT_EQ(s.dates.size(), 1u) << c.plan.Summary();
-  EXPECT_EQ(s.attempts, 2) << c.plan.Summary();
-  ExpectReplaysTheSame(c, "timestamp-key", 20);
+  ExpectOneDateTwoAttempts("settle-timestamp-key", "one_row_per_date");
 }
 
 TEST(Explore, ExecuteThenMarkShrinksToOneKillAfterPublishAndOneRetry) {

@@ -148,6 +148,33 @@ TEST_F(Sharded, MergedExamplesNameCopiedCounterexampleFilesAndEveryReportIsWritt
   EXPECT_EQ(Slurp(merged_->dir / "junit.xml").size() > 0, true);
 }
 
+TEST(ShardExhaustive, ShardsSplitTheEnumeratedCombinationsAndMergeToTheUnshardedRun) {
+  std::vector<std::string> args = {"run", "scenarios/publish-execute-then-mark.json", "--exhaustive", "--limit", "7",
+                                   "--seed", "2", "--quiet"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), args.begin(), args.end());
+    return extra;
+  };
+  CliRun s0 = RunKillpoint("exh-0", with({"--shard", "0/2"}));
+  CliRun s1 = RunKillpoint("exh-1", with({"--shard", "1/2"}));
+  CliRun whole = RunKillpoint("exh-whole", args);
+  ASSERT_NE(whole.exit_code, 2) << whole.err;
+  EXPECT_EQ(s0.Results()["scenarios"][0]["trials"], 4);
+  EXPECT_EQ(s1.Results()["scenarios"][0]["trials"], 3);
+  CliRun merged = Merge("exh-merged", {s1.dir, s0.dir});
+  ASSERT_EQ(merged.exit_code, whole.exit_code) << merged.err;
+  EXPECT_EQ(merged.Results()["scenarios"][0]["exhaustive_total"], whole.Results()["scenarios"][0]["exhaustive_total"]);
+  EXPECT_EQ(Comparable(merged.Results()), Comparable(whole.Results()));
+  std::string slug = "publish-execute-then-mark";
+  EXPECT_EQ(Lines(Slurp(merged.dir / slug / "trials.jsonl")), Lines(Slurp(whole.dir / slug / "trials.jsonl")));
+}
+
+TEST(ShardRefusals, ShardWithTrialIsExitTwo) {
+  CliRun r = RunKillpoint("shard-trial", {"run", "scenarios/settle-upsert.json", "--shard", "1/2", "--trial", "0"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--shard and --trial"), std::string::npos) << r.err;
+}
+
 TEST(ShardRefusals, BadShardValuesAreExitTwoWithOneLine) {
   for (const char* bad : {"3/3", "0/0", "x/3", "1", "1/3/4"}) {
     CliRun r = RunKillpoint("bad-shard", {"run", "scenarios/settle-upsert.json", "--trials", "1", "--shard", bad});

@@ -34,12 +34,14 @@ int Execute(const MergeArgs& a) {
   ReportData report;
   report.runs.push_back(std::move(run));
   fs::path out(a.out);
-  ReportPaths paths{(out / "report.html").string(), (out / "junit.xml").string(), (out / "summary.md").string()};
+  ReportPaths paths{(out / "report.html").string(), (out / "junit.xml").string(),
+                    (out / "summary.md").string()};
   if (Status s = WriteReports(report, paths); !s) return Report(s.error());
   if (!a.quiet) {
     std::cout << RenderTable(merged.value(), ColorWanted(STDOUT_FILENO));
     std::cout << "merged " << dirs.size() << " shards\nresults: " << (out / "results.json").string()
-              << "\nreport: " << paths.html << "\njunit: " << paths.junit << "\nsummary: " << paths.markdown << "\n";
+              << "\nreport: " << paths.html << "\njunit: " << paths.junit
+              << "\nsummary: " << paths.markdown << "\n";
   }
   return merged.value().MustHoldViolated() ? kExitViolation : kExitOk;
 }
@@ -48,9 +50,13 @@ int Execute(const MergeArgs& a) {
 
 void AddMergeCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<MergeArgs>();
-  CLI::App* cmd = app.add_subcommand("merge", "Combine the output folders of `killpoint run --shard I/N` into one run");
-  cmd->add_option("shards", args->shards, "Output folders of the shards, every shard of the run once")->required();
-  cmd->add_option("--out", args->out, "Folder for the merged results, journals and reports")->required();
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "Combine the output folders of `killpoint run --shard I/N` into one run");
+  cmd->add_option("shards", args->shards,
+                  "Output folders of the shards, every shard of the run once")
+      ->required();
+  cmd->add_option("--out", args->out, "Folder for the merged results, journals and reports")
+      ->required();
   cmd->add_flag("--quiet,-q", args->quiet, "Print nothing but errors");
   cmd->callback([args, &exit_code] { exit_code = Execute(*args); });
 }

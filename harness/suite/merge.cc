@@ -43,7 +43,9 @@ std::string Why(const Json::exception& e) {
 Result<Shard> ReadShard(const fs::path& dir) {
   fs::path file = dir / "results.json";
   std::error_code ec;
-  if (!fs::exists(file, ec)) return Error::BadInput(file.string() + " is missing: is " + dir.string() + " the --out folder of a killpoint run?");
+  if (!fs::exists(file, ec))
+    return Error::BadInput(file.string() + " is missing: is " + dir.string() +
+                           " the --out folder of a killpoint run?");
   auto text = ReadFile(file);
   if (!text) return Error::BadInput(text.error().message);
   Shard shard{dir, {}, {}};
@@ -54,7 +56,8 @@ Result<Shard> ReadShard(const fs::path& dir) {
   }
   shard.info = shard.results.shard.value_or(ShardInfo{});
   if (shard.info.count < 1 || shard.info.index < 0 || shard.info.index >= shard.info.count) {
-    return Error::BadInput(file.string() + ": damaged results file: shard " + std::to_string(shard.info.index) + "/" +
+    return Error::BadInput(file.string() + ": damaged results file: shard " +
+                           std::to_string(shard.info.index) + "/" +
                            std::to_string(shard.info.count));
   }
   return shard;
@@ -70,30 +73,34 @@ std::string Names(const RunResults& r) {
 Status SameRun(const Shard& a, const Shard& b) {
   std::string both = a.dir.string() + " and " + b.dir.string();
   if (a.results.seed != b.results.seed) {
-    return Error::BadInput("shards of different seeds: " + both + " ran seeds " + std::to_string(a.results.seed) +
-                           " and " + std::to_string(b.results.seed));
+    return Error::BadInput("shards of different seeds: " + both + " ran seeds " +
+                           std::to_string(a.results.seed) + " and " +
+                           std::to_string(b.results.seed));
   }
   if (a.results.killpoint_version != b.results.killpoint_version) {
     return Error::BadInput("shards of different killpoint versions: " + both);
   }
   if (a.info.count != b.info.count) {
-    return Error::BadInput("shards of different shard counts: " + both + " are of " + std::to_string(a.info.count) +
-                           " and " + std::to_string(b.info.count) + " shards");
+    return Error::BadInput("shards of different shard counts: " + both + " are of " +
+                           std::to_string(a.info.count) + " and " + std::to_string(b.info.count) +
+                           " shards");
   }
   if (a.results.scenarios.size() != b.results.scenarios.size()) {
-    return Error::BadInput("shards of different scenario sets: " + both + " ran [" + Names(a.results) + "] and [" +
-                           Names(b.results) + "]");
+    return Error::BadInput("shards of different scenario sets: " + both + " ran [" +
+                           Names(a.results) + "] and [" + Names(b.results) + "]");
   }
   for (size_t i = 0; i < a.results.scenarios.size(); ++i) {
     const ScenarioResult& x = a.results.scenarios[i];
     const ScenarioResult& y = b.results.scenarios[i];
-    if (x.name != y.name || x.file != y.file || x.models != y.models || x.exhaustive_total != y.exhaustive_total) {
-      return Error::BadInput("shards of different scenario sets: " + both + " ran [" + Names(a.results) + "] and [" +
-                             Names(b.results) + "] (or the same names from different files, models or modes)");
+    if (x.name != y.name || x.file != y.file || x.models != y.models ||
+        x.exhaustive_total != y.exhaustive_total) {
+      return Error::BadInput("shards of different scenario sets: " + both + " ran [" +
+                             Names(a.results) + "] and [" + Names(b.results) +
+                             "] (or the same names from different files, models or modes)");
     }
     if (x.job_commit != y.job_commit) {
-      return Error::BadInput("shards of different job commits: " + both + " tested " + x.name + " at " + x.job_commit +
-                             " and " + y.job_commit);
+      return Error::BadInput("shards of different job commits: " + both + " tested " + x.name +
+                             " at " + x.job_commit + " and " + y.job_commit);
     }
   }
   return Ok();
@@ -110,17 +117,21 @@ Result<std::vector<Shard>> ReadShards(const std::vector<fs::path>& dirs) {
     }
     shards.push_back(std::move(shard.value()));
   }
-  std::sort(shards.begin(), shards.end(), [](const Shard& a, const Shard& b) { return a.info.index < b.info.index; });
+  std::sort(shards.begin(), shards.end(),
+            [](const Shard& a, const Shard& b) { return a.info.index < b.info.index; });
   for (size_t i = 1; i < shards.size(); ++i) {
     if (shards[i].info.index == shards[i - 1].info.index) {
-      return Error::BadInput("duplicate shard index " + std::to_string(shards[i].info.index) + ": " +
-                             shards[i - 1].dir.string() + " and " + shards[i].dir.string());
+      return Error::BadInput("duplicate shard index " + std::to_string(shards[i].info.index) +
+                             ": " + shards[i - 1].dir.string() + " and " + shards[i].dir.string());
     }
   }
   int count = shards.front().info.count;
   for (int index = 0; index < count; ++index) {
-    bool found = std::any_of(shards.begin(), shards.end(), [&](const Shard& s) { return s.info.index == index; });
-    if (!found) return Error::BadInput("missing shard " + std::to_string(index) + "/" + std::to_string(count));
+    bool found = std::any_of(shards.begin(), shards.end(),
+                             [&](const Shard& s) { return s.info.index == index; });
+    if (!found)
+      return Error::BadInput("missing shard " + std::to_string(index) + "/" +
+                             std::to_string(count));
   }
   return shards;
 }
@@ -153,10 +164,12 @@ Status ReadTrials(const Shard& shard, const fs::path& file, Journals& into) {
     }
     if (trial < 0 || trial % shard.info.count != shard.info.index) {
       return Error::BadInput(where + ": trial " + std::to_string(trial) + " is not of shard " +
-                             std::to_string(shard.info.index) + "/" + std::to_string(shard.info.count));
+                             std::to_string(shard.info.index) + "/" +
+                             std::to_string(shard.info.count));
     }
     if (!into.trials.emplace(trial, std::move(t)).second) {
-      return Error::BadInput(where + ": overlapping shards: trial " + std::to_string(trial) + " is there twice");
+      return Error::BadInput(where + ": overlapping shards: trial " + std::to_string(trial) +
+                             " is there twice");
     }
     return Ok();
   });
@@ -168,11 +181,12 @@ Status ReadHistory(const fs::path& file, const std::set<int>& trials, Journals& 
     try {
       trial = Json::parse(line).at("trial").get<int>();
     } catch (const Json::exception& e) {
-      return Error::BadInput(file.string() + ":" + std::to_string(line_no) + ": damaged history journal: " + Why(e));
+      return Error::BadInput(file.string() + ":" + std::to_string(line_no) +
+                             ": damaged history journal: " + Why(e));
     }
     if (!trials.count(trial)) {
-      return Error::BadInput(file.string() + ":" + std::to_string(line_no) + ": trial " + std::to_string(trial) +
-                             " is not in the shard's trials journal");
+      return Error::BadInput(file.string() + ":" + std::to_string(line_no) + ": trial " +
+                             std::to_string(trial) + " is not in the shard's trials journal");
     }
     into.history[trial] += line + "\n";
     return Ok();
@@ -192,7 +206,8 @@ Result<Journals> ReadJournals(const std::vector<Shard>& shards, size_t i) {
     int trials = static_cast<int>(journals.trials.size() - before);
     if (trials != shard.results.scenarios[i].trials) {
       return Error::BadInput((dir / "trials.jsonl").string() + " holds " + std::to_string(trials) +
-                             " trials, its results.json counts " + std::to_string(shard.results.scenarios[i].trials));
+                             " trials, its results.json counts " +
+                             std::to_string(shard.results.scenarios[i].trials));
     }
     std::set<int> mine;
     for (const auto& [t, line] : journals.trials) {
@@ -202,8 +217,9 @@ Result<Journals> ReadJournals(const std::vector<Shard>& shards, size_t i) {
   }
   int total = static_cast<int>(journals.trials.size());
   if (total > 0 && journals.trials.rbegin()->first != total - 1) {
-    return Error::BadInput(shards.front().results.scenarios[i].name + ": the shards' trials are not 0 to " +
-                           std::to_string(total - 1) + ": a shard ran other --trials or --limit than the rest");
+    return Error::BadInput(shards.front().results.scenarios[i].name +
+                           ": the shards' trials are not 0 to " + std::to_string(total - 1) +
+                           ": a shard ran other --trials or --limit than the rest");
   }
   return journals;
 }
@@ -227,14 +243,16 @@ ScenarioResult Fold(const std::vector<Shard>& shards, size_t i, const Journals& 
 }
 
 // Copies the counterexample file of each merged example from the shard that made its trial.
-Status CopyCounterexamples(const std::vector<Shard>& shards, size_t i, const fs::path& out, ScenarioResult& r) {
+Status CopyCounterexamples(const std::vector<Shard>& shards, size_t i, const fs::path& out,
+                           ScenarioResult& r) {
   int count = shards.front().info.count;
   fs::path dir = out / Slug(r.name) / "counterexamples";
   for (size_t k = 0; k < r.invariants.size(); ++k) {
     for (Counterexample& example : r.invariants[k].examples) {
       const Shard& shard = shards[static_cast<size_t>(example.trial % count)];
       const auto& made = shard.results.scenarios[i].invariants[k].examples;
-      auto it = std::find_if(made.begin(), made.end(), [&](const Counterexample& c) { return c.trial == example.trial; });
+      auto it = std::find_if(made.begin(), made.end(),
+                             [&](const Counterexample& c) { return c.trial == example.trial; });
       if (it == made.end() || it->file.empty()) continue;
       fs::path name = fs::path(it->file).filename();
       auto c = ReadCounterexample(shard.dir / Slug(r.name) / "counterexamples" / name);
@@ -262,7 +280,8 @@ Result<RunResults> MergeShards(const std::vector<fs::path>& dirs, const fs::path
   for (const fs::path& dir : dirs) {
     std::error_code ec;
     if (fs::weakly_canonical(dir, ec) == fs::weakly_canonical(out, ec)) {
-      return Error::BadInput("merge: --out " + out.string() + " is one of the shards; merge into a folder of its own");
+      return Error::BadInput("merge: --out " + out.string() +
+                             " is one of the shards; merge into a folder of its own");
     }
   }
   auto shards = ReadShards(dirs);
@@ -294,7 +313,9 @@ Result<RunResults> MergeShards(const std::vector<fs::path>& dirs, const fs::path
     if (Status s = CopyCounterexamples(all, i, out, merged.scenarios[i]); !s) return s.error();
   }
   Json j = merged;
-  if (Status s = WriteFileAtomically(out / "results.json", j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n"); !s) {
+  if (Status s = WriteFileAtomically(out / "results.json",
+                                     j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+      !s) {
     return s.error();
   }
   return merged;

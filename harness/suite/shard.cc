@@ -20,10 +20,12 @@ std::optional<int> Number(std::string_view s) {
 Result<ShardInfo> ParseShard(std::string_view text) {
   std::string shown = "--shard " + std::string(text);
   size_t slash = text.find('/');
-  if (slash == std::string_view::npos) return Error::BadInput(shown + ": expected INDEX/COUNT, such as 0/4");
+  if (slash == std::string_view::npos)
+    return Error::BadInput(shown + ": expected INDEX/COUNT, such as 0/4");
   auto index = Number(text.substr(0, slash));
   auto count = Number(text.substr(slash + 1));
-  if (!index || !count) return Error::BadInput(shown + ": INDEX and COUNT must be whole numbers, such as 0/4");
+  if (!index || !count)
+    return Error::BadInput(shown + ": INDEX and COUNT must be whole numbers, such as 0/4");
   if (*count < 1) return Error::BadInput(shown + ": COUNT must be at least 1");
   if (*index >= *count) {
     return Error::BadInput(shown + ": INDEX must be below COUNT (shards are numbered 0 to " +

@@ -11,7 +11,8 @@
 namespace killpoint::testing {
 namespace {
 
-const std::vector<std::string> kScenarios = {"scenarios/settle-upsert.json", "scenarios/publish-execute-then-mark.json"};
+const std::vector<std::string> kScenarios = {"scenarios/settle-upsert.json",
+                                             "scenarios/publish-execute-then-mark.json"};
 
 std::vector<std::string> RunArgs(const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"run"};
@@ -39,7 +40,8 @@ nlohmann::json Comparable(nlohmann::json j) {
   for (auto& s : j["scenarios"]) {
     s.erase("elapsed_s");
     for (auto& inv : s["invariants"]) {
-      for (auto& e : inv["examples"]) e["file"] = fs::path(e["file"].get<std::string>()).filename().string();
+      for (auto& e : inv["examples"])
+        e["file"] = fs::path(e["file"].get<std::string>()).filename().string();
     }
   }
   return j;
@@ -55,7 +57,8 @@ std::vector<std::string> Lines(const std::string& text) {
 // The trial of each line of a history journal, in order.
 std::vector<int> HistoryTrials(const fs::path& log) {
   std::vector<int> trials;
-  for (const auto& line : Lines(Slurp(log))) trials.push_back(nlohmann::json::parse(line)["trial"].get<int>());
+  for (const auto& line : Lines(Slurp(log)))
+    trials.push_back(nlohmann::json::parse(line)["trial"].get<int>());
   return trials;
 }
 
@@ -63,7 +66,8 @@ class Sharded : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     for (int i = 0; i < 3; ++i) {
-      shards_[i] = new CliRun(RunKillpoint("shard-" + std::to_string(i), RunArgs({"--shard", std::to_string(i) + "/3"})));
+      shards_[i] = new CliRun(RunKillpoint("shard-" + std::to_string(i),
+                                           RunArgs({"--shard", std::to_string(i) + "/3"})));
     }
     whole_ = new CliRun(RunKillpoint("unsharded", RunArgs({})));
     std::vector<fs::path> dirs;
@@ -122,7 +126,8 @@ TEST_F(Sharded, MergedJournalsEqualTheUnshardedOnesLineForLine) {
     auto whole = Lines(Slurp(whole_->dir / slug / "trials.jsonl"));
     ASSERT_EQ(merged.size(), 12u) << slug;
     ASSERT_EQ(merged.size(), whole.size()) << slug;
-    for (size_t i = 0; i < merged.size(); ++i) EXPECT_EQ(merged[i], whole[i]) << slug << " line " << i + 1;
+    for (size_t i = 0; i < merged.size(); ++i)
+      EXPECT_EQ(merged[i], whole[i]) << slug << " line " << i + 1;
     EXPECT_EQ(HistoryTrials(merged_->dir / slug / "history.jsonl"),
               HistoryTrials(whole_->dir / slug / "history.jsonl"))
         << slug;
@@ -149,8 +154,14 @@ TEST_F(Sharded, MergedExamplesNameCopiedCounterexampleFilesAndEveryReportIsWritt
 }
 
 TEST(ShardExhaustive, ShardsSplitTheEnumeratedCombinationsAndMergeToTheUnshardedRun) {
-  std::vector<std::string> args = {"run", "scenarios/publish-execute-then-mark.json", "--exhaustive", "--limit", "7",
-                                   "--seed", "2", "--quiet"};
+  std::vector<std::string> args = {"run",
+                                   "scenarios/publish-execute-then-mark.json",
+                                   "--exhaustive",
+                                   "--limit",
+                                   "7",
+                                   "--seed",
+                                   "2",
+                                   "--quiet"};
   auto with = [&](std::vector<std::string> extra) {
     extra.insert(extra.begin(), args.begin(), args.end());
     return extra;
@@ -163,21 +174,25 @@ TEST(ShardExhaustive, ShardsSplitTheEnumeratedCombinationsAndMergeToTheUnsharded
   EXPECT_EQ(s1.Results()["scenarios"][0]["trials"], 3);
   CliRun merged = Merge("exh-merged", {s1.dir, s0.dir});
   ASSERT_EQ(merged.exit_code, whole.exit_code) << merged.err;
-  EXPECT_EQ(merged.Results()["scenarios"][0]["exhaustive_total"], whole.Results()["scenarios"][0]["exhaustive_total"]);
+  EXPECT_EQ(merged.Results()["scenarios"][0]["exhaustive_total"],
+            whole.Results()["scenarios"][0]["exhaustive_total"]);
   EXPECT_EQ(Comparable(merged.Results()), Comparable(whole.Results()));
   std::string slug = "publish-execute-then-mark";
-  EXPECT_EQ(Lines(Slurp(merged.dir / slug / "trials.jsonl")), Lines(Slurp(whole.dir / slug / "trials.jsonl")));
+  EXPECT_EQ(Lines(Slurp(merged.dir / slug / "trials.jsonl")),
+            Lines(Slurp(whole.dir / slug / "trials.jsonl")));
 }
 
 TEST(ShardRefusals, ShardWithTrialIsExitTwo) {
-  CliRun r = RunKillpoint("shard-trial", {"run", "scenarios/settle-upsert.json", "--shard", "1/2", "--trial", "0"});
+  CliRun r = RunKillpoint(
+      "shard-trial", {"run", "scenarios/settle-upsert.json", "--shard", "1/2", "--trial", "0"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("--shard and --trial"), std::string::npos) << r.err;
 }
 
 TEST(ShardRefusals, BadShardValuesAreExitTwoWithOneLine) {
   for (const char* bad : {"3/3", "0/0", "x/3", "1", "1/3/4"}) {
-    CliRun r = RunKillpoint("bad-shard", {"run", "scenarios/settle-upsert.json", "--trials", "1", "--shard", bad});
+    CliRun r = RunKillpoint(
+        "bad-shard", {"run", "scenarios/settle-upsert.json", "--trials", "1", "--shard", bad});
     EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
     EXPECT_NE(r.err.find("--shard"), std::string::npos) << bad << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << bad << ": " << r.err;
@@ -186,10 +201,10 @@ TEST(ShardRefusals, BadShardValuesAreExitTwoWithOneLine) {
 }
 
 TEST(ShardRefusals, MergeRefusesMissingShardsAndDamagedResultsWithExitTwo) {
-  CliRun a = RunKillpoint("refuse-0", {"run", "scenarios/settle-upsert.json", "--trials", "2", "--seed", "3", "--quiet",
-                                       "--shard", "0/2"});
-  CliRun b = RunKillpoint("refuse-1", {"run", "scenarios/settle-upsert.json", "--trials", "2", "--seed", "4", "--quiet",
-                                       "--shard", "1/2"});
+  CliRun a = RunKillpoint("refuse-0", {"run", "scenarios/settle-upsert.json", "--trials", "2",
+                                       "--seed", "3", "--quiet", "--shard", "0/2"});
+  CliRun b = RunKillpoint("refuse-1", {"run", "scenarios/settle-upsert.json", "--trials", "2",
+                                       "--seed", "4", "--quiet", "--shard", "1/2"});
   ASSERT_NE(a.exit_code, 2) << a.err;
   ASSERT_NE(b.exit_code, 2) << b.err;
   CliRun missing = Merge("refuse-missing", {a.dir});

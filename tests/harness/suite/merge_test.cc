@@ -35,8 +35,9 @@ Plan PlanOf(int trial, uint64_t seed) {
 
 // Every third trial violates "no-loss"; "dup" holds always.
 std::vector<Verdict> VerdictsOf(int trial) {
-  return {trial % 3 == 1 ? Verdict::Violated("no-loss", "trial " + std::to_string(trial) + " lost a row")
-                         : Verdict::Held("no-loss"),
+  return {trial % 3 == 1
+              ? Verdict::Violated("no-loss", "trial " + std::to_string(trial) + " lost a row")
+              : Verdict::Held("no-loss"),
           Verdict::Held("dup")};
 }
 
@@ -105,7 +106,9 @@ TEST(MergeShards, FoldsTheTrialsInTrialOrderAsOneRunWould) {
   std::string trials;
   for (int t = 0; t < 14; ++t) {
     expected.Add(PlanOf(t, 5), VerdictsOf(t), Replay(t, 5));
-    trials += nlohmann::json({{"trial", t}, {"plan", PlanOf(t, 5)}, {"verdicts", VerdictsOf(t)}}).dump() + "\n";
+    trials +=
+        nlohmann::json({{"trial", t}, {"plan", PlanOf(t, 5)}, {"verdicts", VerdictsOf(t)}}).dump() +
+        "\n";
   }
   expected.elapsed_s = 3;  // the sum of the shards'
   ASSERT_EQ(merged.value().scenarios.size(), 1u);
@@ -130,12 +133,15 @@ TEST(MergeShards, RefusesShardsOfDifferentSeeds) {
 TEST(MergeShards, RefusesDuplicateAndMissingIndexes) {
   fs::path root = Fresh("indexes");
   auto dirs = MakeShards(root, 3, 9);
-  EXPECT_NE(Refusal({dirs[0], dirs[1]}, root / "merged").find("missing shard 2/3"), std::string::npos);
-  EXPECT_NE(Refusal({dirs[0], dirs[1], dirs[1], dirs[2]}, root / "merged").find("duplicate shard index 1"),
+  EXPECT_NE(Refusal({dirs[0], dirs[1]}, root / "merged").find("missing shard 2/3"),
+            std::string::npos);
+  EXPECT_NE(Refusal({dirs[0], dirs[1], dirs[1], dirs[2]}, root / "merged")
+                .find("duplicate shard index 1"),
             std::string::npos);
   fs::path other = MakeShard(root / "four", 3, 4, 9);
-  EXPECT_NE(Refusal({dirs[0], dirs[1], dirs[2], other}, root / "merged").find("different shard counts"),
-            std::string::npos);
+  EXPECT_NE(
+      Refusal({dirs[0], dirs[1], dirs[2], other}, root / "merged").find("different shard counts"),
+      std::string::npos);
 }
 
 TEST(MergeShards, RefusesOverlappingTrials) {
@@ -167,7 +173,8 @@ TEST(MergeShards, RefusesAJournalThatDisagreesWithItsResults) {
   auto dirs = MakeShards(root, 2, 6);
   std::string text = ReadFile(dirs[0] / Slug(kName) / "trials.jsonl").value();
   std::ofstream(dirs[0] / Slug(kName) / "trials.jsonl") << text.substr(0, text.find('\n') + 1);
-  EXPECT_NE(Refusal(dirs, root / "merged").find("holds 1 trials, its results.json counts 3"), std::string::npos);
+  EXPECT_NE(Refusal(dirs, root / "merged").find("holds 1 trials, its results.json counts 3"),
+            std::string::npos);
 }
 
 TEST(MergeShards, RefusesDifferentScenarioSets) {

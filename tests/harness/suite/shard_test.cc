@@ -13,7 +13,8 @@ TEST(ParseShard, ReadsIndexOverCount) {
 }
 
 TEST(ParseShard, RefusesBadValuesWithOneLine) {
-  for (const char* bad : {"4/4", "5/4", "0/0", "-1/4", "1/-4", "x/4", "1/y", "1", "", "1/2/3", "1 /4", "+1/4"}) {
+  for (const char* bad :
+       {"4/4", "5/4", "0/0", "-1/4", "1/-4", "x/4", "1/y", "1", "", "1/2/3", "1 /4", "+1/4"}) {
     auto s = ParseShard(bad);
     ASSERT_FALSE(s) << bad;
     EXPECT_EQ(s.error().kind, ErrorKind::kBadInput) << bad;

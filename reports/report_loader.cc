@@ -74,6 +74,7 @@ Result<RunResults> ParseResults(std::string_view text, const std::string& file) 
     j.at("seed").get_to(r.seed);
     j.at("started_at").get_to(r.started_at);
     j.at("elapsed_s").get_to(r.elapsed_s);
+    if (j.contains("shard")) r.shard = j.at("shard").get<ShardInfo>();
     const Json& scenarios = j.at("scenarios");
     if (!scenarios.is_array()) return Error::BadInput(file + ": \"scenarios\" is not an array");
     for (size_t i = 0; i < scenarios.size(); ++i) {

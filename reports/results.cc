@@ -134,6 +134,7 @@ void to_json(nlohmann::json& j, const RunResults& r) {
        {"seed", r.seed}, {"started_at", r.started_at}, {"elapsed_s", r.elapsed_s},
        {"trials", r.Trials()}, {"must_hold_violated", r.MustHoldViolated()},
        {"scenarios", r.scenarios}};
+  if (r.shard) j["shard"] = *r.shard;
 }
 void from_json(const nlohmann::json& j, RunResults& r) {
   if (j.value("format", "") != "killpoint-results/1") {
@@ -144,6 +145,7 @@ void from_json(const nlohmann::json& j, RunResults& r) {
   j.at("started_at").get_to(r.started_at);
   j.at("elapsed_s").get_to(r.elapsed_s);
   j.at("scenarios").get_to(r.scenarios);
+  if (j.contains("shard")) r.shard = j.at("shard").get<ShardInfo>();
 }
 
 }  // namespace killpoint

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,12 +78,21 @@ struct ScenarioResult {
   bool operator==(const ScenarioResult&) const = default;
 };
 
+// Which share of the trials a `killpoint run --shard INDEX/COUNT` made: trial t belongs to
+// shard t % COUNT, and `killpoint merge` folds the shards back into one run.
+struct ShardInfo {
+  int index = 0;
+  int count = 1;
+  bool operator==(const ShardInfo&) const = default;
+};
+
 struct RunResults {
   std::string killpoint_version;
   uint64_t seed = 0;
   std::string started_at;  // UTC, ISO 8601
   double elapsed_s = 0;
   std::vector<ScenarioResult> scenarios;
+  std::optional<ShardInfo> shard;  // set when the run made one shard of the trials
 
   bool MustHoldViolated() const;
   int Trials() const;
@@ -90,6 +100,7 @@ struct RunResults {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Counterexample, trial, seed, plan, explanation, replay, file)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ShardInfo, index, count)
 void to_json(nlohmann::json& j, const PointStat& p);
 void from_json(const nlohmann::json& j, PointStat& p);
 void to_json(nlohmann::json& j, const InvariantResult& r);

@@ -3,6 +3,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/explore_command.h"
+#include "cli/merge_command.h"
 #include "cli/points_command.h"
 #include "cli/replay_command.h"
 #include "cli/report_command.h"
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   killpoint::AddExploreCommand(app, exit_code);
   killpoint::AddReplayCommand(app, exit_code);
   killpoint::AddReportCommand(app, exit_code);
+  killpoint::AddMergeCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -16,6 +16,7 @@
 #include "reports/terminal.h"
 #include "reports/terminal_table.h"
 #include "scenario/scenario_parser.h"
+#include "suite/shard.h"
 #include "suite/suite.h"
 #include "util/atomic_file.h"
 
@@ -39,6 +40,7 @@ struct RunArgs {
   bool exhaustive = false;
   int limit = 1000;
   bool quiet = false;
+  std::string shard;  // "INDEX/COUNT"; empty: every trial
 };
 
 void PrintKept(const Scenario& s, int trial, const std::vector<Verdict>& verdicts, const fs::path& box) {
@@ -98,6 +100,12 @@ int Execute(const RunArgs& a) {
   o.sandbox_root = a.sandbox_root;
   o.exhaustive = a.exhaustive;
   o.exhaustive_limit = a.limit;
+  if (!a.shard.empty()) {
+    auto shard = ParseShard(a.shard);
+    if (!shard) return Report(shard.error());
+    if (a.trial) return Report(Error::BadInput("--shard and --trial cannot be combined: --trial makes one trial"));
+    o.shard = shard.value();
+  }
   std::unique_ptr<ProgressLine> progress;
   if (a.trial) o.on_trial = PrintKept;
   else if (!a.quiet && IsTerminal(STDERR_FILENO)) progress = StartProgress(scenarios.value(), o);
@@ -144,6 +152,9 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   run->add_option("--limit", args->limit, "Most trials per scenario in --exhaustive")
       ->check(CLI::Range(1, 10'000'000))
       ->capture_default_str();
+  run->add_option("--shard", args->shard,
+                  "Make only shard INDEX of COUNT (INDEX/COUNT, such as 0/4): the trials t with "
+                  "t % COUNT == INDEX; `killpoint merge` combines the shards (docs/sharding.md)");
   run->add_flag("--quiet,-q", args->quiet, "Print nothing but errors (no table, no progress line)");
   run->callback([args, &exit_code] { exit_code = Execute(*args); });
 }

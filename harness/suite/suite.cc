@@ -16,6 +16,7 @@
 #include "run/discovery.h"
 #include "run/trial_runner.h"
 #include "suite/job_commit.h"
+#include "suite/shard.h"
 #include "util/atomic_file.h"
 
 namespace killpoint {
@@ -129,8 +130,9 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const SuiteOptions& o, con
   int first = o.only_trial.value_or(0);
   int last = o.only_trial ? first + 1 : count;
   result.job_commit = JobCommit(s, o.bindir);
-  if (o.on_scenario) o.on_scenario(s, last - first);
+  if (o.on_scenario) o.on_scenario(s, o.only_trial ? 1 : ShareOf(last, o.shard));
   for (int trial = first; trial < last; ++trial) {
+    if (!o.only_trial && !InShard(trial, o.shard)) continue;
     Plan plan = o.exhaustive ? MakeExhaustivePlan(s, o.seed, trial, space[trial]) : MakePlan(s, o.seed, trial);
     auto record = RunTrial(s, plan, to);
     if (!record) return record.error();
@@ -147,7 +149,9 @@ Result<ScenarioResult> RunScenario(const Scenario& s, const SuiteOptions& o, con
 
 }  // namespace
 
-int PlannedTrials(const Scenario& s, const SuiteOptions& o) { return o.only_trial ? 1 : TrialsFor(s, o); }
+int PlannedTrials(const Scenario& s, const SuiteOptions& o) {
+  return o.only_trial ? 1 : ShareOf(TrialsFor(s, o), o.shard);
+}
 
 std::string Slug(const std::string& name) {
   std::string out;
@@ -166,6 +170,7 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
   results.killpoint_version = KILLPOINT_VERSION;
   results.seed = o.seed;
   results.started_at = UtcNow();
+  results.shard = o.shard;
   std::error_code ec;
   fs::create_directories(o.out, ec);
   if (ec) return Error::BadInput("cannot create output folder " + o.out.string() + ": " + ec.message());

@@ -30,6 +30,7 @@ struct SuiteOptions {
   bool keep_sandboxes = false;
   bool exhaustive = false;       // one trial per (crash point, moment, model) instead of sampling
   int exhaustive_limit = 1000;   // at most this many of those trials per scenario
+  std::optional<ShardInfo> shard;  // make only this shard's trials (suite/shard.h)
   // Told after each trial: scenario, trial, its verdicts and the sandbox path (when kept).
   std::function<void(const Scenario&, int trial, const std::vector<Verdict>&,
                      const std::filesystem::path& sandbox)>
@@ -39,7 +40,7 @@ struct SuiteOptions {
   std::function<void(const Scenario&, int trials)> on_scenario;
 };
 
-// How many trials a sampled (not exhaustive) run gives a scenario.
+// How many trials a sampled (not exhaustive) run gives a scenario (its shard's share).
 int PlannedTrials(const Scenario& s, const SuiteOptions& options);
 
 // "publish/execute-then-mark" -> "publish-execute-then-mark": a folder name.

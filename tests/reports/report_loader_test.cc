@@ -130,3 +130,26 @@ TEST(LoadRun, SaysWhatIsMissing) {
 
 }  // namespace
 }  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+// A shard's results say which shard they are, for `killpoint merge`; an unsharded run's do not.
+TEST(ParseResults, ReadsTheShardOfAShardedRun) {
+  RunResults r;
+  r.killpoint_version = "test";
+  r.seed = 5;
+  r.shard = ShardInfo{1, 3};
+  nlohmann::json j = r;
+  EXPECT_EQ(j["shard"], nlohmann::json({{"index", 1}, {"count", 3}}));
+  auto parsed = ParseResults(j.dump(), "results.json");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed.value(), r);
+  EXPECT_EQ(j.get<RunResults>(), r);
+  r.shard.reset();
+  EXPECT_FALSE(nlohmann::json(r).contains("shard"));
+  EXPECT_FALSE(ParseResults(nlohmann::json(r).dump(), "results.json").value().shard);
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -1,0 +1,64 @@
+#include "cli/merge_command.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli/exit_codes.h"
+#include "cli/report_outputs.h"
+#include "reports/report_loader.h"
+#include "reports/terminal.h"
+#include "reports/terminal_table.h"
+#include "suite/merge.h"
+
+namespace killpoint {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct MergeArgs {
+  std::vector<std::string> shards;
+  std::string out;
+  bool quiet = false;
+};
+
+int Execute(const MergeArgs& a) {
+  std::vector<fs::path> dirs(a.shards.begin(), a.shards.end());
+  auto merged = MergeShards(dirs, a.out);
+  if (!merged) return Report(merged.error());
+  // The reports, as `killpoint run` writes them into its output folder.
+  RunReport run{a.out, merged.value(), {}, {}};
+  if (Status s = AttachHistories(run, a.out); !s) return Report(s.error());
+  ReportData report;
+  report.runs.push_back(std::move(run));
+  fs::path out(a.out);
+  ReportPaths paths{(out / "report.html").string(), (out / "junit.xml").string(),
+                    (out / "summary.md").string()};
+  if (Status s = WriteReports(report, paths); !s) return Report(s.error());
+  if (!a.quiet) {
+    std::cout << RenderTable(merged.value(), ColorWanted(STDOUT_FILENO));
+    std::cout << "merged " << dirs.size() << " shards\nresults: " << (out / "results.json").string()
+              << "\nreport: " << paths.html << "\njunit: " << paths.junit
+              << "\nsummary: " << paths.markdown << "\n";
+  }
+  return merged.value().MustHoldViolated() ? kExitViolation : kExitOk;
+}
+
+}  // namespace
+
+void AddMergeCommand(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<MergeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "Combine the output folders of `killpoint run --shard I/N` into one run");
+  cmd->add_option("shards", args->shards,
+                  "Output folders of the shards, every shard of the run once")
+      ->required();
+  cmd->add_option("--out", args->out, "Folder for the merged results, journals and reports")
+      ->required();
+  cmd->add_flag("--quiet,-q", args->quiet, "Print nothing but errors");
+  cmd->callback([args, &exit_code] { exit_code = Execute(*args); });
+}
+
+}  // namespace killpoint

@@ -200,12 +200,7 @@ void CheckUnique(FieldReader& r, const std::string& key, const std::vector<std::
 }
 
 // A message for a terminal: printable, and short enough to read (the path comes first).
-std::string OneLine(const std::string& message) {
-  constexpr size_t kMax = 1000;
-  std::string out = Printable(message);
-  if (out.size() > kMax) out = Printable(message.substr(0, kMax)) + "...";
-  return out;
-}
+std::string OneLine(const std::string& message) { return Printable(message, 1000); }
 
 Scenario ReadScenario(const json& root, const fs::path& file) {
   if (!root.is_object()) throw FieldError("(root): expected an object, got " + DescribeJson(root));

@@ -1,5 +1,6 @@
 #include "util/printable.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace killpoint {
@@ -32,15 +33,18 @@ size_t Utf8Length(std::string_view s, size_t i) {
 
 }  // namespace
 
-std::string Printable(std::string_view text) {
+std::string Printable(std::string_view text, size_t max_size) {
   std::string out;
-  out.reserve(text.size());
+  out.reserve(std::min(text.size(), max_size));
   for (size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t n = c >= 0x80 ? Utf8Length(text, i) : 0;
+    size_t grows = (c >= 0x20 && c < 0x7f) ? 1 : n > 0 ? n : 4;
+    if (out.size() + grows > max_size) return out + "...";
     if (c >= 0x20 && c < 0x7f) {
       out += static_cast<char>(c);
       ++i;
-    } else if (size_t n = c >= 0x80 ? Utf8Length(text, i) : 0; n > 0) {
+    } else if (n > 0) {
       out.append(text.substr(i, n));
       i += n;
     } else {

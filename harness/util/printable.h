@@ -9,6 +9,7 @@
 
 namespace killpoint {
 
-std::string Printable(std::string_view text);
+// At most `max_size` bytes (plus "..." when cut), never cutting an escape or a UTF-8 character.
+std::string Printable(std::string_view text, size_t max_size = std::string::npos);
 
 }  // namespace killpoint

@@ -167,6 +167,23 @@ TEST(ScenarioParser, EveryErrorIsOneLine) {
   }
 }
 
+// Found by fuzz/fuzz_scenario.cc (build-fuzz/artifacts/scenario-crash-d758dae...): a name of
+// control bytes made a 4000-byte message.
+TEST(ScenarioParser, EveryErrorIsShortWhateverItQuotes) {
+  std::string text = "{\"name\": \"fi" + std::string(150, '\x7f') + "\"}";
+  std::string m = ErrorOf(ParseScenario(text, "s.json"));
+  EXPECT_THAT(m, HasSubstr("s.json: name: must not contain control characters"));
+  text = "{\"name\": \"x\", \"" + std::string(3000, '\x01') + "\": 1}";
+  m = ErrorOf(ParseScenario(text, "s.json"));
+  EXPECT_THAT(m, HasSubstr("s.json: (root): not valid JSON"));
+  EXPECT_LE(m.size(), 1003u);
+  nlohmann::json j = nlohmann::json::parse(kValid);
+  j[std::string(3000, '\x7f')] = 1;
+  m = ErrorOf(ParseScenario(j.dump(), "s.json"));
+  EXPECT_THAT(m, HasSubstr("s.json: \\x7f\\x7f"));
+  EXPECT_LE(m.size(), 1003u);
+}
+
 TEST(ScenarioParser, RejectsATooLargeText) {
   std::string text = kValid;
   text.insert(text.size() - 1, ", \"description\": \"" + std::string(kMaxScenarioBytes, 'd') + "\"");

@@ -20,5 +20,14 @@ TEST(Printable, EscapesControlCharactersAndBrokenUtf8) {
   EXPECT_EQ(Printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
 }
 
+// Found by fuzz/fuzz_scenario.cc: a message was cut to 1000 bytes before escaping, so that
+// 1000 bytes of 0x7f printed as 4000.
+TEST(Printable, CutsTheOutputNotTheInput) {
+  EXPECT_EQ(Printable(std::string(1000, '\x7f'), 10), "\\x7f\\x7f...");
+  EXPECT_EQ(Printable("abcdef", 3), "abc...");
+  EXPECT_EQ(Printable("ab\xc3\xa9", 3), "ab...");  // never half a character
+  EXPECT_EQ(Printable("abc", 3), "abc");
+}
+
 }  // namespace
 }  // namespace killpoint

@@ -10,7 +10,9 @@
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "run/output_capture.h"
 #include "run/process.h"
@@ -25,6 +27,12 @@ namespace bp = boost::process;
 struct ChildSetup : bp::extend::handler {
   int stdout_fd, stderr_fd;
   int64_t max_file_bytes;
+  char** envp;
+
+  template <class Executor>
+  void on_setup(Executor& e) const {
+    e.env = envp;  // what execve gets, as Boost's own bp::env does
+  }
 
   template <class Executor>
   void on_exec_setup(Executor&) const {
@@ -42,16 +50,43 @@ struct ChildSetup : bp::extend::handler {
   }
 };
 
-bp::environment MakeEnvironment(const std::map<std::string, std::string>& extra, const std::string& tag) {
-  bp::environment env = boost::this_process::environment();
-  std::vector<std::string> stale;
-  for (const auto& entry : env) {
-    if (entry.get_name().rfind("KILLPOINT_", 0) == 0) stale.push_back(entry.get_name());
+// The job's environment as execve wants it: the harness's own without KILLPOINT_*, then
+// `extra`, then the tag. Built by hand: Boost 1.74's environment::find (behind operator[])
+// compares a key with std::equal past the end of shorter entries, a heap-buffer-overflow
+// AddressSanitizer reported on every spawn.
+class Environment {
+ public:
+  Environment(const std::map<std::string, std::string>& extra, const std::string& tag) {
+    for (char** e = ::environ; *e; ++e) {
+      std::string_view entry(*e);
+      std::string_view name = entry.substr(0, entry.find('='));
+      if (name.rfind("KILLPOINT_", 0) == 0 || extra.count(std::string(name))) continue;
+      entries_.emplace_back(entry);
+    }
+    for (const auto& [k, v] : extra) entries_.push_back(k + "=" + v);
+    entries_.push_back(std::string(kProcessTagVariable) + "=" + tag);
+    for (auto& entry : entries_) pointers_.push_back(entry.data());
+    pointers_.push_back(nullptr);
   }
-  for (const auto& name : stale) env.erase(name);
-  for (const auto& [k, v] : extra) env[k] = v;
-  env[kProcessTagVariable] = tag;
-  return env;
+  char** envp() { return pointers_.data(); }
+
+ private:
+  std::vector<std::string> entries_;
+  std::vector<char*> pointers_;
+};
+
+// Like execvp's search of PATH (bp::search_path reads PATH through the same environment::find).
+std::string SearchPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    size_t colon = dirs.find(':');
+    std::string dir(dirs.substr(0, colon));
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string_view::npos) return "";
+    dirs.remove_prefix(colon + 1);
+  }
 }
 
 class PosixProcess : public RunningProcess {
@@ -160,7 +195,7 @@ std::string ExitStatus::Describe() const {
 Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
   if (r.argv.empty() || r.argv[0].empty()) return Error::BadInput("empty job command");
   boost::filesystem::path exe = r.argv[0];
-  if (r.argv[0].find('/') == std::string::npos) exe = bp::search_path(r.argv[0]);
+  if (r.argv[0].find('/') == std::string::npos) exe = SearchPath(r.argv[0]);
   if (exe.empty() || ::access(exe.c_str(), X_OK) != 0) {
     return Error::BadInput("job program '" + r.argv[0] + "' is missing or not executable");
   }
@@ -170,10 +205,11 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
   if (!err) return err.error();
   std::vector<std::string> args(r.argv.begin() + 1, r.argv.end());
   std::string tag = NewProcessTag();
+  Environment env(r.env, tag);
   std::error_code ec;
-  bp::child child(exe, bp::args(args), MakeEnvironment(r.env, tag), bp::start_dir(r.cwd.string()),
-                  bp::std_in < bp::null,
-                  ChildSetup{{}, out.value().write_end(), err.value().write_end(), r.max_file_bytes}, ec);
+  bp::child child(exe, bp::args(args), bp::start_dir(r.cwd.string()), bp::std_in < bp::null,
+                  ChildSetup{{}, out.value().write_end(), err.value().write_end(), r.max_file_bytes, env.envp()},
+                  ec);
   out.value().CloseWriteEnd();
   err.value().CloseWriteEnd();
   if (ec) return Error::BadInput("cannot start job '" + r.argv[0] + "': " + ec.message());

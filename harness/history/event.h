@@ -46,7 +46,11 @@ struct Event {
 };
 
 void to_json(nlohmann::json& j, const Event& e);
+// Throws nlohmann::json::exception on a missing field or an out-of-range number.
 void from_json(const nlohmann::json& j, Event& e);
+
+// The "trial" of one line of a history journal (history_log.h); throws like from_json.
+int TrialOfJournalLine(const nlohmann::json& j);
 std::ostream& operator<<(std::ostream& os, const Event& e);
 
 }  // namespace killpoint

@@ -25,8 +25,11 @@ Status AppendTrialHistory(const std::filesystem::path& log, int trial,
 Result<std::map<int, std::vector<Event>>> ReadHistoryLog(const std::filesystem::path& log) {
   auto text = ReadFile(log);
   if (!text) return text.error();
+  return ParseHistoryLog(text.value(), log.string());
+}
+
+Result<std::map<int, std::vector<Event>>> ParseHistoryLog(std::string_view s, const std::string& source) {
   std::map<int, std::vector<Event>> out;
-  const std::string& s = text.value();
   size_t start = 0, line_no = 0;
   while (start < s.size()) {
     size_t end = s.find('\n', start);
@@ -34,10 +37,9 @@ Result<std::map<int, std::vector<Event>>> ReadHistoryLog(const std::filesystem::
     ++line_no;
     try {
       nlohmann::json j = nlohmann::json::parse(s.substr(start, end - start));
-      out[j.at("trial").get<int>()].push_back(j.get<Event>());
+      out[TrialOfJournalLine(j)].push_back(j.get<Event>());
     } catch (const nlohmann::json::exception& e) {
-      return Error::BadInput(log.string() + ":" + std::to_string(line_no) +
-                             ": not a history event: " + e.what());
+      return Error::BadInput(source + ":" + std::to_string(line_no) + ": not a history event: " + e.what());
     }
     start = end + 1;
   }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <map>
+#include <string_view>
 #include <vector>
 
 #include "history/event.h"
@@ -21,5 +22,8 @@ Status AppendTrialHistory(const std::filesystem::path& log, int trial,
 // Events by trial. A last line without its newline (a crash mid-append) is ignored; any other
 // malformed line is an error naming the file and line.
 Result<std::map<int, std::vector<Event>>> ReadHistoryLog(const std::filesystem::path& log);
+
+// The same, from the journal's text; `source` names it in errors. Never throws.
+Result<std::map<int, std::vector<Event>>> ParseHistoryLog(std::string_view text, const std::string& source);
 
 }  // namespace killpoint

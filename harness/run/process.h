@@ -1,5 +1,8 @@
 // Spawning a job attempt and waiting for it. A job runs in its own process group so that a
-// kill reaches everything it started. The real implementation is process_posix.cc.
+// kill reaches everything it started, and carries a tag in its environment so that whatever
+// left the group (setsid, a double fork) is found and killed too (process_tag.h). Its output
+// goes through pipes the waiter drains into bounded files. The real implementation is
+// process_posix.cc.
 #pragma once
 
 #include <chrono>
@@ -13,12 +16,21 @@
 
 namespace killpoint {
 
+// The sandbox's limits, unless a scenario sets its own.
+inline constexpr int64_t kDefaultMaxFileBytes = int64_t{1} << 30;  // RLIMIT_FSIZE: 1 GiB a file
+inline constexpr int64_t kDefaultMaxOutputBytes = int64_t{8} << 20;  // captured per stream
+
 struct SpawnRequest {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;  // added to the harness's environment
   std::filesystem::path cwd;
   std::filesystem::path stdout_path;  // captured output goes to these files
   std::filesystem::path stderr_path;
+  // The largest file the job may write (RLIMIT_FSIZE): a write beyond it kills the job with
+  // SIGXFSZ (or fails with EFBIG if the job ignores that signal). 0: no limit.
+  int64_t max_file_bytes = kDefaultMaxFileBytes;
+  // Bytes kept of each of stdout and stderr; the rest is dropped, and a last line says so.
+  int64_t max_output_bytes = kDefaultMaxOutputBytes;
 };
 
 // How an attempt ended. Exactly one of exited/signaled is true.
@@ -27,6 +39,7 @@ struct ExitStatus {
   int code = -1;    // exit code when exited, else -1
   int signal = 0;   // terminating signal when signaled, else 0
   bool timed_out = false;  // the harness killed it at its timeout
+  int stray_killed = 0;    // processes it left behind, outside its group or not, killed after it
 
   // 128 + signal for a signal, as shells report it; the exit code otherwise.
   int ShellCode() const { return exited ? code : 128 + signal; }
@@ -37,10 +50,13 @@ class RunningProcess {
  public:
   virtual ~RunningProcess() = default;
   virtual int pid() const = 0;
+  // The job's environment tag (process_tag.h): every process it starts carries it.
+  virtual const std::string& tag() const = 0;
   // SIGKILL to the whole process group. Safe to call until Wait returned; idempotent.
   virtual void KillGroup() = 0;
   // Blocks until the process exits or `timeout` passes; at the timeout the group is killed
-  // and the result has timed_out set. After Wait the group is killed and the child reaped.
+  // and the result has timed_out set. After Wait the group and every tagged process are
+  // killed and gone, the child is reaped and its captured output is complete.
   virtual ExitStatus Wait(std::chrono::milliseconds timeout) = 0;
 };
 

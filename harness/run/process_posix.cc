@@ -1,7 +1,8 @@
-// Spawn with Boost.Process in a new process group; wait on a pidfd so that a timeout needs
-// no polling and no sleeping.
+// Spawn with Boost.Process in a new process group, with limits set between fork and exec;
+// wait on a pidfd (no polling, no sleeping) while draining the job's output pipes.
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -9,47 +10,108 @@
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
+#include "run/output_capture.h"
 #include "run/process.h"
+#include "run/process_tag.h"
 
 namespace killpoint {
 namespace {
 
 namespace bp = boost::process;
 
-// Runs in the child between fork and exec.
-struct NewProcessGroup : bp::extend::handler {
+// Runs in the child between fork and exec: only async-signal-safe calls.
+struct ChildSetup : bp::extend::handler {
+  int stdout_fd, stderr_fd;
+  int64_t max_file_bytes;
+  char** envp;
+
+  template <class Executor>
+  void on_setup(Executor& e) const {
+    e.env = envp;  // what execve gets, as Boost's own bp::env does
+  }
+
   template <class Executor>
   void on_exec_setup(Executor&) const {
     ::setpgid(0, 0);
+    ::dup2(stdout_fd, STDOUT_FILENO);  // the pipes' own fds are close-on-exec
+    ::dup2(stderr_fd, STDERR_FILENO);
+    if (max_file_bytes > 0) {
+      rlimit fsize{static_cast<rlim_t>(max_file_bytes), static_cast<rlim_t>(max_file_bytes)};
+      ::setrlimit(RLIMIT_FSIZE, &fsize);
+    }
+    rlimit no_core{0, 0};  // a job that aborts must not leave core files in the sandbox
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    ::signal(SIGXFSZ, SIG_DFL);
+    ::signal(SIGPIPE, SIG_DFL);
   }
 };
 
-bp::environment MakeEnvironment(const std::map<std::string, std::string>& extra) {
-  bp::environment env = boost::this_process::environment();
-  std::vector<std::string> stale;
-  for (const auto& entry : env) {
-    if (entry.get_name().rfind("KILLPOINT_", 0) == 0) stale.push_back(entry.get_name());
+// The job's environment as execve wants it: the harness's own without KILLPOINT_*, then
+// `extra`, then the tag. Built by hand: Boost 1.74's environment::find (behind operator[])
+// compares a key with std::equal past the end of shorter entries, a heap-buffer-overflow
+// AddressSanitizer reported on every spawn.
+class Environment {
+ public:
+  Environment(const std::map<std::string, std::string>& extra, const std::string& tag) {
+    for (char** e = ::environ; *e; ++e) {
+      std::string_view entry(*e);
+      std::string_view name = entry.substr(0, entry.find('='));
+      if (name.rfind("KILLPOINT_", 0) == 0 || extra.count(std::string(name))) continue;
+      entries_.emplace_back(entry);
+    }
+    for (const auto& [k, v] : extra) entries_.push_back(k + "=" + v);
+    entries_.push_back(std::string(kProcessTagVariable) + "=" + tag);
+    for (auto& entry : entries_) pointers_.push_back(entry.data());
+    pointers_.push_back(nullptr);
   }
-  for (const auto& name : stale) env.erase(name);
-  for (const auto& [k, v] : extra) env[k] = v;
-  return env;
+  char** envp() { return pointers_.data(); }
+
+ private:
+  std::vector<std::string> entries_;
+  std::vector<char*> pointers_;
+};
+
+// Like execvp's search of PATH (bp::search_path reads PATH through the same environment::find).
+std::string SearchPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    size_t colon = dirs.find(':');
+    std::string dir(dirs.substr(0, colon));
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string_view::npos) return "";
+    dirs.remove_prefix(colon + 1);
+  }
 }
 
 class PosixProcess : public RunningProcess {
  public:
-  PosixProcess(bp::child child, int pidfd) : child_(std::move(child)), pidfd_(pidfd) {}
+  PosixProcess(bp::child child, int pidfd, std::string tag, OutputCapture out, OutputCapture err,
+               int64_t max_file_bytes)
+      : child_(std::move(child)),
+        pidfd_(pidfd),
+        tag_(std::move(tag)),
+        out_(std::move(out)),
+        err_(std::move(err)),
+        max_file_bytes_(max_file_bytes) {}
+
   ~PosixProcess() override {
     if (child_.valid() && !reaped_) {
       KillGroup();
       std::error_code ec;
       child_.wait(ec);
+      KillTagged(tag_, child_.id());
     }
     if (pidfd_ >= 0) ::close(pidfd_);
   }
 
   int pid() const override { return child_.id(); }
+  const std::string& tag() const override { return tag_; }
 
   void KillGroup() override {
     if (reaped_.load()) return;
@@ -58,42 +120,66 @@ class PosixProcess : public RunningProcess {
   }
 
   ExitStatus Wait(std::chrono::milliseconds timeout) override {
-    bool timed_out = !WaitReadable(timeout);
+    bool timed_out = !WaitExit(timeout);
     if (timed_out) KillGroup();
     // The leader is a zombie now (or about to be): kill what it left in its group, then reap.
     KillGroup();
     std::error_code ec;
     child_.wait(ec);
     reaped_ = true;
-    int raw = child_.native_exit_code();
     ExitStatus s;
     s.timed_out = timed_out;
+    // Whatever left the group (setsid, double fork) still carries the tag.
+    s.stray_killed = KillTagged(tag_, child_.id());
+    int raw = child_.native_exit_code();
     if (WIFEXITED(raw)) {
       s.exited = true;
       s.code = WEXITSTATUS(raw);
     } else if (WIFSIGNALED(raw)) {
       s.signal = WTERMSIG(raw);
     }
+    out_.Finish();
+    err_.Finish(Note(s));
     return s;
   }
 
  private:
-  bool WaitReadable(std::chrono::milliseconds timeout) {
+  // What the harness adds to the job's stderr so that its tail says why it ended.
+  std::string Note(const ExitStatus& s) const {
+    std::string note;
+    if (s.signal == SIGXFSZ && !s.timed_out) {
+      note = "killed by SIGXFSZ: a file reached the sandbox's size limit of " + std::to_string(max_file_bytes_) +
+             " bytes (job.max_file_bytes)";
+    }
+    if (s.stray_killed > 0) {
+      note += std::string(note.empty() ? "" : "; ") + "killed " + std::to_string(s.stray_killed) +
+              " process(es) it left running outside its process group";
+    }
+    return note;
+  }
+
+  // Drains the output pipes until the pidfd says the leader exited (true) or `timeout` passes.
+  bool WaitExit(std::chrono::milliseconds timeout) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() < 0) return false;
-      pollfd p{pidfd_, POLLIN, 0};
-      int rc = ::poll(&p, 1, static_cast<int>(left.count()));
-      if (rc > 0) return true;
+      pollfd p[3] = {{pidfd_, POLLIN, 0}, {out_.read_end(), POLLIN, 0}, {err_.read_end(), POLLIN, 0}};
+      int rc = ::poll(p, 3, static_cast<int>(left.count()));
+      if (rc < 0 && errno == EINTR) continue;
+      if (rc < 0) return true;  // let wait() report what happened
+      if (p[1].revents) out_.Drain();
+      if (p[2].revents) err_.Drain();
+      if (p[0].revents) return true;
       if (rc == 0) return false;
-      if (errno != EINTR) return true;  // let wait() report what happened
     }
   }
 
   bp::child child_;
   int pidfd_;
+  std::string tag_;
+  OutputCapture out_, err_;
+  int64_t max_file_bytes_;
   std::atomic<bool> reaped_{false};
 };
 
@@ -102,29 +188,41 @@ class PosixProcess : public RunningProcess {
 std::string ExitStatus::Describe() const {
   if (timed_out) return "killed at its timeout";
   if (exited) return "exited with code " + std::to_string(code);
+  if (signal == SIGXFSZ) return "killed by SIGXFSZ (a file reached the sandbox's size limit)";
   return std::string("killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
 }
 
 Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
   if (r.argv.empty() || r.argv[0].empty()) return Error::BadInput("empty job command");
   boost::filesystem::path exe = r.argv[0];
-  if (r.argv[0].find('/') == std::string::npos) exe = bp::search_path(r.argv[0]);
+  if (r.argv[0].find('/') == std::string::npos) exe = SearchPath(r.argv[0]);
   if (exe.empty() || ::access(exe.c_str(), X_OK) != 0) {
     return Error::BadInput("job program '" + r.argv[0] + "' is missing or not executable");
   }
+  auto out = OutputCapture::Open(r.stdout_path, r.max_output_bytes, "stdout");
+  if (!out) return out.error();
+  auto err = OutputCapture::Open(r.stderr_path, r.max_output_bytes, "stderr");
+  if (!err) return err.error();
   std::vector<std::string> args(r.argv.begin() + 1, r.argv.end());
+  std::string tag = NewProcessTag();
+  Environment env(r.env, tag);
   std::error_code ec;
-  bp::child child(exe, bp::args(args), MakeEnvironment(r.env), bp::start_dir(r.cwd.string()),
-                  bp::std_in<bp::null, bp::std_out> r.stdout_path.string(),
-                  bp::std_err > r.stderr_path.string(), NewProcessGroup{}, ec);
+  bp::child child(exe, bp::args(args), bp::start_dir(r.cwd.string()), bp::std_in < bp::null,
+                  ChildSetup{{}, out.value().write_end(), err.value().write_end(), r.max_file_bytes, env.envp()},
+                  ec);
+  out.value().CloseWriteEnd();
+  err.value().CloseWriteEnd();
   if (ec) return Error::BadInput("cannot start job '" + r.argv[0] + "': " + ec.message());
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child.id(), 0));
   if (pidfd < 0) {
     ::killpg(child.id(), SIGKILL);
     child.wait(ec);
+    KillTagged(tag);
     return Error::Harness(std::string("pidfd_open failed: ") + std::strerror(errno));
   }
-  return std::unique_ptr<RunningProcess>(new PosixProcess(std::move(child), pidfd));
+  return std::unique_ptr<RunningProcess>(new PosixProcess(std::move(child), pidfd, std::move(tag),
+                                                          std::move(out.value()), std::move(err.value()),
+                                                          r.max_file_bytes));
 }
 
 }  // namespace killpoint

@@ -39,7 +39,18 @@ Sandbox::~Sandbox() { Remove(); }
 void Sandbox::Remove() {
   if (root_.empty() || keep_) return;
   std::error_code ec;
-  std::filesystem::remove_all(root_, ec);
+  if (std::filesystem::remove_all(root_, ec) != static_cast<std::uintmax_t>(-1) && !ec) return;
+  // A job may have left a folder it cannot be listed or emptied (chmod 000): give every folder
+  // back to its owner, then try again.
+  namespace fs = std::filesystem;
+  fs::permissions(root_, fs::perms::owner_all, fs::perm_options::add, ec);
+  for (auto it = fs::recursive_directory_iterator(root_, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec) && !it->is_symlink(ec)) {
+      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    }
+  }
+  fs::remove_all(root_, ec);
 }
 
 Result<std::unique_ptr<SandboxRoot>> SandboxRoot::Make(const std::filesystem::path& requested, bool keep) {

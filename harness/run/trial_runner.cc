@@ -107,6 +107,7 @@ class TrialDriver {
     r.cwd = sandbox_.work();
     r.stdout_path = sandbox_.logs() / (log_name + ".out");
     r.stderr_path = sandbox_.logs() / (log_name + ".err");
+    r.max_file_bytes = scenario_.job.max_file_bytes;  // the sandbox's size limit (issue 7)
     return r;
   }
 

@@ -15,6 +15,7 @@ std::string Shorten(std::string s) {
 }  // namespace
 
 std::string DescribeJson(const nlohmann::json& value) {
+  if (value.is_null()) return "null";
   std::string dumped = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return std::string(value.type_name()) + " " + Shorten(dumped);
 }
@@ -72,8 +73,7 @@ int64_t FieldReader::Integer(const std::string& key, int64_t min, int64_t max,
 double FieldReader::Number(const std::string& key, double min, double max, double fallback) {
   const nlohmann::json* v = Find(key);
   if (!v) return fallback;
-  std::string range = "a number from " + Shorten(std::to_string(min)) + " to " +
-                      Shorten(std::to_string(max));
+  std::string range = "a number from " + nlohmann::json(min).dump() + " to " + nlohmann::json(max).dump();
   if (!v->is_number()) Fail(key, "expected " + range + ", got " + DescribeJson(*v));
   double d = v->get<double>();
   if (!(d >= min && d <= max)) Fail(key, "expected " + range + ", got " + DescribeJson(*v));

@@ -1,13 +1,15 @@
 #include "scenario/scenario_parser.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
-#include <regex>
 #include <set>
 
 #include "scenario/field_reader.h"
+#include "scenario/json_text.h"
 #include "scenario/vocabulary.h"
 #include "util/atomic_file.h"
+#include "util/printable.h"
 
 namespace killpoint {
 namespace {
@@ -15,9 +17,15 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// No std::regex in this file: libstdc++'s matcher recurses once per character, and a long
+// enough string in a hostile scenario overflows the stack.
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
 bool IsRealDate(const std::string& s) {
-  static const std::regex kShape(R"(\d{4}-\d{2}-\d{2})");
-  if (!std::regex_match(s, kShape)) return false;
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9}) {
+    if (!IsDigit(s[i])) return false;
+  }
   std::chrono::year_month_day ymd{std::chrono::year{std::stoi(s.substr(0, 4))},
                                   std::chrono::month{static_cast<unsigned>(std::stoi(s.substr(5, 2)))},
                                   std::chrono::day{static_cast<unsigned>(std::stoi(s.substr(8, 2)))}};
@@ -36,17 +44,47 @@ std::string Join(const std::array<std::string_view, N>& names) {
   return out;
 }
 
-void CheckPlaceholders(FieldReader& r, const std::string& key, const std::vector<std::string>& argv) {
-  static const std::regex kPlaceholder(R"(\{([^{}]*)\})");
-  for (size_t i = 0; i < argv.size(); ++i) {
-    for (std::sregex_iterator it(argv[i].begin(), argv[i].end(), kPlaceholder), end; it != end;
-         ++it) {
-      std::string name = (*it)[1];
-      if (!OneOf(name, kPlaceholders)) {
-        r.Fail(key + "[" + std::to_string(i) + "]",
-               "unknown placeholder {" + name + "} (known: " + Join(kPlaceholders) + ")");
-      }
+bool IsPointNameChar(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || IsDigit(c) || c == '_' || c == '.' ||
+         c == ':' || c == '/' || c == '-';
+}
+
+constexpr size_t kMaxNameLength = 200;
+
+// Each "{name}" (innermost braces) must be a known placeholder.
+void CheckPlaceholders(FieldReader& r, const std::string& where, const std::string& arg) {
+  for (size_t open = arg.find('{'); open != std::string::npos; open = arg.find('{', open + 1)) {
+    size_t close = arg.find_first_of("{}", open + 1);
+    if (close == std::string::npos || arg[close] != '}') continue;
+    std::string name = arg.substr(open + 1, close - open - 1);
+    if (!OneOf(name, kPlaceholders)) {
+      r.Fail(where, "unknown placeholder {" + name + "} (known: " + Join(kPlaceholders) + ")");
     }
+  }
+}
+
+// argv and environment strings go to execve: a NUL byte would silently cut them short.
+void CheckExecString(FieldReader& r, const std::string& where, const std::string& value) {
+  if (value.find('\0') != std::string::npos) r.Fail(where, "must not contain a NUL character");
+}
+
+void CheckArgv(FieldReader& r, const std::string& key, const std::vector<std::string>& argv) {
+  for (size_t i = 0; i < argv.size(); ++i) {
+    std::string where = key + "[" + std::to_string(i) + "]";
+    CheckExecString(r, where, argv[i]);
+    CheckPlaceholders(r, where, argv[i]);
+  }
+}
+
+void CheckEnv(FieldReader& r, const std::map<std::string, std::string>& env) {
+  for (const auto& [name, value] : env) {
+    std::string where = "env." + name;
+    if (name.empty() || name.find('=') != std::string::npos || name.find('\0') != std::string::npos) {
+      r.Fail(where, "an environment variable name must be non-empty, without '=' or NUL");
+    }
+    if (name.rfind("KILLPOINT_", 0) == 0) r.Fail(where, "KILLPOINT_* variables are set by the harness");
+    CheckExecString(r, where, value);
+    CheckPlaceholders(r, where, value);
   }
 }
 
@@ -54,12 +92,16 @@ JobSpec ReadJob(FieldReader r) {
   JobSpec job;
   job.command = r.Strings("command", true, false);
   if (job.command[0].empty()) r.Fail("command[0]", "the program must not be empty");
-  CheckPlaceholders(r, "command", job.command);
+  CheckArgv(r, "command", job.command);
   job.setup = r.Strings("setup", false, true);
-  CheckPlaceholders(r, "setup", job.setup);
+  if (!job.setup.empty() && job.setup[0].empty()) r.Fail("setup[0]", "the program must not be empty");
+  CheckArgv(r, "setup", job.setup);
   job.env = r.StringMap("env");
+  CheckEnv(r, job.env);
   const int64_t timeout = 10000;
   job.timeout_ms = r.Integer("timeout_ms", 1, 3'600'000, &timeout);
+  const int64_t max_file = job.max_file_bytes;
+  job.max_file_bytes = r.Integer("max_file_bytes", 0, int64_t{1} << 50, &max_file);
   r.Finish();
   return job;
 }
@@ -105,7 +147,7 @@ CheckParams ReadCheckParams(FieldReader r) {
   c.state_file = r.String("state_file", &c.state_file);
   for (const auto& [key, value] : {std::pair{"db", c.db}, {"state_file", c.state_file}}) {
     fs::path p(value);
-    if (value.empty() || p.is_absolute() ||
+    if (value.empty() || p.is_absolute() || value.find('\0') != std::string::npos ||
         std::any_of(p.begin(), p.end(), [](const fs::path& part) { return part == ".."; })) {
       r.Fail(key, "expected a path relative to the sandbox, got '" + value + "'");
     }
@@ -115,7 +157,6 @@ CheckParams ReadCheckParams(FieldReader r) {
 }
 
 std::vector<std::string> ReadNames(FieldReader& r, const std::string& key, bool invariants) {
-  static const std::regex kPointName(R"([A-Za-z0-9_.:/-]+)");
   std::vector<std::string> names = r.Strings(key, false, true);
   std::set<std::string> seen;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -123,7 +164,8 @@ std::vector<std::string> ReadNames(FieldReader& r, const std::string& key, bool 
     if (invariants && !OneOf(names[i], kInvariantNames)) {
       r.Fail(where, "unknown invariant '" + names[i] + "' (known: " + Join(kInvariantNames) + ")");
     }
-    if (!invariants && !std::regex_match(names[i], kPointName)) {
+    if (!invariants && (names[i].empty() || names[i].size() > 4096 ||
+                        !std::all_of(names[i].begin(), names[i].end(), IsPointNameChar))) {
       r.Fail(where, "a failpoint name is letters, digits and _.:/- only, got '" + names[i] + "'");
     }
     if (!seen.insert(names[i]).second) r.Fail(where, "'" + names[i] + "' is listed twice");
@@ -131,13 +173,42 @@ std::vector<std::string> ReadNames(FieldReader& r, const std::string& key, bool 
   return names;
 }
 
+// The name becomes a folder of the output (suite's Slug): it needs a letter or digit, so that
+// it can be neither empty nor "." nor "..".
+void CheckName(FieldReader& r, const std::string& name) {
+  if (name.empty()) r.Fail("name", "must not be empty");
+  if (name.size() > kMaxNameLength) {
+    r.Fail("name", "must be at most " + std::to_string(kMaxNameLength) + " bytes, got " +
+                       std::to_string(name.size()));
+  }
+  if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    r.Fail("name", "must not contain control characters");
+  }
+  if (!std::any_of(name.begin(), name.end(), [](char c) { return IsDigit(c) || std::isalpha(static_cast<unsigned char>(c)); })) {
+    r.Fail("name", "must contain a letter or a digit, got '" + name + "'");
+  }
+}
+
+// Fails at the second occurrence of a value in a list.
+void CheckUnique(FieldReader& r, const std::string& key, const std::vector<std::string>& values) {
+  std::set<std::string> seen;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!seen.insert(values[i]).second) {
+      r.Fail(key + "[" + std::to_string(i) + "]", "'" + values[i] + "' is listed twice");
+    }
+  }
+}
+
+// A message for a terminal: printable, and short enough to read (the path comes first).
+std::string OneLine(const std::string& message) { return Printable(message, 1000); }
+
 Scenario ReadScenario(const json& root, const fs::path& file) {
   if (!root.is_object()) throw FieldError("(root): expected an object, got " + DescribeJson(root));
   FieldReader r(root, "");
   Scenario s;
   s.file = file;
   s.name = r.String("name");
-  if (s.name.empty()) r.Fail("name", "must not be empty");
+  CheckName(r, s.name);
   const std::string empty;
   s.description = r.String("description", &empty);
   s.job = ReadJob(r.Object("job"));
@@ -148,6 +219,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
       r.Fail("dates[" + std::to_string(i) + "]", "expected a date YYYY-MM-DD, got '" + s.dates[i] + "'");
     }
   }
+  CheckUnique(r, "dates", s.dates);
   s.failpoints = ReadNames(r, "failpoints", false);
   const int64_t one = 1, zero = 0;
   s.max_occurrence = static_cast<int>(r.Integer("max_occurrence", 1, 1000, &one));
@@ -162,6 +234,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
                  "' (available: " + Join(kModelNames) + ")");
     }
   }
+  CheckUnique(r, "models", s.models);
   s.retry = ReadRetry(r.Object("retry"));
   s.downstream = ReadDownstream(r.Object("downstream"));
   s.check = ReadCheckParams(r.Object("check"));
@@ -185,27 +258,36 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
 }  // namespace
 
 Result<Scenario> ParseScenario(std::string_view text, const fs::path& file) {
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return Error::BadInput(file.string() + ": not valid JSON at byte " + std::to_string(e.byte) +
-                           ": " + e.what());
+  auto fail = [&](const std::string& what) { return Error::BadInput(OneLine(file.string() + ": " + what)); };
+  if (text.size() > kMaxScenarioBytes) {
+    return fail("(root): " + std::to_string(text.size()) + " bytes, a scenario is at most " +
+                std::to_string(kMaxScenarioBytes));
   }
+  if (auto bad = CheckJsonText(text)) return fail(*bad);
   try {
-    return ReadScenario(root, file);
+    return ReadScenario(json::parse(text), file);
   } catch (const FieldError& e) {
-    return Error::BadInput(file.string() + ": " + e.what());
+    return fail(e.what());
+  } catch (const std::exception& e) {  // not expected once CheckJsonText passed; never a crash
+    return fail(std::string("(root): cannot be read: ") + e.what());
   }
 }
 
 Result<Scenario> LoadScenario(const fs::path& file) {
   std::error_code ec;
-  if (fs::is_directory(file, ec)) {
-    return Error::BadInput(file.string() + ": is a directory, expected a scenario file");
+  auto bad = [&](const std::string& what) { return Error::BadInput(OneLine(file.string() + ": " + what)); };
+  fs::file_status st = fs::status(file, ec);
+  if (ec || !fs::exists(st)) return bad("no such file");
+  if (fs::is_directory(st)) return bad("is a directory, expected a scenario file");
+  // A FIFO or a device would block or never end.
+  if (!fs::is_regular_file(st)) return bad("is not a regular file");
+  auto size = fs::file_size(file, ec);
+  if (!ec && size > kMaxScenarioBytes) {
+    return bad("(root): " + std::to_string(size) + " bytes, a scenario is at most " +
+               std::to_string(kMaxScenarioBytes));
   }
   auto text = ReadFile(file);
-  if (!text) return text.error();
+  if (!text) return Error::BadInput(Printable(text.error().message));
   return ParseScenario(text.value(), file);
 }
 
@@ -213,7 +295,7 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<fs::path>& paths) 
   std::vector<fs::path> files;
   for (const auto& p : paths) {
     std::error_code ec;
-    if (!fs::exists(p, ec)) return Error::BadInput(p.string() + ": no such file or directory");
+    if (!fs::exists(p, ec)) return Error::BadInput(Printable(p.string() + ": no such file or directory"));
     if (!fs::is_directory(p, ec)) {
       files.push_back(p);
       continue;
@@ -222,8 +304,8 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<fs::path>& paths) 
     for (const auto& entry : fs::directory_iterator(p, ec)) {
       if (entry.path().extension() == ".json" && !entry.is_directory()) found.push_back(entry.path());
     }
-    if (ec) return Error::BadInput(p.string() + ": cannot list: " + ec.message());
-    if (found.empty()) return Error::BadInput(p.string() + ": holds no *.json scenario");
+    if (ec) return Error::BadInput(Printable(p.string() + ": cannot list: " + ec.message()));
+    if (found.empty()) return Error::BadInput(Printable(p.string() + ": holds no *.json scenario"));
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
@@ -233,8 +315,8 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<fs::path>& paths) 
     auto s = LoadScenario(f);
     if (!s) return s.error();
     if (!names.insert(s.value().name).second) {
-      return Error::BadInput(f.string() + ": name: '" + s.value().name +
-                             "' is already used by another scenario of this run");
+      return Error::BadInput(Printable(f.string() + ": name: '" + s.value().name +
+                                       "' is already used by another scenario of this run"));
     }
     out.push_back(std::move(s.value()));
   }

@@ -11,7 +11,11 @@
 
 namespace killpoint {
 
+// Larger scenario texts are rejected before they are parsed.
+inline constexpr size_t kMaxScenarioBytes = 4 << 20;
+
 // Parses the JSON text of a scenario; `file` is used for messages and for {scenario_dir}.
+// Never throws; every error is BadInput and one printable line: "FILE: FIELD.PATH: what".
 Result<Scenario> ParseScenario(std::string_view text, const std::filesystem::path& file);
 
 // Reads one scenario file.

@@ -85,5 +85,27 @@ TEST(AtomicFile, ReplacesWholeAndLeavesNoTemporary) {
   fs::remove(f);
 }
 
+// Found by fuzz/fuzz_history.cc: get<int>() converted 1e300 (undefined behaviour) and 2^32+1
+// (silently wrapped) instead of rejecting the line.
+TEST(HistoryLog, RejectsNumbersOutOfRange) {
+  for (const char* line : {R"({"seq":0,"t_ms":0,"type":"x","trial":1e300})",
+                           R"({"seq":0,"t_ms":0,"type":"x","trial":0,"attempt":4294967297})",
+                           R"({"seq":-1,"t_ms":0,"type":"x","trial":0})",
+                           R"({"seq":0,"t_ms":1.5,"type":"x","trial":0})",
+                           R"({"seq":0,"t_ms":0,"type":"x","trial":18446744073709551615})",
+                           R"([1,2])", R"("x")"}) {
+    auto r = ParseHistoryLog(std::string(line) + "\n", "h.jsonl");
+    ASSERT_FALSE(r) << line;
+    EXPECT_THAT(r.error().message, ::testing::HasSubstr("h.jsonl:1: not a history event")) << line;
+  }
+}
+
+TEST(HistoryLog, ParsesTextLikeTheFile) {
+  std::string text = FormatTrialHistory(3, SomeEvents()) + R"({"seq":9,"t_ms":0,"type":"tor)";
+  auto r = ParseHistoryLog(text, "mem");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r.value().at(3), SomeEvents());
+}
+
 }  // namespace
 }  // namespace killpoint

@@ -90,5 +90,82 @@ TEST_F(ProcessTest, DoesNotLeakTheHarnessKillpointVariables) {
   EXPECT_EQ(Read("out"), "[]\n");
 }
 
+TEST_F(ProcessTest, AFileBeyondTheSizeLimitKillsTheJobWithSigxfsz) {
+  SpawnRequest r = Shell("exec head -c 100000 /dev/zero > big");
+  r.max_file_bytes = 4096;
+  auto p = Spawn(r);
+  ASSERT_TRUE(p) << p.error().message;
+  ExitStatus s = p.value()->Wait(60s);
+  EXPECT_FALSE(s.exited);
+  EXPECT_EQ(s.signal, SIGXFSZ);
+  EXPECT_EQ(fs::file_size(dir_ / "big"), 4096u);
+  EXPECT_THAT(s.Describe(), ::testing::HasSubstr("SIGXFSZ"));
+  EXPECT_THAT(Read("err"), ::testing::HasSubstr("[killpoint: killed by SIGXFSZ: a file reached the sandbox's size limit of 4096 bytes"));
+}
+
+TEST_F(ProcessTest, TheDefaultSizeLimitIsSetAndNoCoreFiles) {
+  auto p = Spawn(Shell("ulimit -f; ulimit -c"));
+  ASSERT_TRUE(p);
+  p.value()->Wait(60s);
+  // ulimit -f counts 512-byte blocks.
+  EXPECT_EQ(Read("out"), std::to_string(kDefaultMaxFileBytes / 512) + "\n0\n");
+}
+
+TEST_F(ProcessTest, CapturedOutputIsCappedAndTheCutIsMarked) {
+  SpawnRequest r = Shell("head -c 100000 /dev/zero | tr '\\0' o; echo tail >&2");
+  r.max_output_bytes = 1000;
+  auto p = Spawn(r);
+  ASSERT_TRUE(p);
+  ExitStatus s = p.value()->Wait(60s);
+  EXPECT_EQ(s.code, 0);
+  EXPECT_EQ(Read("out"), std::string(1000, 'o') + "\n[killpoint: stdout truncated: kept the first 1000 bytes, dropped 99000]\n");
+  EXPECT_EQ(Read("err"), "tail\n");
+}
+
+TEST_F(ProcessTest, AJobBlockedOnAFullPipeIsNotAHang) {
+  // Far more than a pipe holds: the waiter must drain while it waits.
+  auto p = Spawn(Shell("head -c 5000000 /dev/zero; exit 4"));
+  ASSERT_TRUE(p);
+  ExitStatus s = p.value()->Wait(600s);
+  EXPECT_FALSE(s.timed_out);
+  EXPECT_EQ(s.code, 4);
+}
+
+// True while `pid` runs with this test's marker in its environment.
+bool Ours(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
+  std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return env.find("KP_TEST=yes") != std::string::npos;
+}
+
+TEST_F(ProcessTest, KillsWhatLeftTheProcessGroupAfterTheJobExits) {
+  // setsid and a double fork: neither is in the job's group any more.
+  auto p = Spawn(Shell("setsid sleep 1000 & echo $! > setsid_pid; "
+                       "(setsid sh -c 'echo $$ > daemon_pid.tmp; mv daemon_pid.tmp daemon_pid; exec sleep 1000' &); "
+                       "until [ -s daemon_pid ]; do sleep 0.01; done"));
+  ASSERT_TRUE(p);
+  ExitStatus s = p.value()->Wait(600s);
+  EXPECT_EQ(s.code, 0);
+  EXPECT_EQ(s.stray_killed, 2);
+  for (const char* f : {"setsid_pid", "daemon_pid"}) {
+    std::string text = Read(f);
+    ASSERT_FALSE(text.empty()) << f;
+    EXPECT_FALSE(Ours(std::stoi(text))) << f << " " << text << " survived";
+  }
+}
+
+TEST_F(ProcessTest, EachJobHasItsOwnTag) {
+  auto a = Spawn(Shell("echo $KILLPOINT_PROCESS_TAG"));
+  ASSERT_TRUE(a);
+  a.value()->Wait(60s);
+  std::string first = Read("out");
+  auto b = Spawn(Shell("echo $KILLPOINT_PROCESS_TAG"));
+  ASSERT_TRUE(b);
+  b.value()->Wait(60s);
+  EXPECT_EQ(first, a.value()->tag() + "\n");
+  EXPECT_EQ(Read("out"), b.value()->tag() + "\n");
+  EXPECT_NE(a.value()->tag(), b.value()->tag());
+}
+
 }  // namespace
 }  // namespace killpoint

@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -85,7 +86,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"/syscall_points", "\"yes\"", "syscall_points: expected true or false"},
         BadCase{"/downstream", "{\"faults\": [\"explode\"]}", "downstream.faults[0]: unknown downstream fault"},
         BadCase{"/check/db", "\"../x.db\"", "check.db: expected a path relative to the sandbox"},
-        BadCase{"/trials", "-1", "trials: expected an integer from 0"}));
+        BadCase{"/trials", "-1", "trials: expected an integer from 0"},
+        BadCase{"/trials", "99999999999999999999999", "trials: expected an integer from 0 to 10000000, got number 9.99"},
+        BadCase{"/name", "\"..\"", "name: must contain a letter or a digit"},
+        BadCase{"/name", "\"a\\nb\"", "name: must not contain control characters"},
+        BadCase{"/dates", "[\"2026-11-01\", \"2026-11-01\"]", "dates[1]: '2026-11-01' is listed twice"},
+        BadCase{"/dates/0", "\"2026-1-011\"", "dates[0]: expected a date YYYY-MM-DD"},
+        BadCase{"/models", "[\"power\", \"power\"]", "models[1]: 'power' is listed twice"},
+        BadCase{"/job/command", "[\"echo\", \"a\\u0000b\"]", "job.command[1]: must not contain a NUL character"},
+        BadCase{"/job/setup", "[\"\"]", "job.setup[0]: the program must not be empty"},
+        BadCase{"/job/env", "{\"A=B\": \"1\"}", "job.env.A=B: an environment variable name"},
+        BadCase{"/job/env", "{\"KILLPOINT_CTL\": \"x\"}", "job.env.KILLPOINT_CTL: KILLPOINT_* variables are set by the harness"},
+        BadCase{"/job/env", "{\"X\": \"{nope}\"}", "job.env.X: unknown placeholder {nope}"},
+        BadCase{"/job/max_file_bytes", "-1", "job.max_file_bytes: expected an integer from 0"}));
 
 TEST(ScenarioParser, RejectsAMissingJob) {
   nlohmann::json j = nlohmann::json::parse(kValid);
@@ -93,19 +106,110 @@ TEST(ScenarioParser, RejectsAMissingJob) {
   EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")), HasSubstr("s.json: job.command: is required"));
 }
 
-TEST(ScenarioParser, RejectsTruncatedJsonWithItsPosition) {
+TEST(ScenarioParser, RejectsTruncatedJsonWithItsPositionAndField) {
   std::string text = kValid;
-  EXPECT_THAT(ErrorOf(ParseScenario(text.substr(0, 40), "s.json")), HasSubstr("s.json: not valid JSON at byte"));
+  std::string message = ErrorOf(ParseScenario(text.substr(0, 60), "s.json"));
+  EXPECT_THAT(message, HasSubstr("s.json: job.command[0]: not valid JSON: parse error at line 3, column"));
 }
 
-TEST(ScenarioParser, RejectsInvalidUtf8) {
+TEST(ScenarioParser, RejectsInvalidUtf8PrintingItEscaped) {
   std::string text = std::string(kValid);
   text.replace(text.find("settle/upsert"), 6, "\xff\xfe");
-  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: not valid JSON"));
+  std::string message = ErrorOf(ParseScenario(text, "s.json"));
+  EXPECT_THAT(message, HasSubstr("s.json: name: not valid JSON"));
+  EXPECT_THAT(message, HasSubstr("\\xff"));
+  EXPECT_EQ(message.find('\xff'), std::string::npos);
+}
+
+// nlohmann_json throws out_of_range (not parse_error) for 1e400: it escaped the parser's catch
+// and killed the process with std::terminate.
+TEST(ScenarioParser, RejectsANumberBeyondADoubleInsteadOfCrashing) {
+  nlohmann::json j = nlohmann::json::parse(kValid);
+  std::string text = j.dump();
+  text.insert(text.size() - 1, ",\"trials\":1e400");
+  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: trials: number overflow parsing '1e400'"));
+  text = kValid;
+  text.replace(text.find("\"max_attempts\": 4"), 17, "\"max_attempts\": -1e999");
+  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: retry.max_attempts: number overflow"));
+}
+
+TEST(ScenarioParser, RejectsADuplicateKeyNamingIt) {
+  std::string text = kValid;
+  text.insert(text.find("\"dates\""), "\"name\": \"again\", ");
+  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: name: listed twice in one object"));
+  text = kValid;
+  text.insert(text.find("\"max_attempts\""), "\"max_attempts\": 1, ");
+  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: retry.max_attempts: listed twice"));
+}
+
+TEST(ScenarioParser, RejectsDeepNestingWithoutRecursing) {
+  std::string text = "{\"name\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: name[0][0]"));
+  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("nested deeper than 32 levels"));
+}
+
+// std::regex recursed once per character: a 300 kB failpoint name overflowed the stack.
+TEST(ScenarioParser, RejectsHugeStringsWithoutRecursing) {
+  EXPECT_THAT(ErrorOf(ParseWith("/failpoints/0", "\"" + std::string(300000, 'a') + " \"")),
+              HasSubstr("failpoints[0]: a failpoint name is"));
+  EXPECT_THAT(ErrorOf(ParseWith("/job/command/1", "\"{" + std::string(300000, 'b') + "}\"")),
+              HasSubstr("job.command[1]: unknown placeholder {bbbb"));
+  EXPECT_THAT(ErrorOf(ParseWith("/dates/0", "\"" + std::string(300000, '1') + "\"")),
+              HasSubstr("dates[0]: expected a date"));
+  EXPECT_LE(ErrorOf(ParseWith("/dates/0", "\"" + std::string(300000, '1') + "\"")).size(), 1003u);
+}
+
+TEST(ScenarioParser, EveryErrorIsOneLine) {
+  for (const auto& m : {ErrorOf(ParseWith("/nm\nae", "1")), ErrorOf(ParseScenario("{\"a\n", "x\ny.json")),
+                        ErrorOf(ParseWith("/dates/0", "\"2026\\n\""))}) {
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    EXPECT_THAT(m, HasSubstr("\\x0a"));
+  }
+}
+
+// Found by fuzz/fuzz_scenario.cc (build-fuzz/artifacts/scenario-crash-d758dae...): a name of
+// control bytes made a 4000-byte message.
+TEST(ScenarioParser, EveryErrorIsShortWhateverItQuotes) {
+  std::string text = "{\"name\": \"fi" + std::string(150, '\x7f') + "\"}";
+  std::string m = ErrorOf(ParseScenario(text, "s.json"));
+  EXPECT_THAT(m, HasSubstr("s.json: name: must not contain control characters"));
+  text = "{\"name\": \"x\", \"" + std::string(3000, '\x01') + "\": 1}";
+  m = ErrorOf(ParseScenario(text, "s.json"));
+  EXPECT_THAT(m, HasSubstr("s.json: (root): not valid JSON"));
+  EXPECT_LE(m.size(), 1003u);
+  nlohmann::json j = nlohmann::json::parse(kValid);
+  j[std::string(3000, '\x7f')] = 1;
+  m = ErrorOf(ParseScenario(j.dump(), "s.json"));
+  EXPECT_THAT(m, HasSubstr("s.json: \\x7f\\x7f"));
+  EXPECT_LE(m.size(), 1003u);
+}
+
+TEST(ScenarioParser, RejectsATooLargeText) {
+  std::string text = kValid;
+  text.insert(text.size() - 1, ", \"description\": \"" + std::string(kMaxScenarioBytes, 'd') + "\"");
+  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: (root): "));
+}
+
+TEST(ScenarioParser, TheFileSizeLimitDefaultsToOneGibibyte) {
+  auto s = ParseScenario(kValid, "s.json");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s.value().job.max_file_bytes, int64_t{1} << 30);
+  auto t = ParseWith("/job/max_file_bytes", "0");
+  ASSERT_TRUE(t);
+  EXPECT_EQ(t.value().job.max_file_bytes, 0);
 }
 
 TEST(ScenarioParser, RejectsARootThatIsNotAnObject) {
   EXPECT_THAT(ErrorOf(ParseScenario("[1,2]", "s.json")), HasSubstr("s.json: (root): expected an object"));
+}
+
+TEST(ScenarioParser, RejectsAFifoInsteadOfBlockingOnIt) {
+  fs::path fifo = fs::temp_directory_path() / ("kp-scenario-fifo-" + std::to_string(::getpid()));
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto r = LoadScenario(fifo);
+  fs::remove(fifo);
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr(": is not a regular file"));
 }
 
 TEST(ScenarioParser, RejectsADirectoryGivenAsAFile) {

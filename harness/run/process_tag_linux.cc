@@ -1,0 +1,131 @@
+// The tag sweep reads /proc/<pid>/environ. A pid is opened as a pidfd before its environment
+// is checked and the signal goes through that pidfd, so a pid reused in between is never hit.
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "run/process_tag.h"
+
+namespace killpoint {
+namespace {
+
+constexpr int kMaxRounds = 1000;         // a fork bomb may outrun one scan, not a thousand
+constexpr int kExitWaitMs = 10'000;      // a process in uninterruptible sleep is left behind
+constexpr size_t kMaxEnvironBytes = 1 << 20;
+
+bool ReadEnviron(pid_t pid, std::string& out) {
+  std::string path = "/proc/" + std::to_string(pid) + "/environ";
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  out.clear();
+  char buf[16384];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0 || out.size() > kMaxEnvironBytes) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return true;
+}
+
+bool Carries(pid_t pid, std::string_view entry) {
+  std::string env;
+  if (!ReadEnviron(pid, env)) return false;
+  for (size_t at = 0; at < env.size();) {
+    size_t end = env.find('\0', at);
+    if (end == std::string::npos) end = env.size();
+    if (std::string_view(env).substr(at, end - at) == entry) return true;
+    at = end + 1;
+  }
+  return false;
+}
+
+std::vector<pid_t> ListPids() {
+  std::vector<pid_t> pids;
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return pids;
+  while (dirent* e = ::readdir(proc)) {
+    char* end = nullptr;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (end && *end == '\0' && pid > 0) pids.push_back(static_cast<pid_t>(pid));
+  }
+  ::closedir(proc);
+  return pids;
+}
+
+// The process group of `pid`, from /proc/<pid>/stat ("pid (comm) state ppid pgrp ..."; comm
+// may hold spaces and parentheses, so fields are counted from the last ')'). -1 if unknown.
+pid_t GroupOf(pid_t pid) {
+  int fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[1024];
+  ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  std::string_view stat(buf, static_cast<size_t>(n));
+  size_t paren = stat.rfind(')');
+  if (paren == std::string_view::npos) return -1;
+  int state_ppid_pgrp = 0;
+  size_t at = paren + 1;
+  while (at < stat.size() && state_ppid_pgrp < 3) {
+    while (at < stat.size() && stat[at] == ' ') ++at;
+    size_t end = stat.find(' ', at);
+    if (end == std::string_view::npos) end = stat.size();
+    if (++state_ppid_pgrp == 3) return static_cast<pid_t>(std::strtol(std::string(stat.substr(at, end - at)).c_str(), nullptr, 10));
+    at = end;
+  }
+  return -1;
+}
+
+// Kills `pid` if it carries the entry; true if it did, with its process group in `pgrp`.
+bool KillIfTagged(pid_t pid, const std::string& entry, pid_t& pgrp) {
+  if (!Carries(pid, entry)) return false;  // the cheap filter, for every process on the machine
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return false;  // gone already
+  pgrp = GroupOf(pid);
+  bool tagged = Carries(pid, entry);  // still the same process: the pidfd pins it
+  if (tagged && ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0) == 0) {
+    pollfd p{pidfd, POLLIN, 0};
+    while (::poll(&p, 1, kExitWaitMs) < 0 && errno == EINTR) {
+    }
+  }
+  ::close(pidfd);
+  return tagged;
+}
+
+}  // namespace
+
+std::string NewProcessTag() {
+  static std::atomic<uint64_t> counter{0};
+  return std::to_string(::getpid()) + "." + std::to_string(++counter);
+}
+
+int KillTagged(const std::string& tag, int group) {
+  const std::string entry = std::string(kProcessTagVariable) + "=" + tag;
+  const pid_t self = ::getpid();
+  int outside = 0;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    int found = 0;
+    for (pid_t pid : ListPids()) {
+      if (pid == self) continue;
+      pid_t pgrp = -1;
+      if (!KillIfTagged(pid, entry, pgrp)) continue;
+      ++found;
+      // A member of the group is dying of the group's SIGKILL already: not a stray.
+      if (group <= 0 || pgrp != group) ++outside;
+    }
+    if (found == 0) break;
+  }
+  return outside;
+}
+
+}  // namespace killpoint

@@ -1,0 +1,33 @@
+#include "util/printable.h"
+
+#include <gtest/gtest.h>
+
+namespace killpoint {
+namespace {
+
+TEST(Printable, KeepsPrintableAsciiAndValidUtf8) {
+  EXPECT_EQ(Printable("job.command[0]: got 'x'"), "job.command[0]: got 'x'");
+  EXPECT_EQ(Printable("d\xc3\xa9j\xc3\xa0 \xe2\x82\xac \xf0\x9f\x98\x80"), "d\xc3\xa9j\xc3\xa0 \xe2\x82\xac \xf0\x9f\x98\x80");
+}
+
+TEST(Printable, EscapesControlCharactersAndBrokenUtf8) {
+  EXPECT_EQ(Printable("a\nb\r\tc\x7f"), "a\\x0ab\\x0d\\x09c\\x7f");
+  EXPECT_EQ(Printable(std::string("nul\0x", 5)), "nul\\x00x");
+  EXPECT_EQ(Printable("\xff\xfe"), "\\xff\\xfe");
+  EXPECT_EQ(Printable("\xc3"), "\\xc3");                   // truncated sequence
+  EXPECT_EQ(Printable("\xc0\xaf"), "\\xc0\\xaf");          // overlong '/'
+  EXPECT_EQ(Printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
+  EXPECT_EQ(Printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
+}
+
+// Found by fuzz/fuzz_scenario.cc: a message was cut to 1000 bytes before escaping, so that
+// 1000 bytes of 0x7f printed as 4000.
+TEST(Printable, CutsTheOutputNotTheInput) {
+  EXPECT_EQ(Printable(std::string(1000, '\x7f'), 10), "\\x7f\\x7f...");
+  EXPECT_EQ(Printable("abcdef", 3), "abc...");
+  EXPECT_EQ(Printable("ab\xc3\xa9", 3), "ab...");  // never half a character
+  EXPECT_EQ(Printable("abc", 3), "abc");
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -14,6 +14,7 @@ namespace killpoint {
 namespace {
 
 constexpr int kGuardFd = 3;
+int g_write_end = -1;  // the harness's end of the pipe
 
 [[noreturn]] void Guard(int read_end, pid_t harness) {
   ::setsid();
@@ -25,12 +26,18 @@ constexpr int kGuardFd = 3;
   }
   ::dup2(read_end, kGuardFd);
   ::close_range(kGuardFd + 1, ~0U, 0);  // nothing of the harness's stays open in here
-  char byte;
+  std::string told;                     // folders to remove, one a line
+  char buf[4096];
   while (true) {
-    ssize_t n = ::read(kGuardFd, &byte, 1);
+    ssize_t n = ::read(kGuardFd, buf, sizeof buf);
     if (n == 0 || (n < 0 && errno != EINTR)) break;
+    if (n > 0) told.append(buf, static_cast<size_t>(n));
   }
   KillTaggedBy(harness);
+  for (size_t at = 0, end; (end = told.find('\n', at)) != std::string::npos; at = end + 1) {
+    std::error_code ec;
+    std::filesystem::remove_all(told.substr(at, end - at), ec);
+  }
   ::_exit(0);
 }
 
@@ -40,13 +47,15 @@ Status StartOrphanGuard() {
   static bool started = false;
   if (started) return Ok();
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::Harness(std::string("pipe2: ") + std::strerror(errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    return Error::Harness(std::string("pipe2: ") + std::strerror(errno));
   pid_t harness = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    return Error::Harness(std::string("cannot start the orphan guard: fork: ") + std::strerror(errno));
+    return Error::Harness(std::string("cannot start the orphan guard: fork: ") +
+                          std::strerror(errno));
   }
   if (pid == 0) {
     ::close(fds[1]);
@@ -54,8 +63,24 @@ Status StartOrphanGuard() {
   }
   // The write end stays open (close-on-exec, so no job inherits it) until the harness is gone.
   ::close(fds[0]);
+  g_write_end = fds[1];
   started = true;
   return Ok();
+}
+
+void RemoveOnHarnessDeath(const std::filesystem::path& dir) {
+  if (g_write_end < 0) return;
+  std::string line = dir.string() + "\n";
+  if (line.find('\n') != line.size() - 1) return;  // a newline in the name cannot be told
+  const char* p = line.data();
+  size_t left = line.size();
+  while (left > 0) {
+    ssize_t n = ::write(g_write_end, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
 }
 
 }  // namespace killpoint

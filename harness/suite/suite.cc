@@ -56,12 +56,15 @@ ScenarioResult EmptyResult(const Scenario& s) {
   r.file = s.file.string();
   r.models = s.models;
   for (const auto& name : s.must_hold) r.invariants.push_back({name, kMustHold, 0, 0, {}, {}});
-  for (const auto& name : s.expected_violations) r.invariants.push_back({name, kExpectedViolation, 0, 0, {}, {}});
+  for (const auto& name : s.expected_violations)
+    r.invariants.push_back({name, kExpectedViolation, 0, 0, {}, {}});
   return r;
 }
 
-fs::path CounterexamplePath(const SuiteOptions& o, const Scenario& s, int trial, const std::string& invariant) {
-  return o.out / Slug(s.name) / "counterexamples" / ("trial-" + std::to_string(trial) + "-" + invariant + ".json");
+fs::path CounterexamplePath(const SuiteOptions& o, const Scenario& s, int trial,
+                            const std::string& invariant) {
+  return o.out / Slug(s.name) / "counterexamples" /
+         ("trial-" + std::to_string(trial) + "-" + invariant + ".json");
 }
 
 // The examples this trial just became (the first few violations of each invariant) get a
@@ -103,8 +106,8 @@ Status SaveCounterexamples(const Scenario& s, const SuiteOptions& o, const Trial
 // Resuming: the finished trials of the interrupted run, folded in trial order as the run folded
 // them, their examples pointing at the counterexample files it wrote (before each trial's
 // journal lines, so they are there).
-Result<std::map<int, FinishedTrial>> Recover(const Scenario& s, const SuiteOptions& o, const fs::path& dir,
-                                             ScenarioResult& result) {
+Result<std::map<int, FinishedTrial>> Recover(const Scenario& s, const SuiteOptions& o,
+                                             const fs::path& dir, ScenarioResult& result) {
   auto recovered = RecoverJournals(dir);
   if (!recovered) return recovered.error();
   for (const auto& [trial, t] : recovered.value().trials) {
@@ -128,12 +131,15 @@ Status StartJournals(const fs::path& dir) {
   fs::remove(dir / "history.jsonl", ec);
   fs::remove(dir / "trials.jsonl", ec);
   fs::remove_all(dir / "counterexamples", ec);
+  // The folder's name must survive a power loss with the journals in it.
+  if (Status st = SyncDirectory(dir.parent_path()); !st) return st;
   return Ok();
 }
 
 // Runs the scenario's trials into `result`. Interrupted (InterruptSignal() != 0), it returns
 // early with the trials finished so far in `result`; the unfinished one is not recorded.
-Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions& to, ScenarioResult& result) {
+Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions& to,
+                   ScenarioResult& result) {
   auto started = Clock::now();
   result = EmptyResult(s);
   fs::path dir = o.out / Slug(s.name);
@@ -152,11 +158,13 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
     space = EnumerateFaults(points.value(), s.models);
     result.exhaustive_total = static_cast<int>(space.size());
     if (o.only_trial && *o.only_trial >= result.exhaustive_total) {
-      return Error::BadInput(s.file.string() + ": --trial " + std::to_string(*o.only_trial) + " is beyond its " +
-                             std::to_string(space.size()) + " exhaustive combinations");
+      return Error::BadInput(s.file.string() + ": --trial " + std::to_string(*o.only_trial) +
+                             " is beyond its " + std::to_string(space.size()) +
+                             " exhaustive combinations");
     }
   }
-  int count = o.exhaustive ? std::min<int>(o.exhaustive_limit, static_cast<int>(space.size())) : TrialsFor(s, o);
+  int count = o.exhaustive ? std::min<int>(o.exhaustive_limit, static_cast<int>(space.size()))
+                           : TrialsFor(s, o);
   int first = o.only_trial.value_or(0);
   int last = o.only_trial ? first + 1 : count;
   for (const auto& [trial, t] : done) {
@@ -171,7 +179,8 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
     if (InterruptSignal() != 0) break;
     if (!o.only_trial && !InShard(trial, o.shard)) continue;
     if (done.count(trial)) continue;  // finished before the run was interrupted
-    Plan plan = o.exhaustive ? MakeExhaustivePlan(s, o.seed, trial, space[trial]) : MakePlan(s, o.seed, trial);
+    Plan plan = o.exhaustive ? MakeExhaustivePlan(s, o.seed, trial, space[trial])
+                             : MakePlan(s, o.seed, trial);
     auto record = RunTrial(s, plan, to);
     if (!record && InterruptSignal() != 0) break;  // the trial in flight is abandoned
     if (!record) return record.error();
@@ -180,24 +189,29 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
     result.Add(plan, verdicts, ReplayCommand(s, o.seed, trial, o.exhaustive));
     // The counterexample files first, the journals last: once its trials line is there, the
     // trial is finished and everything it needs is on disk (journal.h).
-    if (Status st = SaveCounterexamples(s, o, record.value(), verdicts, result); !st) return st.error();
-    if (Status st = AppendFinishedTrial(dir, record.value().plan, record.value().events, verdicts); !st) {
+    if (Status st = SaveCounterexamples(s, o, record.value(), verdicts, result); !st)
+      return st.error();
+    if (Status st = AppendFinishedTrial(dir, record.value().plan, record.value().events, verdicts);
+        !st) {
       return st.error();
     }
-    if (o.on_trial) o.on_trial(s, trial, verdicts, o.keep_sandboxes ? record.value().sandbox.root() : fs::path());
+    if (o.on_trial)
+      o.on_trial(s, trial, verdicts, o.keep_sandboxes ? record.value().sandbox.root() : fs::path());
   }
   result.elapsed_s = Seconds(Clock::now() - started);
   return Ok();
 }
 
 // Writes OUT/run.json for a new run, or checks it for --resume (then the run keeps its start).
-Status StartRun(const std::vector<Scenario>& scenarios, const SuiteOptions& o, RunResults& results) {
+Status StartRun(const std::vector<Scenario>& scenarios, const SuiteOptions& o,
+                RunResults& results) {
   auto now = MakeManifest(scenarios, o, results.started_at);
   if (!now) return now.error();
   if (o.resume) {
     auto then = ReadManifest(o.out);
     if (!then) return then.error();
-    if (Status s = SameTrials(then.value(), now.value(), (o.out / "run.json").string()); !s) return s;
+    if (Status s = SameTrials(then.value(), now.value(), (o.out / "run.json").string()); !s)
+      return s;
     results.started_at = then.value().started_at;
   } else if (Status s = WriteManifest(o.out, now.value()); !s) {
     return s;
@@ -214,18 +228,21 @@ int PlannedTrials(const Scenario& s, const SuiteOptions& o) {
 
 std::string Slug(const std::string& name) {
   std::string out;
-  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '-';
+  for (char c : name)
+    out +=
+        (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '-';
   return out;
 }
 
 std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive) {
-  return "killpoint run " + Quote(s.file.string()) + (exhaustive ? " --exhaustive" : "") + " --seed " +
-         std::to_string(seed) + " --trial " + std::to_string(trial) + " --keep";
+  return "killpoint run " + Quote(s.file.string()) + (exhaustive ? " --exhaustive" : "") +
+         " --seed " + std::to_string(seed) + " --trial " + std::to_string(trial) + " --keep";
 }
 
 Status WriteResultsFile(const fs::path& out, const RunResults& results) {
   nlohmann::json j = results;
-  return WriteFileAtomically(out / "results.json", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  return WriteFileAtomically(
+      out / "results.json", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteOptions& o) {
@@ -238,7 +255,9 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
   results.partial = "running";
   std::error_code ec;
   fs::create_directories(o.out, ec);
-  if (ec) return Error::BadInput("cannot create output folder " + o.out.string() + ": " + ec.message());
+  if (ec)
+    return Error::BadInput("cannot create output folder " + o.out.string() + ": " + ec.message());
+  if (Status st = SyncDirectory(fs::absolute(o.out).parent_path()); !st) return st.error();
   if (Status st = StartRun(scenarios, o, results); !st) return st.error();
   auto root = SandboxRoot::Make(o.sandbox_root, o.keep_sandboxes);
   if (!root) return root.error();
@@ -253,7 +272,9 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
     if (InterruptSignal() != 0) break;
     if (Status w = WriteResultsFile(o.out, results); !w) return w.error();
   }
-  results.partial = InterruptSignal() != 0 ? std::string("interrupted by ") + InterruptName(InterruptSignal()) : "";
+  results.partial = InterruptSignal() != 0
+                        ? std::string("interrupted by ") + InterruptName(InterruptSignal())
+                        : "";
   results.elapsed_s = Seconds(Clock::now() - started);
   if (Status w = WriteResultsFile(o.out, results); !w) return w.error();
   return results;

@@ -9,7 +9,9 @@
 // tail is cut), then finishes trials until there are N: per trial it appends the trial with
 // AppendFinishedTrial (history, then the trials line, each one write and fdatasync), rewrites
 // out/results.json with WriteResultsFile, and only then passes the named failpoint
-// trial_finished: from there on the trial counts as finished and must survive any crash.
+// trial_finished: from there on the trial counts as finished and must survive any crash. At
+// the end it rewrites results.json once more, as a run does, so that crash points follow the
+// last announcement too.
 // Each synthetic trial's plan carries the writer's pid as its seed, so that the checker
 // journal_complete (harness/check/selftest_checks.cc) can tell whose trials survived.
 // --skip-fsync appends without fdatasync: the writer a careless change would make, which
@@ -67,10 +69,13 @@ Status AppendUnsynced(const fs::path& file, const std::string& text) {
   return killpoint::Ok();
 }
 
-Status Append(const fs::path& dir, const killpoint::Plan& plan, const std::vector<killpoint::Event>& events,
-              bool skip_fsync) {
+Status Append(const fs::path& dir, const killpoint::Plan& plan,
+              const std::vector<killpoint::Event>& events, bool skip_fsync) {
   if (!skip_fsync) return killpoint::AppendFinishedTrial(dir, plan, events, {});
-  if (Status s = AppendUnsynced(dir / "history.jsonl", killpoint::FormatTrialHistory(plan.trial, events)); !s) return s;
+  if (Status s =
+          AppendUnsynced(dir / "history.jsonl", killpoint::FormatTrialHistory(plan.trial, events));
+      !s)
+    return s;
   return AppendUnsynced(dir / "trials.jsonl", killpoint::TrialLine(plan, {}));
 }
 
@@ -107,6 +112,11 @@ int Run(int trials, bool skip_fsync) {
     }
     killpoint::failpoint("trial_finished");
   }
+  // The run's last write, as RunSuite's: crash points after the last announcement.
+  if (Status s = killpoint::WriteResultsFile(OutDir(), results); !s) {
+    std::cerr << "kp-selftest-writer: " << s.error().message << "\n";
+    return kExitFailed;
+  }
   return kExitOk;
 }
 
@@ -118,7 +128,8 @@ int main(int argc, char** argv) {
   int trials = 3;
   app.add_flag("--init", init, "Create the output folder durably (the scenario's setup)");
   app.add_option("--trials", trials, "Finished trials to reach")->check(CLI::Range(1, 1000));
-  app.add_flag("--skip-fsync", skip_fsync, "Append without fdatasync (the writer journal_complete must catch)");
+  app.add_flag("--skip-fsync", skip_fsync,
+               "Append without fdatasync (the writer journal_complete must catch)");
   CLI11_PARSE(app, argc, argv);
   return init ? Init() : Run(trials, skip_fsync);
 }

@@ -47,7 +47,8 @@ nlohmann::json Comparable(nlohmann::json j) {
   for (auto& s : j["scenarios"]) {
     s.erase("elapsed_s");
     for (auto& inv : s["invariants"]) {
-      for (auto& e : inv["examples"]) e["file"] = fs::path(e["file"].get<std::string>()).filename().string();
+      for (auto& e : inv["examples"])
+        e["file"] = fs::path(e["file"].get<std::string>()).filename().string();
     }
   }
   return j;
@@ -59,11 +60,12 @@ class Harness {
   Harness(const fs::path& root, std::vector<std::string> args) : root_(root) {
     std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint", "run"};
     argv.insert(argv.end(), args.begin(), args.end());
-    auto p = Spawn({argv,
-                    {{"TMPDIR", (root / "tmp").string()}, {"KP_TEST_PIDS", (root / "pids").string()}},
-                    KILLPOINT_SOURCE_DIR,
-                    root / "cli.out",
-                    root / "cli.err"});
+    auto p =
+        Spawn({argv,
+               {{"TMPDIR", (root / "tmp").string()}, {"KP_TEST_PIDS", (root / "pids").string()}},
+               KILLPOINT_SOURCE_DIR,
+               root / "cli.out",
+               root / "cli.err"});
     EXPECT_TRUE(p) << (p ? "" : p.error().message);
     if (p) process_ = std::move(p.value());
   }
@@ -80,7 +82,8 @@ class Harness {
 class Interrupt : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = FreshDir("interrupt-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    root_ = FreshDir("interrupt-" +
+                     std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     for (const char* d : {"pids", "tmp"}) fs::create_directories(root_ / d);
     out_ = root_ / "out";
   }
@@ -112,7 +115,8 @@ class Interrupt : public ::testing::Test {
   }
   void ExpectNoJobProcessLeft() {
     std::vector<int> pids = RecordedPids();
-    EXPECT_EQ(pids.size(), 3u) << "the hanging job records its leader, a child and a setsid'ed child";
+    EXPECT_EQ(pids.size(), 3u)
+        << "the hanging job records its leader, a child and a setsid'ed child";
     for (int pid : pids) {
       EXPECT_TRUE(Eventually([&] { return !AliveAndOurs(pid); })) << pid << " is still running";
     }
@@ -174,14 +178,23 @@ TEST_F(Interrupt, SigkillOfTheHarnessKillsTheJobsProcessesWithIt) {
   EXPECT_EQ(h.Wait(), 128 + SIGKILL);
   // The leader by PR_SET_PDEATHSIG, its child and the setsid'ed one by the orphan guard.
   ExpectNoJobProcessLeft();
+  EXPECT_TRUE(Eventually([&] { return LeftInTmp().empty(); }))
+      << "the guard removes the sandboxes too";
   EXPECT_EQ(Results()["partial"], "running") << "results.json of a harness that died says so";
 }
 
 // Two real scenarios with violations and counterexamples, as the sharding test runs them.
 std::vector<std::string> RealArgs(const fs::path& out, const std::string& seed = "5",
                                   const std::string& trials = "12") {
-  return {"scenarios/settle-upsert.json", "scenarios/publish-execute-then-mark.json", "--trials", trials, "--seed",
-          seed, "--out", out.string(), "--quiet"};
+  return {"scenarios/settle-upsert.json",
+          "scenarios/publish-execute-then-mark.json",
+          "--trials",
+          trials,
+          "--seed",
+          seed,
+          "--out",
+          out.string(),
+          "--quiet"};
 }
 const char* const kSlugs[] = {"settle-upsert", "publish-execute-then-mark"};
 
@@ -211,7 +224,8 @@ class Resumed : public ::testing::Test {
   static nlohmann::json ResultsOf(const std::string& run) {
     return nlohmann::json::parse(Slurp(*root_ / run / "results.json"));
   }
-  static CliRun Resume(const std::string& run, const std::string& seed = "5", const std::string& trials = "12") {
+  static CliRun Resume(const std::string& run, const std::string& seed = "5",
+                       const std::string& trials = "12") {
     auto args = RealArgs(*root_ / run, seed, trials);
     args.push_back("--resume");
     Harness h(*root_, args);
@@ -257,11 +271,13 @@ TEST_F(Resumed, ResultsEqualAnUninterruptedRun) {
 
 TEST_F(Resumed, JournalsAndCounterexampleFilesEqualAnUninterruptedRun) {
   for (const std::string slug : kSlugs) {
-    EXPECT_EQ(Slurp(*root_ / "resumed" / slug / "trials.jsonl"), Slurp(*root_ / "whole" / slug / "trials.jsonl"))
+    EXPECT_EQ(Slurp(*root_ / "resumed" / slug / "trials.jsonl"),
+              Slurp(*root_ / "whole" / slug / "trials.jsonl"))
         << slug;
     auto trials_of = [](const fs::path& log) {
       std::vector<int> t;
-      for (const auto& line : Lines(Slurp(log))) t.push_back(nlohmann::json::parse(line)["trial"].get<int>());
+      for (const auto& line : Lines(Slurp(log)))
+        t.push_back(nlohmann::json::parse(line)["trial"].get<int>());
       return t;
     };
     EXPECT_EQ(trials_of(*root_ / "resumed" / slug / "history.jsonl"),
@@ -301,7 +317,8 @@ TEST_F(Resumed, ATornJournalTailIsCutAndTheTrialRunsAgain) {
   CliRun r = Resume("torn");
   EXPECT_EQ(r.exit_code, whole_exit_) << r.err;
   EXPECT_EQ(Slurp(trials), Slurp(*root_ / "whole" / kSlugs[0] / "trials.jsonl"));
-  EXPECT_EQ(Lines(Slurp(history)).size(), Lines(Slurp(*root_ / "whole" / kSlugs[0] / "history.jsonl")).size());
+  EXPECT_EQ(Lines(Slurp(history)).size(),
+            Lines(Slurp(*root_ / "whole" / kSlugs[0] / "history.jsonl")).size());
   EXPECT_EQ(Comparable(ResultsOf("torn")), Comparable(ResultsOf("whole")));
 }
 
@@ -310,9 +327,11 @@ TEST_F(Resumed, GarbageInAJournalsMiddleIsRefusedAndNothingIsOverwritten) {
   fs::path trials = copy / kSlugs[0] / "trials.jsonl";
   auto lines = Lines(Slurp(trials));
   std::string damaged;
-  for (size_t i = 0; i < lines.size(); ++i) damaged += (i == 5 ? std::string("garbage") : lines[i]) + "\n";
+  for (size_t i = 0; i < lines.size(); ++i)
+    damaged += (i == 5 ? std::string("garbage") : lines[i]) + "\n";
   std::ofstream(trials, std::ios::trunc) << damaged;
-  std::string results = Slurp(copy / "results.json"), history = Slurp(copy / kSlugs[0] / "history.jsonl");
+  std::string results = Slurp(copy / "results.json"),
+              history = Slurp(copy / kSlugs[0] / "history.jsonl");
   CliRun r = Resume("garbage");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr(trials.string() + ":6: damaged trials journal"));
@@ -327,7 +346,9 @@ TEST_F(Resumed, OtherOptionsThanTheInterruptedRunAreRefused) {
   std::string results = Slurp(copy / "results.json");
   CliRun r = Resume("other-seed", "6");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("run.json: --resume must run what the interrupted run ran: --seed was 5, now 6"));
+  EXPECT_THAT(
+      r.err,
+      HasSubstr("run.json: --resume must run what the interrupted run ran: --seed was 5, now 6"));
   EXPECT_EQ(Slurp(copy / "results.json"), results);
   CliRun trials = Resume("other-seed", "5", "13");
   EXPECT_EQ(trials.exit_code, 2);
@@ -340,6 +361,47 @@ TEST_F(Resumed, AFolderWithoutARunIsRefused) {
   CliRun r = Resume("empty");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("run.json is missing"));
+}
+
+}  // namespace
+}  // namespace killpoint::testing
+
+namespace killpoint::testing {
+namespace {
+
+// Dogfood: killpoint's own results writer (kp-selftest-writer), crashed at every one of its
+// crash points under the power and torn models (--exhaustive), loses no announced trial; the
+// same writer without its fdatasync does, so the check can fail.
+nlohmann::json JournalComplete(const CliRun& r, const std::string& scenario) {
+  return Invariant(r.Results(), scenario, "journal_complete");
+}
+
+TEST(Dogfood, TheResultsWriterLosesNoFinishedTrialAtAnyCrashPoint) {
+  CliRun r = RunKillpoint("dogfood-power", {"run", "scenarios/selftest/results-writer-power.json",
+                                            "--exhaustive", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto& s = r.Results()["scenarios"][0];
+  EXPECT_GE(s["exhaustive_total"].get<int>(), 100)
+      << "every point of two trials' appends, under two models";
+  EXPECT_EQ(s["trials"], s["exhaustive_total"]);
+  nlohmann::json inv = JournalComplete(r, "selftest/results-writer-power");
+  EXPECT_EQ(inv["violated"], 0) << inv.dump(2);
+  EXPECT_EQ(inv["held"], s["trials"]);
+  EXPECT_GT(s["trials_by_model"]["power"].get<int>(), 0);
+  EXPECT_GT(s["trials_by_model"]["torn"].get<int>(), 0);
+}
+
+TEST(Dogfood, WithoutItsFsyncTheWriterLosesFinishedTrials) {
+  CliRun r = RunKillpoint(
+      "dogfood-no-fsync",
+      {"run", "scenarios/selftest/results-writer-no-fsync.json", "--exhaustive", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // an expected violation does not fail the gate
+  nlohmann::json inv = JournalComplete(r, "selftest/results-writer-no-fsync");
+  EXPECT_GT(inv["violated"].get<int>(), 0) << inv.dump(2);
+  ASSERT_FALSE(inv["examples"].empty());
+  EXPECT_THAT(
+      inv["examples"][0]["explanation"].get<std::string>(),
+      ::testing::HasSubstr("finished trials, 0 of them are in trials.jsonl after the crash"));
 }
 
 }  // namespace

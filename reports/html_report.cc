@@ -154,7 +154,8 @@ std::string RenderHtml(const ReportData& report) {
   for (const RunReport& run : report.runs) {
     if (run.results.partial.empty()) continue;
     out += fmt::format(
-        "<div class=\"verdict bad\"><b>Partial results</b> ({}): {} trials finished; the same <code>killpoint "
+        "<div class=\"verdict bad\"><b>Partial results</b> ({}): {} trials finished; the same "
+        "<code>killpoint "
         "run</code> command with <code>--resume</code> finishes the run.</div>\n",
         E(run.results.partial), run.results.Trials());
   }

@@ -118,9 +118,10 @@ std::string RenderMarkdown(const ReportData& report) {
   for (const RunReport& run : report.runs) out += RunLine(run, scenarios);
   for (const RunReport& run : report.runs) {
     if (run.results.partial.empty()) continue;
-    out += fmt::format("\n> **Partial results** ({}): {} trials finished; the same `killpoint run` command with "
-                       "`--resume` finishes the run.\n",
-                       MarkdownEscape(run.results.partial), run.results.Trials());
+    out += fmt::format(
+        "\n> **Partial results** ({}): {} trials finished; the same `killpoint run` command with "
+        "`--resume` finishes the run.\n",
+        MarkdownEscape(run.results.partial), run.results.Trials());
   }
   out += "\n" + Table(scenarios);
   return out + Counterexamples(scenarios);

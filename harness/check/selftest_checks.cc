@@ -25,7 +25,8 @@ Verdict ResultsFileAgrees(const std::filesystem::path& file, size_t journaled) {
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return Verdict::Held(kName, "");
   auto text = ReadFile(file);
-  if (!text) return Verdict::Violated(kName, "out/results.json cannot be read: " + text.error().message);
+  if (!text)
+    return Verdict::Violated(kName, "out/results.json cannot be read: " + text.error().message);
   RunResults r;
   try {
     nlohmann::json::parse(text.value()).get_to(r);
@@ -47,21 +48,25 @@ Verdict JournalComplete(const CheckInput& in) {
     }
   }
   auto journals = ReadJournals(in.workdir / "out" / "selftest");
-  if (!journals) return Verdict::Violated(kName, "the journal cannot be resumed: " + journals.error().message);
+  if (!journals)
+    return Verdict::Violated(kName, "the journal cannot be resumed: " + journals.error().message);
   std::map<int64_t, int> kept;
   for (const auto& [trial, t] : journals.value().trials) ++kept[static_cast<int64_t>(t.plan.seed)];
   int total = 0;
   for (const auto& [pid, n] : announced) {
     total += n;
     if (kept[pid] < n) {
-      return Verdict::Violated(kName, "writer " + std::to_string(pid) + " announced " + std::to_string(n) +
-                                          " finished trials, " + std::to_string(kept[pid]) +
+      return Verdict::Violated(kName, "writer " + std::to_string(pid) + " announced " +
+                                          std::to_string(n) + " finished trials, " +
+                                          std::to_string(kept[pid]) +
                                           " of them are in trials.jsonl after the crash");
     }
   }
-  Verdict results = ResultsFileAgrees(in.workdir / "out" / "results.json", journals.value().trials.size());
+  Verdict results =
+      ResultsFileAgrees(in.workdir / "out" / "results.json", journals.value().trials.size());
   if (!results.held) return results;
-  return Verdict::Held(kName, std::to_string(total) + " announced finished trials all in the journal (" +
+  return Verdict::Held(kName, std::to_string(total) +
+                                  " announced finished trials all in the journal (" +
                                   std::to_string(journals.value().torn_lines_cut) + " torn tail)");
 }
 

@@ -110,7 +110,9 @@ int Execute(const RunArgs& a) {
     o.shard = shard.value();
   }
   o.resume = a.resume;
-  if (a.resume && a.trial) return Report(Error::BadInput("--resume and --trial cannot be combined: --trial makes one trial"));
+  if (a.resume && a.trial)
+    return Report(
+        Error::BadInput("--resume and --trial cannot be combined: --trial makes one trial"));
   // Before any thread: the guard is forked, and threads inherit the signal handling.
   if (Status s = StartOrphanGuard(); !s) return Report(s.error());
   InstallInterruptHandlers();
@@ -127,8 +129,9 @@ int Execute(const RunArgs& a) {
   ReportPaths paths = OutputPaths(a);
   if (Status s = WriteReports(report, paths); !s) return Report(s.error());
   if (int signal = InterruptSignal(); signal != 0) {
-    std::cerr << "killpoint: " << results.value().partial << ": partial results of " << results.value().Trials()
-              << " finished trials in " << (fs::path(a.out) / "results.json").string()
+    std::cerr << "killpoint: " << results.value().partial << ": partial results of "
+              << results.value().Trials() << " finished trials in "
+              << (fs::path(a.out) / "results.json").string()
               << "; the same command with --resume finishes the run\n";
     return kExitSignalBase + signal;
   }
@@ -169,9 +172,10 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   run->add_option("--shard", args->shard,
                   "Make only shard INDEX of COUNT (INDEX/COUNT, such as 0/4): the trials t with "
                   "t % COUNT == INDEX; `killpoint merge` combines the shards (docs/sharding.md)");
-  run->add_flag("--resume", args->resume,
-                "Continue the interrupted run in --out: keep its finished trials, run the rest (the same "
-                "scenarios and options, or exit 2)");
+  run->add_flag(
+      "--resume", args->resume,
+      "Continue the interrupted run in --out: keep its finished trials, run the rest (the same "
+      "scenarios and options, or exit 2)");
   run->add_flag("--quiet,-q", args->quiet, "Print nothing but errors (no table, no progress line)");
   run->callback([args, &exit_code] { exit_code = Execute(*args); });
 }

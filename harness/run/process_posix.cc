@@ -179,7 +179,9 @@ class PosixProcess : public RunningProcess {
       if (InterruptSignal() != 0) return Waited::kInterrupted;
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() < 0) return Waited::kTimedOut;
-      pollfd p[4] = {{pidfd_, POLLIN, 0}, {out_.read_end(), POLLIN, 0}, {err_.read_end(), POLLIN, 0},
+      pollfd p[4] = {{pidfd_, POLLIN, 0},
+                     {out_.read_end(), POLLIN, 0},
+                     {err_.read_end(), POLLIN, 0},
                      {InterruptFd(), POLLIN, 0}};  // a negative fd is ignored by poll
       int rc = ::poll(p, 4, static_cast<int>(left.count()));
       if (rc < 0 && errno == EINTR) continue;
@@ -226,7 +228,12 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
   Environment env(r.env, tag);
   std::error_code ec;
   bp::child child(exe, bp::args(args), bp::start_dir(r.cwd.string()), bp::std_in < bp::null,
-                  ChildSetup{{}, out.value().write_end(), err.value().write_end(), r.max_file_bytes, env.envp(), ::getpid()},
+                  ChildSetup{{},
+                             out.value().write_end(),
+                             err.value().write_end(),
+                             r.max_file_bytes,
+                             env.envp(),
+                             ::getpid()},
                   ec);
   out.value().CloseWriteEnd();
   err.value().CloseWriteEnd();

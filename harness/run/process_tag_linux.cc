@@ -91,7 +91,8 @@ pid_t GroupOf(pid_t pid) {
 
 // Kills `pid` if it carries the entry; true if it did, with its process group in `pgrp`.
 bool KillIfTagged(pid_t pid, const std::string& entry, bool prefix, pid_t& pgrp) {
-  if (!Carries(pid, entry, prefix)) return false;  // the cheap filter, for every process on the machine
+  if (!Carries(pid, entry, prefix))
+    return false;  // the cheap filter, for every process on the machine
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   if (pidfd < 0) return false;  // gone already
   pgrp = GroupOf(pid);
@@ -137,7 +138,8 @@ int KillTagged(const std::string& tag, int group) {
 }
 
 int KillTaggedBy(int harness) {
-  return KillCarrying(std::string(kProcessTagVariable) + "=" + std::to_string(harness) + ".", true, 0);
+  return KillCarrying(std::string(kProcessTagVariable) + "=" + std::to_string(harness) + ".", true,
+                      0);
 }
 
 }  // namespace killpoint

@@ -66,7 +66,8 @@ Status ParseTrials(const fs::path& file, const Lines& lines, std::map<int, Finis
     }
     if (trial < 0 || t.plan.trial != trial) {
       return Error::BadInput(where + ": damaged trials journal: trial " + std::to_string(trial) +
-                             " with the plan of trial " + std::to_string(t.plan.trial) + "; nothing was changed");
+                             " with the plan of trial " + std::to_string(t.plan.trial) +
+                             "; nothing was changed");
     }
     if (!out.emplace(trial, std::move(t)).second) {
       return Error::BadInput(where + ": damaged trials journal: trial " + std::to_string(trial) +
@@ -77,8 +78,8 @@ Status ParseTrials(const fs::path& file, const Lines& lines, std::map<int, Finis
 }
 
 // The history lines to keep (those of finished trials), newline-terminated.
-Result<std::string> KeptHistory(const fs::path& file, const Lines& lines, const std::map<int, FinishedTrial>& done,
-                                int& dropped) {
+Result<std::string> KeptHistory(const fs::path& file, const Lines& lines,
+                                const std::map<int, FinishedTrial>& done, int& dropped) {
   std::string kept;
   for (size_t i = 0; i < lines.lines.size(); ++i) {
     int trial = 0;
@@ -86,7 +87,8 @@ Result<std::string> KeptHistory(const fs::path& file, const Lines& lines, const 
       trial = TrialOfJournalLine(Json::parse(lines.lines[i]));
     } catch (const Json::exception& e) {
       return Error::BadInput(file.string() + ":" + std::to_string(i + 1) +
-                             ": damaged history journal (not a torn last line): " + Why(e) + "; nothing was changed");
+                             ": damaged history journal (not a torn last line): " + Why(e) +
+                             "; nothing was changed");
     }
     if (!done.count(trial)) {
       ++dropped;

@@ -27,11 +27,14 @@ std::string Digest(std::string_view bytes) {
 Json ToJson(const RunManifest& m) {
   Json scenarios = Json::array();
   for (const auto& s : m.scenarios) {
-    scenarios.push_back({{"name", s.name}, {"file", s.file}, {"digest", s.digest}, {"job_commit", s.job_commit}});
+    scenarios.push_back(
+        {{"name", s.name}, {"file", s.file}, {"digest", s.digest}, {"job_commit", s.job_commit}});
   }
-  Json j = {{"format", kFormat}, {"killpoint_version", m.killpoint_version}, {"started_at", m.started_at},
-            {"seed", m.seed}, {"trials", m.trials}, {"exhaustive", m.exhaustive}, {"limit", m.limit},
-            {"shard", nullptr}, {"trial", nullptr}, {"scenarios", scenarios}};
+  Json j = {{"format", kFormat},          {"killpoint_version", m.killpoint_version},
+            {"started_at", m.started_at}, {"seed", m.seed},
+            {"trials", m.trials},         {"exhaustive", m.exhaustive},
+            {"limit", m.limit},           {"shard", nullptr},
+            {"trial", nullptr},           {"scenarios", scenarios}};
   if (m.shard) j["shard"] = *m.shard;
   if (m.trial) j["trial"] = *m.trial;
   return j;
@@ -54,7 +57,8 @@ RunManifest FromJson(const Json& j) {
   for (size_t i = 0; i < scenarios.size(); ++i) {
     const Json& s = scenarios.at(i);
     m.scenarios.push_back({s.at("name").get<std::string>(), s.at("file").get<std::string>(),
-                           s.at("digest").get<std::string>(), s.at("job_commit").get<std::string>()});
+                           s.at("digest").get<std::string>(),
+                           s.at("job_commit").get<std::string>()});
   }
   return m;
 }
@@ -69,9 +73,10 @@ std::string Names(const RunManifest& m) {
   return "[" + out + "]";
 }
 
-Status Differs(const std::string& file, const std::string& what, const std::string& then, const std::string& now) {
-  return Error::BadInput(file + ": --resume must run what the interrupted run ran: " + what + " was " + then +
-                         ", now " + now);
+Status Differs(const std::string& file, const std::string& what, const std::string& then,
+               const std::string& now) {
+  return Error::BadInput(file + ": --resume must run what the interrupted run ran: " + what +
+                         " was " + then + ", now " + now);
 }
 
 }  // namespace
@@ -103,8 +108,9 @@ Result<RunManifest> ReadManifest(const fs::path& out) {
   fs::path file = out / "run.json";
   std::error_code ec;
   if (!fs::exists(file, ec)) {
-    return Error::BadInput(file.string() + " is missing: --resume continues a run in its --out folder, and " +
-                           out.string() + " holds none (or one from before killpoint wrote run.json)");
+    return Error::BadInput(
+        file.string() + " is missing: --resume continues a run in its --out folder, and " +
+        out.string() + " holds none (or one from before killpoint wrote run.json)");
   }
   auto text = ReadFile(file);
   if (!text) return Error::BadInput(text.error().message);
@@ -122,18 +128,26 @@ Status SameTrials(const RunManifest& then, const RunManifest& now, const std::st
   if (then.killpoint_version != now.killpoint_version) {
     return Differs(file, "the killpoint version", then.killpoint_version, now.killpoint_version);
   }
-  if (then.seed != now.seed) return Differs(file, "--seed", std::to_string(then.seed), std::to_string(now.seed));
+  if (then.seed != now.seed)
+    return Differs(file, "--seed", std::to_string(then.seed), std::to_string(now.seed));
   if (then.trials != now.trials) {
-    auto text = [](int t) { return t == 0 ? std::string("the scenarios' own") : std::to_string(t); };
+    auto text = [](int t) {
+      return t == 0 ? std::string("the scenarios' own") : std::to_string(t);
+    };
     return Differs(file, "--trials", text(then.trials), text(now.trials));
   }
   if (then.exhaustive != now.exhaustive) {
-    return Differs(file, "--exhaustive", then.exhaustive ? "on" : "off", now.exhaustive ? "on" : "off");
+    return Differs(file, "--exhaustive", then.exhaustive ? "on" : "off",
+                   now.exhaustive ? "on" : "off");
   }
-  if (then.limit != now.limit) return Differs(file, "--limit", std::to_string(then.limit), std::to_string(now.limit));
-  if (then.shard != now.shard) return Differs(file, "--shard", ShardText(then.shard), ShardText(now.shard));
+  if (then.limit != now.limit)
+    return Differs(file, "--limit", std::to_string(then.limit), std::to_string(now.limit));
+  if (then.shard != now.shard)
+    return Differs(file, "--shard", ShardText(then.shard), ShardText(now.shard));
   if (then.trial != now.trial) {
-    auto text = [](const std::optional<int>& t) { return t ? std::to_string(*t) : std::string("none"); };
+    auto text = [](const std::optional<int>& t) {
+      return t ? std::to_string(*t) : std::string("none");
+    };
     return Differs(file, "--trial", text(then.trial), text(now.trial));
   }
   if (then.scenarios.size() != now.scenarios.size()) {
@@ -142,8 +156,11 @@ Status SameTrials(const RunManifest& then, const RunManifest& now, const std::st
   for (size_t i = 0; i < then.scenarios.size(); ++i) {
     const ManifestScenario& a = then.scenarios[i];
     const ManifestScenario& b = now.scenarios[i];
-    if (a.name != b.name || a.file != b.file) return Differs(file, "the scenario set", Names(then), Names(now));
-    if (a.digest != b.digest) return Differs(file, "scenario file " + a.file, "digest " + a.digest, b.digest + " (it was edited)");
+    if (a.name != b.name || a.file != b.file)
+      return Differs(file, "the scenario set", Names(then), Names(now));
+    if (a.digest != b.digest)
+      return Differs(file, "scenario file " + a.file, "digest " + a.digest,
+                     b.digest + " (it was edited)");
     if (a.job_commit != b.job_commit) {
       return Differs(file, "the job of " + a.name, "at commit " + a.job_commit, b.job_commit);
     }

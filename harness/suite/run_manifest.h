@@ -40,8 +40,8 @@ struct RunManifest {
 };
 
 // The manifest of running `scenarios` with `options` now.
-Result<RunManifest> MakeManifest(const std::vector<Scenario>& scenarios, const SuiteOptions& options,
-                                 const std::string& started_at);
+Result<RunManifest> MakeManifest(const std::vector<Scenario>& scenarios,
+                                 const SuiteOptions& options, const std::string& started_at);
 
 Status WriteManifest(const std::filesystem::path& out, const RunManifest& m);
 

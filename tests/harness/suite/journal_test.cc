@@ -44,7 +44,8 @@ class JournalTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   void Finish(int trial) {
-    ASSERT_TRUE(AppendFinishedTrial(dir_, PlanOf(trial), {EventOf(0), EventOf(1)}, {Verdict::Held("converges")}));
+    ASSERT_TRUE(AppendFinishedTrial(dir_, PlanOf(trial), {EventOf(0), EventOf(1)},
+                                    {Verdict::Held("converges")}));
   }
   fs::path dir_;
 };
@@ -101,7 +102,8 @@ TEST_F(JournalTest, GarbageInTheMiddleIsAnErrorAndNothingChanges) {
   auto r = RecoverJournals(dir_);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().kind, ErrorKind::kBadInput);
-  EXPECT_THAT(r.error().message, HasSubstr((dir_ / "trials.jsonl").string() + ":2: damaged trials journal"));
+  EXPECT_THAT(r.error().message,
+              HasSubstr((dir_ / "trials.jsonl").string() + ":2: damaged trials journal"));
   EXPECT_THAT(r.error().message, HasSubstr("nothing was changed"));
   EXPECT_EQ(Slurp(dir_ / "trials.jsonl"), trials);
   EXPECT_EQ(Slurp(dir_ / "history.jsonl"), history);

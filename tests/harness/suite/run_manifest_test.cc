@@ -38,7 +38,8 @@ TEST(RunManifest, TheSameRunIsAccepted) {
 TEST(RunManifest, EveryDifferenceInWhatTheRunMakesIsNamed) {
   RunManifest m = Base();
   m.seed = 6;
-  EXPECT_EQ(Why(Base(), m), "OUT/run.json: --resume must run what the interrupted run ran: --seed was 5, now 6");
+  EXPECT_EQ(Why(Base(), m),
+            "OUT/run.json: --resume must run what the interrupted run ran: --seed was 5, now 6");
   m = Base();
   m.trials = 0;
   EXPECT_THAT(Why(Base(), m), HasSubstr("--trials was 12, now the scenarios' own"));
@@ -53,7 +54,8 @@ TEST(RunManifest, EveryDifferenceInWhatTheRunMakesIsNamed) {
   EXPECT_THAT(Why(Base(), m), HasSubstr("the scenario set was [a, b], now [a]"));
   m = Base();
   m.scenarios[1].digest = "0101";
-  EXPECT_THAT(Why(Base(), m), HasSubstr("scenario file b.json was digest 0100, now 0101 (it was edited)"));
+  EXPECT_THAT(Why(Base(), m),
+              HasSubstr("scenario file b.json was digest 0100, now 0101 (it was edited)"));
   m = Base();
   m.scenarios[0].job_commit = "def";
   EXPECT_THAT(Why(Base(), m), HasSubstr("the job of a was at commit abc, now def"));

@@ -213,6 +213,10 @@ Status StartRun(const std::vector<Scenario>& scenarios, const SuiteOptions& o,
     if (Status s = SameTrials(then.value(), now.value(), (o.out / "run.json").string()); !s)
       return s;
     results.started_at = then.value().started_at;
+    // Every journal is checked before anything is written: a damaged one changes nothing.
+    for (const Scenario& sc : scenarios) {
+      if (auto j = ReadJournals(o.out / Slug(sc.name)); !j) return j.error();
+    }
   } else if (Status s = WriteManifest(o.out, now.value()); !s) {
     return s;
   }

@@ -151,6 +151,14 @@ std::string RenderHtml(const ReportData& report) {
       "<meta name=\"viewport\" content=\"width=device-width\">"
       "<title>killpoint report</title><style>{}</style></head><body>\n<h1>killpoint report</h1>\n",
       kPolicy, kStyle);
+  for (const RunReport& run : report.runs) {
+    if (run.results.partial.empty()) continue;
+    out += fmt::format(
+        "<div class=\"verdict bad\"><b>Partial results</b> ({}): {} trials finished; the same "
+        "<code>killpoint "
+        "run</code> command with <code>--resume</code> finishes the run.</div>\n",
+        E(run.results.partial), run.results.Trials());
+  }
   out += VerdictBox(report, scenarios);
   out += "<h2>Runs</h2>\n" + Metadata(report);
   out += "<h2>Strategies &times; invariants</h2>\n" + Matrix(scenarios);

@@ -116,6 +116,13 @@ std::string RenderMarkdown(const ReportData& report) {
   std::string out = report.MustHoldViolated() ? "## killpoint: \u274C a must-hold invariant was violated\n\n"
                                               : "## killpoint: \u2705 every must-hold invariant held\n\n";
   for (const RunReport& run : report.runs) out += RunLine(run, scenarios);
+  for (const RunReport& run : report.runs) {
+    if (run.results.partial.empty()) continue;
+    out += fmt::format(
+        "\n> **Partial results** ({}): {} trials finished; the same `killpoint run` command with "
+        "`--resume` finishes the run.\n",
+        MarkdownEscape(run.results.partial), run.results.Trials());
+  }
   out += "\n" + Table(scenarios);
   return out + Counterexamples(scenarios);
 }

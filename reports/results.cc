@@ -135,6 +135,7 @@ void to_json(nlohmann::json& j, const RunResults& r) {
        {"trials", r.Trials()}, {"must_hold_violated", r.MustHoldViolated()},
        {"scenarios", r.scenarios}};
   if (r.shard) j["shard"] = *r.shard;
+  if (!r.partial.empty()) j["partial"] = r.partial;
 }
 void from_json(const nlohmann::json& j, RunResults& r) {
   if (j.value("format", "") != "killpoint-results/1") {
@@ -146,6 +147,7 @@ void from_json(const nlohmann::json& j, RunResults& r) {
   j.at("elapsed_s").get_to(r.elapsed_s);
   j.at("scenarios").get_to(r.scenarios);
   if (j.contains("shard")) r.shard = j.at("shard").get<ShardInfo>();
+  r.partial = j.value("partial", "");
 }
 
 }  // namespace killpoint

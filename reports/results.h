@@ -93,6 +93,10 @@ struct RunResults {
   double elapsed_s = 0;
   std::vector<ScenarioResult> scenarios;
   std::optional<ShardInfo> shard;  // set when the run made one shard of the trials
+  // Empty when the run made every trial it was asked to. Otherwise why these are partial
+  // results: "running" (written while the run goes on: if it is read later, the harness died),
+  // or "interrupted by SIGINT" / "interrupted by SIGTERM". `killpoint run ... --resume` ends it.
+  std::string partial;
 
   bool MustHoldViolated() const;
   int Trials() const;

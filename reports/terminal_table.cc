@@ -75,6 +75,10 @@ std::string RenderTable(const RunResults& results, bool color) {
   std::string totals =
       fmt::format("{} trials in {:.1f}s ({:.1f} trials/s), seed {}:", results.Trials(), results.elapsed_s, rate, results.seed);
   std::string verdict = results.MustHoldViolated() ? "a must-hold invariant was VIOLATED" : "every must-hold invariant held";
+  if (!results.partial.empty()) {
+    out += "\nPARTIAL RESULTS (" + results.partial +
+           "): the same command with --resume finishes the run\n";
+  }
   // The verdict is never split: scripts and people look for it whole.
   return out + "\n" + totals + (totals.size() + 1 + verdict.size() <= kColumns ? " " : "\n") + verdict + "\n";
 }

@@ -47,5 +47,6 @@ void AddSettlementCheckers(std::map<std::string, Checker>& out);
 void AddPublishCheckers(std::map<std::string, Checker>& out);
 void AddLifecycleCheckers(std::map<std::string, Checker>& out);
 void AddCommitCheckers(std::map<std::string, Checker>& out);
+void AddSelftestCheckers(std::map<std::string, Checker>& out);  // the harness's own writer
 
 }  // namespace killpoint

@@ -15,6 +15,8 @@
 #include "reports/report_loader.h"
 #include "reports/terminal.h"
 #include "reports/terminal_table.h"
+#include "run/interrupt.h"
+#include "run/orphan_guard.h"
 #include "scenario/scenario_parser.h"
 #include "suite/shard.h"
 #include "suite/suite.h"
@@ -40,6 +42,7 @@ struct RunArgs {
   bool exhaustive = false;
   int limit = 1000;
   bool quiet = false;
+  bool resume = false;
   std::string shard;  // "INDEX/COUNT"; empty: every trial
 };
 
@@ -106,6 +109,13 @@ int Execute(const RunArgs& a) {
     if (a.trial) return Report(Error::BadInput("--shard and --trial cannot be combined: --trial makes one trial"));
     o.shard = shard.value();
   }
+  o.resume = a.resume;
+  if (a.resume && a.trial)
+    return Report(
+        Error::BadInput("--resume and --trial cannot be combined: --trial makes one trial"));
+  // Before any thread: the guard is forked, and threads inherit the signal handling.
+  if (Status s = StartOrphanGuard(); !s) return Report(s.error());
+  InstallInterruptHandlers();
   std::unique_ptr<ProgressLine> progress;
   if (a.trial) o.on_trial = PrintKept;
   else if (!a.quiet && IsTerminal(STDERR_FILENO)) progress = StartProgress(scenarios.value(), o);
@@ -118,6 +128,13 @@ int Execute(const RunArgs& a) {
   report.runs.push_back(std::move(run));
   ReportPaths paths = OutputPaths(a);
   if (Status s = WriteReports(report, paths); !s) return Report(s.error());
+  if (int signal = InterruptSignal(); signal != 0) {
+    std::cerr << "killpoint: " << results.value().partial << ": partial results of "
+              << results.value().Trials() << " finished trials in "
+              << (fs::path(a.out) / "results.json").string()
+              << "; the same command with --resume finishes the run\n";
+    return kExitSignalBase + signal;
+  }
   if (!a.quiet) {
     std::cout << RenderTable(results.value(), ColorWanted(STDOUT_FILENO));
     std::cout << "results: " << (fs::path(a.out) / "results.json").string() << "\nreport: " << paths.html
@@ -155,6 +172,10 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   run->add_option("--shard", args->shard,
                   "Make only shard INDEX of COUNT (INDEX/COUNT, such as 0/4): the trials t with "
                   "t % COUNT == INDEX; `killpoint merge` combines the shards (docs/sharding.md)");
+  run->add_flag(
+      "--resume", args->resume,
+      "Continue the interrupted run in --out: keep its finished trials, run the rest (the same "
+      "scenarios and options, or exit 2)");
   run->add_flag("--quiet,-q", args->quiet, "Print nothing but errors (no table, no progress line)");
   run->callback([args, &exit_code] { exit_code = Execute(*args); });
 }

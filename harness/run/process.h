@@ -39,6 +39,7 @@ struct ExitStatus {
   int code = -1;    // exit code when exited, else -1
   int signal = 0;   // terminating signal when signaled, else 0
   bool timed_out = false;  // the harness killed it at its timeout
+  bool interrupted = false;  // the harness killed it because it got SIGINT/SIGTERM (interrupt.h)
   int stray_killed = 0;    // processes it left behind, outside its group or not, killed after it
 
   // 128 + signal for a signal, as shells report it; the exit code otherwise.
@@ -55,11 +56,16 @@ class RunningProcess {
   // SIGKILL to the whole process group. Safe to call until Wait returned; idempotent.
   virtual void KillGroup() = 0;
   // Blocks until the process exits or `timeout` passes; at the timeout the group is killed
-  // and the result has timed_out set. After Wait the group and every tagged process are
+  // and the result has timed_out set. A SIGINT/SIGTERM to the harness (interrupt.h) ends the
+  // wait the same way, with interrupted set. After Wait the group and every tagged process are
   // killed and gone, the child is reaped and its captured output is complete.
   virtual ExitStatus Wait(std::chrono::milliseconds timeout) = 0;
 };
 
+// The child gets PR_SET_PDEATHSIG=SIGKILL: if the harness dies (even of SIGKILL) the job's
+// leader dies with it. The kernel sends it when the *thread* that spawned the child exits, so
+// call Spawn from a thread that outlives the child (the suite spawns from the main thread).
+// What the job itself started is not covered by that; orphan_guard.h kills those.
 // Errors (missing or non-executable program) are BadInput naming the program.
 Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& request);
 

@@ -2,6 +2,7 @@
 // wait on a pidfd (no polling, no sleeping) while draining the job's output pipes.
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "run/interrupt.h"
 #include "run/output_capture.h"
 #include "run/process.h"
 #include "run/process_tag.h"
@@ -28,6 +30,7 @@ struct ChildSetup : bp::extend::handler {
   int stdout_fd, stderr_fd;
   int64_t max_file_bytes;
   char** envp;
+  pid_t parent;  // the harness, before the fork
 
   template <class Executor>
   void on_setup(Executor& e) const {
@@ -37,6 +40,10 @@ struct ChildSetup : bp::extend::handler {
   template <class Executor>
   void on_exec_setup(Executor&) const {
     ::setpgid(0, 0);
+    // Die with the harness. Set after the fork, so the harness may have died already: then
+    // the child has a new parent and must not run the job at all.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     ::dup2(stdout_fd, STDOUT_FILENO);  // the pipes' own fds are close-on-exec
     ::dup2(stderr_fd, STDERR_FILENO);
     if (max_file_bytes > 0) {
@@ -120,15 +127,19 @@ class PosixProcess : public RunningProcess {
   }
 
   ExitStatus Wait(std::chrono::milliseconds timeout) override {
-    bool timed_out = !WaitExit(timeout);
-    if (timed_out) KillGroup();
+    SetForegroundGroup(child_.id());
+    Waited waited = WaitExit(timeout);
+    bool timed_out = waited == Waited::kTimedOut;
+    if (waited != Waited::kExited) KillGroup();
     // The leader is a zombie now (or about to be): kill what it left in its group, then reap.
     KillGroup();
     std::error_code ec;
     child_.wait(ec);
     reaped_ = true;
+    SetForegroundGroup(0);
     ExitStatus s;
     s.timed_out = timed_out;
+    s.interrupted = waited == Waited::kInterrupted;
     // Whatever left the group (setsid, double fork) still carries the tag.
     s.stray_killed = KillTagged(tag_, child_.id());
     int raw = child_.native_exit_code();
@@ -158,20 +169,28 @@ class PosixProcess : public RunningProcess {
     return note;
   }
 
-  // Drains the output pipes until the pidfd says the leader exited (true) or `timeout` passes.
-  bool WaitExit(std::chrono::milliseconds timeout) {
+  enum class Waited { kExited, kTimedOut, kInterrupted };
+
+  // Drains the output pipes until the pidfd says the leader exited, `timeout` passes or the
+  // harness is asked to stop (interrupt.h).
+  Waited WaitExit(std::chrono::milliseconds timeout) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
+      if (InterruptSignal() != 0) return Waited::kInterrupted;
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      if (left.count() < 0) return false;
-      pollfd p[3] = {{pidfd_, POLLIN, 0}, {out_.read_end(), POLLIN, 0}, {err_.read_end(), POLLIN, 0}};
-      int rc = ::poll(p, 3, static_cast<int>(left.count()));
+      if (left.count() < 0) return Waited::kTimedOut;
+      pollfd p[4] = {{pidfd_, POLLIN, 0},
+                     {out_.read_end(), POLLIN, 0},
+                     {err_.read_end(), POLLIN, 0},
+                     {InterruptFd(), POLLIN, 0}};  // a negative fd is ignored by poll
+      int rc = ::poll(p, 4, static_cast<int>(left.count()));
       if (rc < 0 && errno == EINTR) continue;
-      if (rc < 0) return true;  // let wait() report what happened
+      if (rc < 0) return Waited::kExited;  // let wait() report what happened
       if (p[1].revents) out_.Drain();
       if (p[2].revents) err_.Drain();
-      if (p[0].revents) return true;
-      if (rc == 0) return false;
+      if (p[0].revents) return Waited::kExited;
+      if (p[3].revents) return Waited::kInterrupted;
+      if (rc == 0) return Waited::kTimedOut;
     }
   }
 
@@ -187,6 +206,7 @@ class PosixProcess : public RunningProcess {
 
 std::string ExitStatus::Describe() const {
   if (timed_out) return "killed at its timeout";
+  if (interrupted) return "killed: the harness was interrupted";
   if (exited) return "exited with code " + std::to_string(code);
   if (signal == SIGXFSZ) return "killed by SIGXFSZ (a file reached the sandbox's size limit)";
   return std::string("killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
@@ -208,7 +228,12 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
   Environment env(r.env, tag);
   std::error_code ec;
   bp::child child(exe, bp::args(args), bp::start_dir(r.cwd.string()), bp::std_in < bp::null,
-                  ChildSetup{{}, out.value().write_end(), err.value().write_end(), r.max_file_bytes, env.envp()},
+                  ChildSetup{{},
+                             out.value().write_end(),
+                             err.value().write_end(),
+                             r.max_file_bytes,
+                             env.envp(),
+                             ::getpid()},
                   ec);
   out.value().CloseWriteEnd();
   err.value().CloseWriteEnd();

@@ -19,4 +19,8 @@ std::string NewProcessTag();
 // ones a killpg of the group had missed. A process that clears its environment escapes.
 int KillTagged(const std::string& tag, int group = 0);
 
+// SIGKILLs every process carrying a tag that harness process `harness` made (any
+// "<harness>.N"): what a harness that died left behind (orphan_guard.h). Returns how many.
+int KillTaggedBy(int harness);
+
 }  // namespace killpoint

@@ -37,13 +37,16 @@ bool ReadEnviron(pid_t pid, std::string& out) {
   return true;
 }
 
-bool Carries(pid_t pid, std::string_view entry) {
+// Whether the environment of `pid` has the entry `entry` (or, with `prefix`, one that starts
+// with it).
+bool Carries(pid_t pid, std::string_view entry, bool prefix) {
   std::string env;
   if (!ReadEnviron(pid, env)) return false;
   for (size_t at = 0; at < env.size();) {
     size_t end = env.find('\0', at);
     if (end == std::string::npos) end = env.size();
-    if (std::string_view(env).substr(at, end - at) == entry) return true;
+    std::string_view have = std::string_view(env).substr(at, end - at);
+    if (prefix ? have.substr(0, entry.size()) == entry : have == entry) return true;
     at = end + 1;
   }
   return false;
@@ -87,12 +90,13 @@ pid_t GroupOf(pid_t pid) {
 }
 
 // Kills `pid` if it carries the entry; true if it did, with its process group in `pgrp`.
-bool KillIfTagged(pid_t pid, const std::string& entry, pid_t& pgrp) {
-  if (!Carries(pid, entry)) return false;  // the cheap filter, for every process on the machine
+bool KillIfTagged(pid_t pid, const std::string& entry, bool prefix, pid_t& pgrp) {
+  if (!Carries(pid, entry, prefix))
+    return false;  // the cheap filter, for every process on the machine
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   if (pidfd < 0) return false;  // gone already
   pgrp = GroupOf(pid);
-  bool tagged = Carries(pid, entry);  // still the same process: the pidfd pins it
+  bool tagged = Carries(pid, entry, prefix);  // still the same process: the pidfd pins it
   if (tagged && ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0) == 0) {
     pollfd p{pidfd, POLLIN, 0};
     while (::poll(&p, 1, kExitWaitMs) < 0 && errno == EINTR) {
@@ -100,6 +104,26 @@ bool KillIfTagged(pid_t pid, const std::string& entry, pid_t& pgrp) {
   }
   ::close(pidfd);
   return tagged;
+}
+
+// Kills every process (but this one) carrying `entry` (or an entry starting with it, with
+// `prefix`) until a scan finds none; returns how many were outside `group`.
+int KillCarrying(const std::string& entry, bool prefix, int group) {
+  const pid_t self = ::getpid();
+  int outside = 0;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    int found = 0;
+    for (pid_t pid : ListPids()) {
+      if (pid == self) continue;
+      pid_t pgrp = -1;
+      if (!KillIfTagged(pid, entry, prefix, pgrp)) continue;
+      ++found;
+      // A member of the group is dying of the group's SIGKILL already: not a stray.
+      if (group <= 0 || pgrp != group) ++outside;
+    }
+    if (found == 0) break;
+  }
+  return outside;
 }
 
 }  // namespace
@@ -110,22 +134,12 @@ std::string NewProcessTag() {
 }
 
 int KillTagged(const std::string& tag, int group) {
-  const std::string entry = std::string(kProcessTagVariable) + "=" + tag;
-  const pid_t self = ::getpid();
-  int outside = 0;
-  for (int round = 0; round < kMaxRounds; ++round) {
-    int found = 0;
-    for (pid_t pid : ListPids()) {
-      if (pid == self) continue;
-      pid_t pgrp = -1;
-      if (!KillIfTagged(pid, entry, pgrp)) continue;
-      ++found;
-      // A member of the group is dying of the group's SIGKILL already: not a stray.
-      if (group <= 0 || pgrp != group) ++outside;
-    }
-    if (found == 0) break;
-  }
-  return outside;
+  return KillCarrying(std::string(kProcessTagVariable) + "=" + tag, false, group);
+}
+
+int KillTaggedBy(int harness) {
+  return KillCarrying(std::string(kProcessTagVariable) + "=" + std::to_string(harness) + ".", true,
+                      0);
 }
 
 }  // namespace killpoint

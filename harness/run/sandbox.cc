@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "run/orphan_guard.h"
+
 namespace killpoint {
 
 Result<Sandbox> Sandbox::Create(const std::filesystem::path& root, const std::string& prefix) {
@@ -13,7 +15,8 @@ Result<Sandbox> Sandbox::Create(const std::filesystem::path& root, const std::st
   if (ec) return Error::Harness("cannot create " + root.string() + ": " + ec.message());
   std::string templ = (root / (prefix + "XXXXXX")).string();
   if (!::mkdtemp(templ.data())) {
-    return Error::Harness("cannot create a sandbox in " + root.string() + ": " + std::strerror(errno));
+    return Error::Harness("cannot create a sandbox in " + root.string() + ": " +
+                          std::strerror(errno));
   }
   Sandbox box{std::filesystem::path(templ)};
   std::filesystem::create_directory(box.work(), ec);
@@ -44,7 +47,8 @@ void Sandbox::Remove() {
   // back to its owner, then try again.
   namespace fs = std::filesystem;
   fs::permissions(root_, fs::perms::owner_all, fs::perm_options::add, ec);
-  for (auto it = fs::recursive_directory_iterator(root_, fs::directory_options::skip_permission_denied, ec);
+  for (auto it = fs::recursive_directory_iterator(
+           root_, fs::directory_options::skip_permission_denied, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (it->is_directory(ec) && !it->is_symlink(ec)) {
       fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
@@ -53,12 +57,16 @@ void Sandbox::Remove() {
   fs::remove_all(root_, ec);
 }
 
-Result<std::unique_ptr<SandboxRoot>> SandboxRoot::Make(const std::filesystem::path& requested, bool keep) {
+Result<std::unique_ptr<SandboxRoot>> SandboxRoot::Make(const std::filesystem::path& requested,
+                                                       bool keep) {
   if (!requested.empty()) return std::make_unique<SandboxRoot>(requested, false);
   std::string templ = (std::filesystem::temp_directory_path() / "killpoint-XXXXXX").string();
   if (!::mkdtemp(templ.data())) {
-    return Error::Harness("cannot create a folder in " + std::filesystem::temp_directory_path().string());
+    return Error::Harness("cannot create a folder in " +
+                          std::filesystem::temp_directory_path().string());
   }
+  // A harness killed with SIGKILL cannot remove it: its orphan guard does.
+  if (!keep) RemoveOnHarnessDeath(templ);
   return std::make_unique<SandboxRoot>(std::filesystem::path(templ), !keep);
 }
 

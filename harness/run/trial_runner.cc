@@ -11,6 +11,7 @@
 #include "run/control_channel.h"
 #include "run/downstream.h"
 #include "run/durability.h"
+#include "run/interrupt.h"
 #include "run/process.h"
 
 namespace killpoint {
@@ -119,6 +120,11 @@ class TrialDriver {
     if (track) r.env["KILLPOINT_WAIT_OPS"] = DurabilityTracker::kWaitOps;
   }
 
+  // The harness got SIGINT/SIGTERM while an attempt ran: the trial is abandoned, unrecorded.
+  static Error Interrupted() {
+    return Error::Harness(std::string("interrupted by ") + InterruptName(InterruptSignal()));
+  }
+
   Status FindShim() {
     if (!scenario_.UsesShim()) return Ok();
     shim_ = options_.bindir / "libkillpoint_shim.so";
@@ -143,6 +149,7 @@ class TrialDriver {
     auto process = Spawn(r);
     if (!process) return Error::BadInput(scenario_.file.string() + ": job.setup: " + process.error().message);
     ExitStatus status = process.value()->Wait(std::chrono::milliseconds(scenario_.job.timeout_ms));
+    if (status.interrupted) return Interrupted();
     std::string err = Tail(r.stderr_path, kStderrTail);
     history_.Add(event::kSetup, {{"exit_code", status.ShellCode()}, {"stderr", err}});
     if (status.exited && status.code == 0) return Ok();
@@ -187,8 +194,9 @@ class TrialDriver {
     attempt_.Attach(process.value().get());
     ExitStatus status = process.value()->Wait(std::chrono::milliseconds(scenario_.job.timeout_ms));
     // One-way reports may still be in flight: record them in this attempt, before its exit.
-    if (!shim_.empty()) channel_->WaitIdle(kDrainTimeout);
+    if (!shim_.empty() && !status.interrupted) channel_->WaitIdle(kDrainTimeout);
     bool killed = attempt_.Finish();
+    if (status.interrupted) return Interrupted();
     downstream_->ReleaseHeld();
     downstream_->ArmFault("");
     if (status.timed_out) history_.Add(event::kTimeout, {{"timeout_ms", scenario_.job.timeout_ms}});

@@ -54,6 +54,11 @@ Result<Shard> ReadShard(const fs::path& dir) {
   } catch (const Json::exception& e) {
     return Error::BadInput(file.string() + ": damaged results file: " + Why(e));
   }
+  if (!shard.results.partial.empty()) {
+    return Error::BadInput(
+        file.string() + ": partial results (" + shard.results.partial +
+        "): finish that run first with the same `killpoint run` command and --resume");
+  }
   shard.info = shard.results.shard.value_or(ShardInfo{});
   if (shard.info.count < 1 || shard.info.index < 0 || shard.info.index >= shard.info.count) {
     return Error::BadInput(file.string() + ": damaged results file: shard " +

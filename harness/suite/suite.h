@@ -1,9 +1,18 @@
 // The whole pipeline over a set of scenarios: for each trial, plan -> run -> history -> check,
 // and the verdicts folded into RunResults. Every finished trial is appended to the output
 // folder before the next starts, so a kill of the harness loses no finished trial:
-//   OUT/<scenario-slug>/history.jsonl   every event of every trial (history_log.h)
-//   OUT/<scenario-slug>/trials.jsonl    per trial: plan and verdicts
+//   OUT/run.json                        what the run was asked to do (run_manifest.h)
+//   OUT/<scenario-slug>/history.jsonl   every event of every trial (journal.h)
+//   OUT/<scenario-slug>/trials.jsonl    per trial: plan and verdicts; a trial is finished once
+//                                       its line is there
+//   OUT/<scenario-slug>/counterexamples/ a file per example, written before its trial's lines
 //   OUT/results.json                    the run's results, rewritten atomically per scenario
+//                                       ("partial": "running" until the run ends)
+// A SIGINT or SIGTERM (run/interrupt.h) stops the run between trials or kills the attempt in
+// flight; the finished trials' results are written with "partial": "interrupted by SIGINT"
+// and RunSuite returns them (the unfinished trial is not recorded). `resume` continues a run
+// in OUT from its journals: the finished trials are kept, only the others run, and the result
+// equals an uninterrupted run's.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +40,9 @@ struct SuiteOptions {
   bool exhaustive = false;       // one trial per (crash point, moment, model) instead of sampling
   int exhaustive_limit = 1000;   // at most this many of those trials per scenario
   std::optional<ShardInfo> shard;  // make only this shard's trials (suite/shard.h)
+  // Continue the run in `out` (its run.json must match these options and scenarios): keep its
+  // finished trials (journal.h repairs a torn tail), run only the others.
+  bool resume = false;
   // Told after each trial: scenario, trial, its verdicts and the sandbox path (when kept).
   std::function<void(const Scenario&, int trial, const std::vector<Verdict>&,
                      const std::filesystem::path& sandbox)>
@@ -49,6 +61,10 @@ std::string Slug(const std::string& scenario_name);
 // The command that runs one trial of a scenario again, keeping its sandbox.
 std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive);
 
+// The results; when interrupted (InterruptSignal() != 0) the partial ones, with `partial` set.
 Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteOptions& options);
+
+// OUT/results.json, replaced atomically.
+Status WriteResultsFile(const std::filesystem::path& out, const RunResults& results);
 
 }  // namespace killpoint

@@ -25,6 +25,8 @@ Status WriteAll(int fd, std::string_view content, const std::filesystem::path& p
   return Ok();
 }
 
+}  // namespace
+
 Status SyncDirectory(const std::filesystem::path& dir) {
   int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return Error::Harness(Describe("cannot open directory", dir));
@@ -33,8 +35,6 @@ Status SyncDirectory(const std::filesystem::path& dir) {
   if (rc != 0) return Error::Harness(Describe("cannot fsync directory", dir));
   return Ok();
 }
-
-}  // namespace
 
 Status WriteFileAtomically(const std::filesystem::path& path, std::string_view content) {
   std::filesystem::path tmp = path;
@@ -55,17 +55,27 @@ Status WriteFileAtomically(const std::filesystem::path& path, std::string_view c
 }
 
 Status AppendDurably(const std::filesystem::path& path, std::string_view content) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  // Whether this append creates the file: then its name is durable only once the directory is
+  // synced too (killpoint's own dogfood scenario lost whole journals under power loss without).
+  bool created = false;
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) {
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    created = fd >= 0;
+    if (fd < 0 && errno == EEXIST) fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  }
   if (fd < 0) return Error::Harness(Describe("cannot open", path));
   Status written = WriteAll(fd, content, path);
   if (written && ::fdatasync(fd) != 0) written = Error::Harness(Describe("cannot fdatasync", path));
   ::close(fd);
+  if (written && created) return SyncDirectory(path.parent_path());
   return written;
 }
 
 Result<std::string> ReadFile(const std::filesystem::path& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return Error::BadInput("cannot read " + path.string() + ": it is a directory");
+  if (std::filesystem::is_directory(path, ec))
+    return Error::BadInput("cannot read " + path.string() + ": it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error::BadInput("cannot read " + path.string() + ": " + std::strerror(errno));
   std::ostringstream buffer;

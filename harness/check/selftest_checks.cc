@@ -1,0 +1,77 @@
+// journal_complete: killpoint's own results writer, crashed by killpoint (docs/hardening.md,
+// "Dogfood"), lost no finished trial. The job is kp-selftest-writer (jobs/selftest): it writes
+// WORKDIR/out/selftest/{history,trials}.jsonl and WORKDIR/out/results.json with the suite's own
+// code, and passes the named failpoint trial_finished once a trial counts as finished. Each
+// trial's plan carries the pid of the writer that made it as its seed.
+//
+// Held when, in the final state: the journals read as `killpoint run --resume` reads them (a
+// torn last line is allowed: it is an unfinished trial), every writer process has at least as
+// many trials in trials.jsonl as it announced (a finished trial lost and written again by the
+// next attempt has the next attempt's pid), and results.json, when there, parses and counts no
+// more trials than the journal holds.
+#include <map>
+
+#include "check/checker.h"
+#include "reports/results.h"
+#include "suite/journal.h"
+#include "util/atomic_file.h"
+
+namespace killpoint {
+namespace {
+
+constexpr const char* kName = "journal_complete";
+
+Verdict ResultsFileAgrees(const std::filesystem::path& file, size_t journaled) {
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return Verdict::Held(kName, "");
+  auto text = ReadFile(file);
+  if (!text)
+    return Verdict::Violated(kName, "out/results.json cannot be read: " + text.error().message);
+  RunResults r;
+  try {
+    nlohmann::json::parse(text.value()).get_to(r);
+  } catch (const nlohmann::json::exception& e) {
+    return Verdict::Violated(kName, std::string("out/results.json is damaged: ") + e.what());
+  }
+  if (static_cast<size_t>(r.Trials()) > journaled) {
+    return Verdict::Violated(kName, "out/results.json counts " + std::to_string(r.Trials()) +
+                                        " trials, the journal holds " + std::to_string(journaled));
+  }
+  return Verdict::Held(kName, "");
+}
+
+Verdict JournalComplete(const CheckInput& in) {
+  std::map<int64_t, int> announced;  // by writer pid
+  for (const auto& e : in.events) {
+    if (e.type == event::kFailpoint && e.data.value("point", "") == "trial_finished") {
+      ++announced[e.data.value("pid", int64_t{0})];
+    }
+  }
+  auto journals = ReadJournals(in.workdir / "out" / "selftest");
+  if (!journals)
+    return Verdict::Violated(kName, "the journal cannot be resumed: " + journals.error().message);
+  std::map<int64_t, int> kept;
+  for (const auto& [trial, t] : journals.value().trials) ++kept[static_cast<int64_t>(t.plan.seed)];
+  int total = 0;
+  for (const auto& [pid, n] : announced) {
+    total += n;
+    if (kept[pid] < n) {
+      return Verdict::Violated(kName, "writer " + std::to_string(pid) + " announced " +
+                                          std::to_string(n) + " finished trials, " +
+                                          std::to_string(kept[pid]) +
+                                          " of them are in trials.jsonl after the crash");
+    }
+  }
+  Verdict results =
+      ResultsFileAgrees(in.workdir / "out" / "results.json", journals.value().trials.size());
+  if (!results.held) return results;
+  return Verdict::Held(kName, std::to_string(total) +
+                                  " announced finished trials all in the journal (" +
+                                  std::to_string(journals.value().torn_lines_cut) + " torn tail)");
+}
+
+}  // namespace
+
+void AddSelftestCheckers(std::map<std::string, Checker>& out) { out[kName] = JournalComplete; }
+
+}  // namespace killpoint

@@ -1,0 +1,45 @@
+// SIGINT and SIGTERM to the harness: the first asks the run to stop, the second ends it at once.
+//
+// The first signal only records itself: the handler stores the signal number in a lock-free
+// atomic and writes one byte to a self-pipe (both async-signal-safe). Nothing is interrupted
+// in the middle: the suite checks InterruptSignal() between trials, and RunningProcess::Wait
+// polls InterruptFd() beside the job's pidfd, so a running attempt is killed (its group and its
+// tagged processes) as soon as the signal arrives. The byte is never read: the pipe stays
+// readable, so every later wait returns at once too. The suite then writes the finished trials'
+// results (atomically, marked partial) and the CLI exits 128 + the signal (130, 143).
+//
+// A second SIGINT or SIGTERM while that shutdown runs: the handler SIGKILLs the process group
+// of the attempt in flight, if any (ForegroundGroup), and calls _exit(128 + signal) (both
+// async-signal-safe). Nothing is half-written even then: results.json is only ever replaced by a
+// rename and the journals only ever appended by one write per trial (docs/hardening.md).
+#pragma once
+
+#include <sys/types.h>
+
+namespace killpoint {
+
+// Installs the handlers for SIGINT and SIGTERM and creates the self-pipe. Idempotent.
+// Call from the main thread before any other thread starts (threads inherit the mask).
+void InstallInterruptHandlers();
+
+// 0 until a SIGINT or SIGTERM arrived, then the first one's number. Async-signal-safe.
+int InterruptSignal();
+
+// A descriptor that polls readable (POLLIN) once a signal arrived; -1 when the handlers are
+// not installed (then nothing ever interrupts).
+int InterruptFd();
+
+// "SIGINT", "SIGTERM" or "signal N".
+const char* InterruptName(int signal);
+
+// What the handler does, for tests: records `signal` as a first signal would (a second call
+// before ResetInterruptForTests ends the process, as a second signal does).
+void RequestInterrupt(int signal);
+// Forgets the signal and empties the self-pipe, for tests.
+void ResetInterruptForTests();
+
+// The process group of the attempt in flight (0: none); a second signal SIGKILLs it. Set by
+// the process layer around each wait.
+void SetForegroundGroup(pid_t group);
+
+}  // namespace killpoint

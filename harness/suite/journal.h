@@ -1,0 +1,56 @@
+// The journals of one scenario of a run (suite.h), OUT/<slug>/:
+//   history.jsonl   every event of every finished trial, each line tagged with its trial
+//   trials.jsonl    one line per finished trial: {"trial", "plan", "verdicts"}
+// Both are append-only. A trial counts as finished once its trials.jsonl line is on disk:
+// its history is appended (one write, fdatasync) before that line (one write, fdatasync), and
+// its counterexample files are written (atomically) before either. So after a crash of the
+// harness at any point, trials.jsonl names exactly the finished trials, and everything they
+// need is there. Trials may be in any order in the files (a resumed or parallel run), so the
+// readers key everything by trial index.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <vector>
+
+#include "check/verdict.h"
+#include "history/event.h"
+#include "plan/plan.h"
+#include "util/result.h"
+
+namespace killpoint {
+
+struct FinishedTrial {
+  Plan plan;
+  std::vector<Verdict> verdicts;
+};
+
+// Appends a finished trial to `dir`'s journals, history first; the trial is finished when
+// this returns Ok.
+Status AppendFinishedTrial(const std::filesystem::path& dir, const Plan& plan,
+                           const std::vector<Event>& events, const std::vector<Verdict>& verdicts);
+
+// The trials line of a finished trial, as AppendFinishedTrial writes it (newline included).
+std::string TrialLine(const Plan& plan, const std::vector<Verdict>& verdicts);
+
+// What RecoverJournals found and repaired.
+struct RecoveredJournals {
+  std::map<int, FinishedTrial> trials;  // by trial index
+  int torn_lines_cut = 0;               // incomplete last lines (a kill mid-append)
+  int unfinished_history_lines = 0;     // history of trials with no trials line (a kill between)
+  int stale_counterexamples = 0;        // counterexample files of unfinished trials
+};
+
+// Reads `dir`'s journals to resume a run: every finished trial. First it checks both files
+// whole: a line that is not a journal line anywhere but at the very end, or a trial twice in
+// trials.jsonl, is BadInput naming file:line, and nothing is changed. Then it repairs, each
+// file rewritten atomically only if it must change: a torn last line is cut, history lines of
+// trials that have no trials line are dropped, counterexample files of such trials removed.
+// Missing journals are an empty scenario (the run stopped before it).
+Result<RecoveredJournals> RecoverJournals(const std::filesystem::path& dir);
+
+// The same reading and checking, without repairing anything (the counts say what a repair
+// would do): for checkers, which never write.
+Result<RecoveredJournals> ReadJournals(const std::filesystem::path& dir);
+
+}  // namespace killpoint

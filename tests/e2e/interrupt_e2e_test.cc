@@ -1,0 +1,415 @@
+// The harness interrupted, end to end, through the real binary and real jobs:
+// - SIGINT / SIGTERM to a running `killpoint run`: exit 130 / 143, results.json parses and says
+//   it is partial, the finished trials are in it, no process the jobs started is left alive,
+//   no temporary folder is left behind;
+// - SIGKILL of `killpoint run`: the jobs' processes die with it (the leader by its parent-death
+//   signal, the rest by the orphan guard); `--resume` then finishes the run, and its results,
+//   journals and counterexample files equal an uninterrupted run's; a second --resume is a
+//   no-op; a torn journal tail is repaired, garbage in a journal's middle is refused.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "killpoint_cli.h"
+
+namespace killpoint::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+constexpr auto kPatience = std::chrono::minutes(3);  // generous: the machine may be loaded
+
+// Polls `done` every 20 ms until it holds or kPatience passes.
+template <class F>
+bool Eventually(F done) {
+  auto deadline = std::chrono::steady_clock::now() + kPatience;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return done();
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The results without what differs between equal runs: times, and the folder the run wrote to.
+nlohmann::json Comparable(nlohmann::json j) {
+  j.erase("started_at");
+  j.erase("elapsed_s");
+  for (auto& s : j["scenarios"]) {
+    s.erase("elapsed_s");
+    for (auto& inv : s["invariants"]) {
+      for (auto& e : inv["examples"])
+        e["file"] = fs::path(e["file"].get<std::string>()).filename().string();
+    }
+  }
+  return j;
+}
+
+// A `killpoint run` started in the background, with a TMPDIR and KP_TEST_PIDS of its own.
+class Harness {
+ public:
+  Harness(const fs::path& root, std::vector<std::string> args) : root_(root) {
+    std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint", "run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto p =
+        Spawn({argv,
+               {{"TMPDIR", (root / "tmp").string()}, {"KP_TEST_PIDS", (root / "pids").string()}},
+               KILLPOINT_SOURCE_DIR,
+               root / "cli.out",
+               root / "cli.err"});
+    EXPECT_TRUE(p) << (p ? "" : p.error().message);
+    if (p) process_ = std::move(p.value());
+  }
+  int pid() const { return process_ ? process_->pid() : -1; }
+  // Waits for the exit; the shell's code (128 + signal for a signal).
+  int Wait() { return process_ ? process_->Wait(std::chrono::minutes(20)).ShellCode() : -1; }
+  std::string Err() const { return Slurp(root_ / "cli.err"); }
+
+ private:
+  fs::path root_;
+  std::unique_ptr<RunningProcess> process_;
+};
+
+class Interrupt : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = FreshDir("interrupt-" +
+                     std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    for (const char* d : {"pids", "tmp"}) fs::create_directories(root_ / d);
+    out_ = root_ / "out";
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(root_);
+  }
+
+  std::vector<std::string> SlowJobArgs() {
+    return {"tests/fixtures/interrupt/slow-job.json", "--out", out_.string(), "--quiet"};
+  }
+  void HangAt(int start) { std::ofstream(root_ / "pids" / "hang-at") << start; }
+  bool Hanging() const { return fs::exists(root_ / "pids" / "hanging"); }
+
+  // The pids the hanging job recorded (record-pid.sh: NAME-ATTEMPT-PID).
+  std::vector<int> RecordedPids() {
+    std::vector<int> out;
+    for (const auto& e : fs::directory_iterator(root_ / "pids")) {
+      std::string name = e.path().filename().string();
+      for (const char* prefix : {"leader-", "child-", "setsid-"}) {
+        if (name.rfind(prefix, 0) == 0) out.push_back(std::stoi(Slurp(e.path())));
+      }
+    }
+    return out;
+  }
+  // Alive and ours: its environment holds this test's marker (a reused pid does not).
+  bool AliveAndOurs(int pid) {
+    std::string env = Slurp("/proc/" + std::to_string(pid) + "/environ");
+    return env.find("KP_TEST_PIDS=" + (root_ / "pids").string()) != std::string::npos;
+  }
+  void ExpectNoJobProcessLeft() {
+    std::vector<int> pids = RecordedPids();
+    EXPECT_EQ(pids.size(), 3u)
+        << "the hanging job records its leader, a child and a setsid'ed child";
+    for (int pid : pids) {
+      EXPECT_TRUE(Eventually([&] { return !AliveAndOurs(pid); })) << pid << " is still running";
+    }
+  }
+  std::vector<std::string> LeftInTmp() {
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(root_ / "tmp")) left.push_back(e.path().string());
+    return left;
+  }
+  nlohmann::json Results() { return nlohmann::json::parse(Slurp(out_ / "results.json")); }
+
+  // Interrupts the slow job's run with `signal` at its 4th start (trials 0-2 finished).
+  void InterruptWith(int signal, int expected_exit, const std::string& partial) {
+    HangAt(4);
+    Harness h(root_, SlowJobArgs());
+    ASSERT_TRUE(Eventually([&] { return Hanging(); })) << h.Err();
+    ASSERT_EQ(::kill(h.pid(), signal), 0);
+    EXPECT_EQ(h.Wait(), expected_exit) << h.Err();
+    EXPECT_THAT(h.Err(), HasSubstr(partial));
+    EXPECT_THAT(h.Err(), HasSubstr("--resume"));
+    nlohmann::json r = Results();
+    EXPECT_EQ(r["partial"], partial);
+    EXPECT_EQ(r["trials"], 3) << "the three finished trials, not the one in flight";
+    EXPECT_EQ(Lines(Slurp(out_ / "interrupt-slow-job" / "trials.jsonl")).size(), 3u);
+    EXPECT_THAT(Slurp(out_ / "summary.md"), HasSubstr("Partial results"));
+    EXPECT_THAT(Slurp(out_ / "report.html"), HasSubstr("Partial results"));
+    ExpectNoJobProcessLeft();
+    EXPECT_THAT(LeftInTmp(), IsEmpty());
+    // Resuming finishes it: the three finished trials kept, the other three run.
+    fs::remove(root_ / "pids" / "hang-at");
+    Harness again(root_, [&] {
+      auto a = SlowJobArgs();
+      a.push_back("--resume");
+      return a;
+    }());
+    EXPECT_EQ(again.Wait(), 0) << again.Err();
+    EXPECT_FALSE(Results().contains("partial"));
+    EXPECT_EQ(Results()["trials"], 6);
+    EXPECT_EQ(Lines(Slurp(out_ / "interrupt-slow-job" / "trials.jsonl")).size(), 6u);
+  }
+
+  fs::path root_, out_;
+};
+
+TEST_F(Interrupt, SigintStopsTheRunWritesPartialResultsAndExits130) {
+  InterruptWith(SIGINT, 130, "interrupted by SIGINT");
+}
+
+TEST_F(Interrupt, SigtermStopsTheRunWritesPartialResultsAndExits143) {
+  InterruptWith(SIGTERM, 143, "interrupted by SIGTERM");
+}
+
+TEST_F(Interrupt, SigkillOfTheHarnessKillsTheJobsProcessesWithIt) {
+  HangAt(2);
+  Harness h(root_, SlowJobArgs());
+  ASSERT_TRUE(Eventually([&] { return Hanging(); })) << h.Err();
+  ASSERT_EQ(RecordedPids().size(), 3u);
+  ASSERT_EQ(::kill(h.pid(), SIGKILL), 0);
+  EXPECT_EQ(h.Wait(), 128 + SIGKILL);
+  // The leader by PR_SET_PDEATHSIG, its child and the setsid'ed one by the orphan guard.
+  ExpectNoJobProcessLeft();
+  EXPECT_TRUE(Eventually([&] { return LeftInTmp().empty(); }))
+      << "the guard removes the sandboxes too";
+  EXPECT_EQ(Results()["partial"], "running") << "results.json of a harness that died says so";
+}
+
+// Two real scenarios with violations and counterexamples, as the sharding test runs them.
+std::vector<std::string> RealArgs(const fs::path& out, const std::string& seed = "5",
+                                  const std::string& trials = "12") {
+  return {"scenarios/settle-upsert.json",
+          "scenarios/publish-execute-then-mark.json",
+          "--trials",
+          trials,
+          "--seed",
+          seed,
+          "--out",
+          out.string(),
+          "--quiet"};
+}
+const char* const kSlugs[] = {"settle-upsert", "publish-execute-then-mark"};
+
+// An uninterrupted run, and a run SIGKILLed after some trials then resumed: equal.
+class Resumed : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = new fs::path(FreshDir("resumed"));
+    for (const char* d : {"pids", "tmp"}) fs::create_directories(*root_ / d);
+    Harness whole(*root_, RealArgs(*root_ / "whole"));
+    whole_exit_ = whole.Wait();
+    fs::path out = *root_ / "resumed";
+    Harness killed(*root_, RealArgs(out));
+    // Killed in the second scenario, a few trials in: the first is complete, the second not.
+    Eventually([&] { return Lines(Slurp(out / kSlugs[1] / "trials.jsonl")).size() >= 4; });
+    ::kill(killed.pid(), SIGKILL);
+    killed_exit_ = killed.Wait();
+    killed_trials_ = static_cast<int>(Lines(Slurp(out / kSlugs[1] / "trials.jsonl")).size());
+    auto args = RealArgs(out);
+    args.push_back("--resume");
+    Harness resumed(*root_, args);
+    resumed_exit_ = resumed.Wait();
+    resumed_err_ = new std::string(resumed.Err());
+  }
+  static void TearDownTestSuite() { fs::remove_all(*root_); }
+
+  static nlohmann::json ResultsOf(const std::string& run) {
+    return nlohmann::json::parse(Slurp(*root_ / run / "results.json"));
+  }
+  static CliRun Resume(const std::string& run, const std::string& seed = "5",
+                       const std::string& trials = "12") {
+    auto args = RealArgs(*root_ / run, seed, trials);
+    args.push_back("--resume");
+    Harness h(*root_, args);
+    CliRun r;
+    r.exit_code = h.Wait();
+    r.err = h.Err();
+    r.dir = *root_ / run;
+    return r;
+  }
+  // A copy of the uninterrupted run's folder to damage.
+  static fs::path CopyOfWhole(const std::string& name) {
+    fs::path copy = *root_ / name;
+    fs::remove_all(copy);
+    fs::copy(*root_ / "whole", copy, fs::copy_options::recursive);
+    return copy;
+  }
+
+  static fs::path* root_;
+  static int whole_exit_, killed_exit_, killed_trials_, resumed_exit_;
+  static std::string* resumed_err_;
+};
+fs::path* Resumed::root_;
+int Resumed::whole_exit_, Resumed::killed_exit_, Resumed::killed_trials_, Resumed::resumed_exit_;
+std::string* Resumed::resumed_err_;
+
+TEST_F(Resumed, TheKilledRunWasCutMidScenario) {
+  EXPECT_EQ(killed_exit_, 128 + SIGKILL);
+  EXPECT_GE(killed_trials_, 4);
+  EXPECT_LT(killed_trials_, 12) << "the run finished before the kill: the test shows nothing";
+}
+
+TEST_F(Resumed, ResultsEqualAnUninterruptedRun) {
+  ASSERT_NE(resumed_exit_, 2) << *resumed_err_;
+  EXPECT_EQ(resumed_exit_, whole_exit_) << *resumed_err_;
+  nlohmann::json resumed = Comparable(ResultsOf("resumed")), whole = Comparable(ResultsOf("whole"));
+  int examples = 0;
+  for (const auto& s : whole["scenarios"]) {
+    for (const auto& inv : s["invariants"]) examples += static_cast<int>(inv["examples"].size());
+  }
+  EXPECT_GT(examples, 0) << "the comparison is worth something only with examples in it";
+  EXPECT_EQ(resumed, whole);
+}
+
+TEST_F(Resumed, JournalsAndCounterexampleFilesEqualAnUninterruptedRun) {
+  size_t counterexamples = 0;
+  for (const std::string slug : kSlugs) {
+    EXPECT_EQ(Slurp(*root_ / "resumed" / slug / "trials.jsonl"),
+              Slurp(*root_ / "whole" / slug / "trials.jsonl"))
+        << slug;
+    auto trials_of = [](const fs::path& log) {
+      std::vector<int> t;
+      for (const auto& line : Lines(Slurp(log)))
+        t.push_back(nlohmann::json::parse(line)["trial"].get<int>());
+      return t;
+    };
+    EXPECT_EQ(trials_of(*root_ / "resumed" / slug / "history.jsonl"),
+              trials_of(*root_ / "whole" / slug / "history.jsonl"))
+        << slug;
+    auto files = [&](const std::string& run) {
+      std::set<std::string> names;
+      fs::path dir = *root_ / run / slug / "counterexamples";
+      if (fs::exists(dir)) {
+        for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+      }
+      return names;
+    };
+    EXPECT_EQ(files("resumed"), files("whole")) << slug;
+    counterexamples += files("whole").size();
+  }
+  EXPECT_GT(counterexamples, 0u);
+  for (const char* report : {"report.html", "junit.xml", "summary.md"}) {
+    EXPECT_TRUE(fs::exists(*root_ / "resumed" / report)) << report;
+  }
+}
+
+TEST_F(Resumed, ResumingAFinishedRunIsANoOp) {
+  std::string trials = Slurp(*root_ / "resumed" / kSlugs[1] / "trials.jsonl");
+  std::string history = Slurp(*root_ / "resumed" / kSlugs[1] / "history.jsonl");
+  CliRun again = Resume("resumed");
+  EXPECT_EQ(again.exit_code, whole_exit_) << again.err;
+  EXPECT_EQ(Slurp(*root_ / "resumed" / kSlugs[1] / "trials.jsonl"), trials);
+  EXPECT_EQ(Slurp(*root_ / "resumed" / kSlugs[1] / "history.jsonl"), history);
+  EXPECT_EQ(Comparable(ResultsOf("resumed")), Comparable(ResultsOf("whole")));
+}
+
+TEST_F(Resumed, ATornJournalTailIsCutAndTheTrialRunsAgain) {
+  fs::path copy = CopyOfWhole("torn");
+  fs::path trials = copy / kSlugs[0] / "trials.jsonl", history = copy / kSlugs[0] / "history.jsonl";
+  // The last trial's lines as a kill mid-append leaves them: the trials line torn.
+  auto lines = Lines(Slurp(trials));
+  std::string kept;
+  for (size_t i = 0; i + 1 < lines.size(); ++i) kept += lines[i] + "\n";
+  std::ofstream(trials, std::ios::trunc) << kept << lines.back().substr(0, lines.back().size() / 2);
+  std::ofstream(history, std::ios::app) << "{\"trial\":11,\"ty";
+  CliRun r = Resume("torn");
+  EXPECT_EQ(r.exit_code, whole_exit_) << r.err;
+  EXPECT_EQ(Slurp(trials), Slurp(*root_ / "whole" / kSlugs[0] / "trials.jsonl"));
+  EXPECT_EQ(Lines(Slurp(history)).size(),
+            Lines(Slurp(*root_ / "whole" / kSlugs[0] / "history.jsonl")).size());
+  EXPECT_EQ(Comparable(ResultsOf("torn")), Comparable(ResultsOf("whole")));
+}
+
+TEST_F(Resumed, GarbageInAJournalsMiddleIsRefusedAndNothingIsOverwritten) {
+  fs::path copy = CopyOfWhole("garbage");
+  fs::path trials = copy / kSlugs[0] / "trials.jsonl";
+  auto lines = Lines(Slurp(trials));
+  std::string damaged;
+  for (size_t i = 0; i < lines.size(); ++i)
+    damaged += (i == 5 ? std::string("garbage") : lines[i]) + "\n";
+  std::ofstream(trials, std::ios::trunc) << damaged;
+  std::string results = Slurp(copy / "results.json"),
+              history = Slurp(copy / kSlugs[0] / "history.jsonl");
+  CliRun r = Resume("garbage");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr(trials.string() + ":6: damaged trials journal"));
+  EXPECT_EQ(Lines(r.err).size(), 1u) << r.err;
+  EXPECT_EQ(Slurp(trials), damaged);
+  EXPECT_EQ(Slurp(copy / "results.json"), results);
+  EXPECT_EQ(Slurp(copy / kSlugs[0] / "history.jsonl"), history);
+}
+
+TEST_F(Resumed, OtherOptionsThanTheInterruptedRunAreRefused) {
+  fs::path copy = CopyOfWhole("other-seed");
+  std::string results = Slurp(copy / "results.json");
+  CliRun r = Resume("other-seed", "6");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(
+      r.err,
+      HasSubstr("run.json: --resume must run what the interrupted run ran: --seed was 5, now 6"));
+  EXPECT_EQ(Slurp(copy / "results.json"), results);
+  CliRun trials = Resume("other-seed", "5", "13");
+  EXPECT_EQ(trials.exit_code, 2);
+  EXPECT_THAT(trials.err, HasSubstr("--trials was 12, now 13"));
+}
+
+TEST_F(Resumed, AFolderWithoutARunIsRefused) {
+  fs::path empty = *root_ / "empty";
+  fs::create_directories(empty);
+  CliRun r = Resume("empty");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("run.json is missing"));
+}
+
+}  // namespace
+}  // namespace killpoint::testing
+
+namespace killpoint::testing {
+namespace {
+
+// Dogfood: killpoint's own results writer (kp-selftest-writer), crashed at every one of its
+// crash points under the power and torn models (--exhaustive), loses no announced trial; the
+// same writer without its fdatasync does, so the check can fail.
+nlohmann::json JournalComplete(const CliRun& r, const std::string& scenario) {
+  return Invariant(r.Results(), scenario, "journal_complete");
+}
+
+TEST(Dogfood, TheResultsWriterLosesNoFinishedTrialAtAnyCrashPoint) {
+  CliRun r = RunKillpoint("dogfood-power", {"run", "scenarios/selftest/results-writer-power.json",
+                                            "--exhaustive", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto& s = r.Results()["scenarios"][0];
+  EXPECT_GE(s["exhaustive_total"].get<int>(), 100)
+      << "every point of two trials' appends, under two models";
+  EXPECT_EQ(s["trials"], s["exhaustive_total"]);
+  nlohmann::json inv = JournalComplete(r, "selftest/results-writer-power");
+  EXPECT_EQ(inv["violated"], 0) << inv.dump(2);
+  EXPECT_EQ(inv["held"], s["trials"]);
+  EXPECT_GT(s["trials_by_model"]["power"].get<int>(), 0);
+  EXPECT_GT(s["trials_by_model"]["torn"].get<int>(), 0);
+}
+
+TEST(Dogfood, WithoutItsFsyncTheWriterLosesFinishedTrials) {
+  CliRun r = RunKillpoint(
+      "dogfood-no-fsync",
+      {"run", "scenarios/selftest/results-writer-no-fsync.json", "--exhaustive", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;  // an expected violation does not fail the gate
+  nlohmann::json inv = JournalComplete(r, "selftest/results-writer-no-fsync");
+  EXPECT_GT(inv["violated"].get<int>(), 0) << inv.dump(2);
+  ASSERT_FALSE(inv["examples"].empty());
+  EXPECT_THAT(
+      inv["examples"][0]["explanation"].get<std::string>(),
+      ::testing::HasSubstr("finished trials, 0 of them are in trials.jsonl after the crash"));
+}
+
+}  // namespace
+}  // namespace killpoint::testing

@@ -1,0 +1,91 @@
+#include "suite/run_manifest.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "suite/suite.h"
+
+namespace killpoint {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+RunManifest Base() {
+  RunManifest m;
+  m.killpoint_version = "1";
+  m.started_at = "2026-11-29T00:00:00Z";
+  m.seed = 5;
+  m.trials = 12;
+  m.scenarios = {{"a", "a.json", "00ff", "abc"}, {"b", "b.json", "0100", ""}};
+  return m;
+}
+
+std::string Why(const RunManifest& then, const RunManifest& now) {
+  Status s = SameTrials(then, now, "OUT/run.json");
+  return s ? "" : s.error().message;
+}
+
+TEST(RunManifest, TheSameRunIsAccepted) {
+  RunManifest now = Base();
+  now.started_at = "later";  // when it started is not what it makes
+  EXPECT_EQ(Why(Base(), now), "");
+}
+
+TEST(RunManifest, EveryDifferenceInWhatTheRunMakesIsNamed) {
+  RunManifest m = Base();
+  m.seed = 6;
+  EXPECT_EQ(Why(Base(), m),
+            "OUT/run.json: --resume must run what the interrupted run ran: --seed was 5, now 6");
+  m = Base();
+  m.trials = 0;
+  EXPECT_THAT(Why(Base(), m), HasSubstr("--trials was 12, now the scenarios' own"));
+  m = Base();
+  m.exhaustive = true;
+  EXPECT_THAT(Why(Base(), m), HasSubstr("--exhaustive was off, now on"));
+  m = Base();
+  m.shard = ShardInfo{1, 3};
+  EXPECT_THAT(Why(Base(), m), HasSubstr("--shard was none, now 1/3"));
+  m = Base();
+  m.scenarios.pop_back();
+  EXPECT_THAT(Why(Base(), m), HasSubstr("the scenario set was [a, b], now [a]"));
+  m = Base();
+  m.scenarios[1].digest = "0101";
+  EXPECT_THAT(Why(Base(), m),
+              HasSubstr("scenario file b.json was digest 0100, now 0101 (it was edited)"));
+  m = Base();
+  m.scenarios[0].job_commit = "def";
+  EXPECT_THAT(Why(Base(), m), HasSubstr("the job of a was at commit abc, now def"));
+  m = Base();
+  m.killpoint_version = "2";
+  EXPECT_THAT(Why(Base(), m), HasSubstr("the killpoint version was 1, now 2"));
+}
+
+TEST(RunManifest, RoundTripsThroughItsFileAndMissingOrDamagedIsBadInput) {
+  fs::path dir = fs::temp_directory_path() / ("kp-manifest-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto missing = ReadManifest(dir);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, ErrorKind::kBadInput);
+  EXPECT_THAT(missing.error().message, HasSubstr("run.json is missing"));
+  RunManifest m = Base();
+  m.shard = ShardInfo{0, 2};
+  m.trial = 4;
+  ASSERT_TRUE(WriteManifest(dir, m));
+  auto read = ReadManifest(dir);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(Why(m, read.value()), "");
+  EXPECT_EQ(read.value().started_at, m.started_at);
+  std::ofstream(dir / "run.json", std::ios::trunc) << "{\"format\": \"killpoint-run/1\"";
+  auto damaged = ReadManifest(dir);
+  ASSERT_FALSE(damaged);
+  EXPECT_THAT(damaged.error().message, HasSubstr("run.json: damaged run manifest"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace killpoint

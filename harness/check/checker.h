@@ -39,6 +39,9 @@ std::optional<SQLite::Database> OpenJobDatabase(const std::filesystem::path& fil
 // Every built-in invariant by name (the names of scenario/vocabulary.h).
 const std::map<std::string, Checker>& BuiltinCheckers();
 
+// A scenario's own invariant (scenario.h's SqlCheck) on the sandbox `workdir`.
+Verdict RunSqlCheck(const std::string& name, const SqlCheck& check, const std::filesystem::path& workdir);
+
 // The verdicts of the scenario's invariants (must_hold, then expected_violations).
 std::vector<Verdict> CheckTrial(const CheckInput& input);
 
@@ -47,5 +50,6 @@ void AddSettlementCheckers(std::map<std::string, Checker>& out);
 void AddPublishCheckers(std::map<std::string, Checker>& out);
 void AddLifecycleCheckers(std::map<std::string, Checker>& out);
 void AddCommitCheckers(std::map<std::string, Checker>& out);
+void AddDeliveryCheckers(std::map<std::string, Checker>& out);
 
 }  // namespace killpoint

@@ -23,6 +23,18 @@ std::string Row(SQLite::Statement& q) {
   return row;
 }
 
+// Whether the statement, prepared on the job's schema, writes nothing (and is one statement).
+bool ReadOnly(SQLite::Database& db, const std::string& sql) {
+  sqlite3_stmt* stmt = nullptr;
+  const char* tail = nullptr;
+  if (sqlite3_prepare_v2(db.getHandle(), sql.c_str(), static_cast<int>(sql.size()), &stmt, &tail) != SQLITE_OK) {
+    return true;  // SQLite::Statement reports the error with its message
+  }
+  bool read_only = stmt == nullptr || sqlite3_stmt_readonly(stmt);
+  sqlite3_finalize(stmt);
+  return read_only;
+}
+
 }  // namespace
 
 Verdict RunSqlCheck(const std::string& name, const SqlCheck& check, const std::filesystem::path& workdir) {
@@ -32,10 +44,10 @@ Verdict RunSqlCheck(const std::string& name, const SqlCheck& check, const std::f
       if (check.missing_db_holds) return Verdict::Held(name, check.db + " does not exist (missing_db: held)");
       return Verdict::Violated(name, check.db + " does not exist, so the check cannot hold (" + check.says + ")");
     }
-    SQLite::Statement q(*db, check.sql);
-    if (!sqlite3_stmt_readonly(q.getPreparedStatement())) {
+    if (!ReadOnly(*db, check.sql)) {
       return Verdict::Violated(name, "the check's SQL is not a read-only query; it was not run");
     }
+    SQLite::Statement q(*db, check.sql);
     int rows = 0;
     std::string shown;
     while (rows < kRowsCounted && q.executeStep()) {

@@ -47,7 +47,8 @@ struct JobError : std::runtime_error {
   int code;
 };
 
-// Opens (creating) the database, waiting up to 5 s for another writer.
+// Opens (creating) the database in WAL mode with synchronous=NORMAL, waiting up to 5 s for
+// another writer.
 SQLite::Database OpenDb(const std::string& path);
 
 // The date's orders: 3 + day % 3 of them, ids YYYYMMDDnn, deterministic amounts and items.

@@ -41,7 +41,7 @@ TEST_F(Catalogue, EveryMustHoldHoldsAndEveryExpectedViolationShows) {
   EXPECT_EQ(run_->Results()["scenarios"].size(), 15u);
   EXPECT_THAT(run_->out, Not(HasSubstr("not demonstrated")));
   for (const auto& s : run_->Results()["scenarios"]) {
-    EXPECT_EQ(s["trials"], 40) << s["name"];
+    EXPECT_EQ(s["trials"], 24) << s["name"];  // the scenarios say so: the bundled run stays short
   }
 }
 

@@ -35,8 +35,9 @@ std::vector<Verdict> CheckTrial(const CheckInput& input) {
   for (const auto* list : {&input.scenario.must_hold, &input.scenario.expected_violations}) {
     for (const auto& name : *list) {
       auto own = input.scenario.checks.find(name);
-      out.push_back(own != input.scenario.checks.end() ? RunSqlCheck(name, own->second, input.workdir)
-                                                       : BuiltinCheckers().at(name)(input));
+      out.push_back(own != input.scenario.checks.end()
+                        ? RunSqlCheck(name, own->second, input.workdir)
+                        : BuiltinCheckers().at(name)(input));
     }
   }
   return out;

@@ -40,7 +40,8 @@ std::optional<SQLite::Database> OpenJobDatabase(const std::filesystem::path& fil
 const std::map<std::string, Checker>& BuiltinCheckers();
 
 // A scenario's own invariant (scenario.h's SqlCheck) on the sandbox `workdir`.
-Verdict RunSqlCheck(const std::string& name, const SqlCheck& check, const std::filesystem::path& workdir);
+Verdict RunSqlCheck(const std::string& name, const SqlCheck& check,
+                    const std::filesystem::path& workdir);
 
 // The verdicts of the scenario's invariants (must_hold, then expected_violations).
 std::vector<Verdict> CheckTrial(const CheckInput& input);

@@ -159,7 +159,8 @@ class HttplibDownstream : public Downstream {
 
 }  // namespace
 
-Result<std::unique_ptr<Downstream>> Downstream::Start(bool dedupe, History* history, bool by_idempotency_key) {
+Result<std::unique_ptr<Downstream>> Downstream::Start(bool dedupe, History* history,
+                                                      bool by_idempotency_key) {
   auto service = std::make_unique<HttplibDownstream>(dedupe, history, by_idempotency_key);
   Status listening = service->Listen();
   if (!listening) return listening.error();

@@ -13,12 +13,17 @@ namespace {
 
 constexpr size_t kMaxCheckName = 64;
 
-bool IsCheckNameChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }
+bool IsCheckNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
 
 std::string CheckName(FieldReader& r, const std::string& name) {
-  if (name.empty() || name.size() > kMaxCheckName || !std::all_of(name.begin(), name.end(), IsCheckNameChar) ||
+  if (name.empty() || name.size() > kMaxCheckName ||
+      !std::all_of(name.begin(), name.end(), IsCheckNameChar) ||
       !(name[0] >= 'a' && name[0] <= 'z')) {
-    r.Fail(name, "a check's name is a lower-case letter, then lower-case letters, digits and _ (at most 64)");
+    r.Fail(name,
+           "a check's name is a lower-case letter, then lower-case letters, digits and _ (at most "
+           "64)");
   }
   if (std::find(kInvariantNames.begin(), kInvariantNames.end(), name) != kInvariantNames.end()) {
     r.Fail(name, "'" + name + "' is a built-in invariant; give the check another name");
@@ -68,7 +73,7 @@ std::optional<std::string> PrepareProblem(const std::string& sql) {
     if (message.rfind("no such table:", 0) == 0) return std::nullopt;
     return "SQLite cannot prepare it: " + message;
   }
-  if (tail != nullptr && FirstWord(tail) != "" ) return "holds more than one statement";
+  if (tail != nullptr && FirstWord(tail) != "") return "holds more than one statement";
   if (stmt != nullptr && !sqlite3_stmt_readonly(stmt)) return "is not read-only";
   return std::nullopt;
 }
@@ -78,7 +83,8 @@ std::optional<std::string> PrepareProblem(const std::string& sql) {
 bool IsSandboxPath(const std::string& value) {
   std::filesystem::path p(value);
   return !value.empty() && !p.is_absolute() && value.find('\0') == std::string::npos &&
-         std::none_of(p.begin(), p.end(), [](const std::filesystem::path& part) { return part == ".."; });
+         std::none_of(p.begin(), p.end(),
+                      [](const std::filesystem::path& part) { return part == ".."; });
 }
 
 std::optional<std::string> SqlProblem(const std::string& sql) {
@@ -99,7 +105,8 @@ std::map<std::string, SqlCheck> ReadChecks(FieldReader r, const nlohmann::json* 
     FieldReader c = r.Object(name);
     SqlCheck check;
     check.db = c.String("db");
-    if (!IsSandboxPath(check.db)) c.Fail("db", "expected a path relative to the sandbox, got '" + check.db + "'");
+    if (!IsSandboxPath(check.db))
+      c.Fail("db", "expected a path relative to the sandbox, got '" + check.db + "'");
     check.sql = c.String("sql");
     if (auto problem = SqlProblem(check.sql)) c.Fail("sql", *problem);
     check.says = c.String("says");

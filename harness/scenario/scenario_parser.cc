@@ -261,7 +261,8 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   for (const auto& [name, check] : s.checks) {
     if (!std::count(s.must_hold.begin(), s.must_hold.end(), name) &&
         !std::count(s.expected_violations.begin(), s.expected_violations.end(), name)) {
-      r.Fail("checks." + name, "is named in neither invariants.must_hold nor invariants.expected_violations");
+      r.Fail("checks." + name,
+             "is named in neither invariants.must_hold nor invariants.expected_violations");
     }
   }
   for (const auto& name : s.expected_violations) {

@@ -30,14 +30,14 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitBusy = 75;  // EX_TEMPFAIL: the lock is held, or was lost
 
 struct Context {
-  std::string db;          // the SQLite file
-  std::string biz_date;    // YYYY-MM-DD
+  std::string db;        // the SQLite file
+  std::string biz_date;  // YYYY-MM-DD
   std::string variant;
-  std::string downstream;  // base URL, for the patterns that publish
-  std::string workdir;     // where a lock file goes
-  int instance = 1;        // $KILLPOINT_INSTANCE: which of overlapping runs this is
-  int64_t ttl_ms = 300;    // lock: the lease's time to live (real clock)
-  int64_t wait_ms = 1000;  // lock: how long to wait for a held lock
+  std::string downstream;    // base URL, for the patterns that publish
+  std::string workdir;       // where a lock file goes
+  int instance = 1;          // $KILLPOINT_INSTANCE: which of overlapping runs this is
+  int64_t ttl_ms = 300;      // lock: the lease's time to live (real clock)
+  int64_t wait_ms = 1000;    // lock: how long to wait for a held lock
   int64_t timeout_ms = 300;  // downstream request timeout
 };
 
@@ -62,7 +62,8 @@ std::vector<Order> OrdersOf(const std::string& biz_date);
 
 // Inserts the date's orders into `table`(order_id, biz_date, amount_cents [, sku, qty]) if they
 // are not there yet, in one transaction. `with_items` adds sku and qty.
-void SeedOrders(SQLite::Database& db, const std::string& table, const std::string& biz_date, bool with_items);
+void SeedOrders(SQLite::Database& db, const std::string& table, const std::string& biz_date,
+                bool with_items);
 
 // Milliseconds on the real clock (CLOCK_REALTIME), as leases across processes need.
 int64_t NowMs();

@@ -24,15 +24,18 @@ std::vector<Order> OrdersOf(const std::string& biz_date) {
   int day = std::stoi(biz_date.substr(8, 2));
   std::vector<Order> out;
   for (int i = 1; i <= 3 + day % 3; ++i) {
-    out.push_back({ymd * 100 + i, 100 + (ymd % 997 * 37 + i * 1009) % 50000, i % 2 ? "A" : "B", 1 + (day + i) % 5});
+    out.push_back({ymd * 100 + i, 100 + (ymd % 997 * 37 + i * 1009) % 50000, i % 2 ? "A" : "B",
+                   1 + (day + i) % 5});
   }
   return out;
 }
 
-void SeedOrders(SQLite::Database& db, const std::string& table, const std::string& biz_date, bool with_items) {
+void SeedOrders(SQLite::Database& db, const std::string& table, const std::string& biz_date,
+                bool with_items) {
   SQLite::Transaction tx(db);
-  std::string sql = "INSERT OR IGNORE INTO " + table + "(order_id, biz_date, amount_cents" +
-                    (with_items ? ", sku, qty) VALUES (?1, ?2, ?3, ?4, ?5)" : ") VALUES (?1, ?2, ?3)");
+  std::string sql =
+      "INSERT OR IGNORE INTO " + table + "(order_id, biz_date, amount_cents" +
+      (with_items ? ", sku, qty) VALUES (?1, ?2, ?3, ?4, ?5)" : ") VALUES (?1, ?2, ?3)");
   SQLite::Statement insert(db, sql);
   for (const Order& o : OrdersOf(biz_date)) {
     insert.bind(1, o.id);
@@ -65,29 +68,36 @@ std::string NewUuid() {
   b[6] = static_cast<unsigned char>((b[6] & 0x0f) | 0x40);
   b[8] = static_cast<unsigned char>((b[8] & 0x3f) | 0x80);
   char text[37];
-  std::snprintf(text, sizeof text, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  std::snprintf(text, sizeof text,
+                "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+                b[15]);
   return text;
 }
 
 int64_t Publish(const Context& ctx, const std::string& key, const std::string& idempotency_key,
                 const std::string& payload_json) {
-  if (ctx.downstream.empty()) throw JobError(kExitUsage, "no downstream: set KILLPOINT_DOWNSTREAM or --downstream");
+  if (ctx.downstream.empty())
+    throw JobError(kExitUsage, "no downstream: set KILLPOINT_DOWNSTREAM or --downstream");
   httplib::Client client(ctx.downstream);
   auto timeout = std::chrono::milliseconds(ctx.timeout_ms);
   client.set_connection_timeout(timeout);
   client.set_read_timeout(timeout);
   client.set_write_timeout(timeout);
-  nlohmann::json body = {{"key", key}, {"biz_date", ctx.biz_date}, {"payload", nlohmann::json::parse(payload_json)}};
+  nlohmann::json body = {
+      {"key", key}, {"biz_date", ctx.biz_date}, {"payload", nlohmann::json::parse(payload_json)}};
   httplib::Headers headers = {{"Idempotency-Key", idempotency_key}};
   auto result = client.Post("/publish", headers, body.dump(), "application/json");
   std::string what = "POST /publish " + key + " (Idempotency-Key " + idempotency_key + ")";
-  if (!result) throw JobError(kExitFailed, what + ": no answer (" + httplib::to_string(result.error()) + ")");
+  if (!result)
+    throw JobError(kExitFailed, what + ": no answer (" + httplib::to_string(result.error()) + ")");
   if (result->status != 200) {
-    throw JobError(kExitFailed, what + ": HTTP " + std::to_string(result->status) + " " + result->body);
+    throw JobError(kExitFailed,
+                   what + ": HTTP " + std::to_string(result->status) + " " + result->body);
   }
   nlohmann::json answer = nlohmann::json::parse(result->body, nullptr, false);
-  if (!answer.is_object() || !answer.contains("delivery_id") || !answer["delivery_id"].is_number_integer()) {
+  if (!answer.is_object() || !answer.contains("delivery_id") ||
+      !answer["delivery_id"].is_number_integer()) {
     throw JobError(kExitFailed, what + ": unexpected answer " + result->body);
   }
   return answer["delivery_id"].get<int64_t>();

@@ -34,18 +34,22 @@ struct Shipment {
 };
 
 std::vector<Shipment> ShipmentsOf(SQLite::Database& db, const std::string& date) {
-  SQLite::Statement q(db, "SELECT order_id, sku, qty FROM shipments WHERE biz_date = ?1 ORDER BY order_id");
+  SQLite::Statement q(
+      db, "SELECT order_id, sku, qty FROM shipments WHERE biz_date = ?1 ORDER BY order_id");
   q.bind(1, date);
   std::vector<Shipment> out;
-  while (q.executeStep()) out.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getInt64()});
+  while (q.executeStep())
+    out.push_back(
+        {q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getInt64()});
   return out;
 }
 
 // Applies one shipment in one transaction; false when it was applied before (ledger only).
 bool Apply(SQLite::Database& db, const Context& ctx, const Shipment& s, bool ledger) {
   SQLite::Transaction tx(db);
-  SQLite::Statement log(db, "INSERT " + std::string(ledger ? "OR IGNORE " : "") +
-                                "INTO stock_log(order_id, biz_date, sku, qty) VALUES (?1, ?2, ?3, ?4)");
+  SQLite::Statement log(db,
+                        "INSERT " + std::string(ledger ? "OR IGNORE " : "") +
+                            "INTO stock_log(order_id, biz_date, sku, qty) VALUES (?1, ?2, ?3, ?4)");
   log.bind(1, s.order_id);
   log.bind(2, ctx.biz_date);
   log.bind(3, s.sku);
@@ -54,7 +58,9 @@ bool Apply(SQLite::Database& db, const Context& ctx, const Shipment& s, bool led
   SQLite::Statement take(db, "UPDATE stock SET qty = qty - ?1 WHERE sku = ?2 AND qty >= ?1");
   take.bind(1, s.qty);
   take.bind(2, s.sku);
-  if (take.exec() != 1) throw JobError(kExitFailed, "not enough stock of " + s.sku + " for order " + std::to_string(s.order_id));
+  if (take.exec() != 1)
+    throw JobError(kExitFailed,
+                   "not enough stock of " + s.sku + " for order " + std::to_string(s.order_id));
   failpoint("after_decrement");
   failpoint("before_commit");
   tx.commit();
@@ -69,7 +75,8 @@ int RunInventory(const Context& ctx) {
   SQLite::Database db = OpenDb(ctx.db);
   db.exec(kSchema);
   db.exec(ledger ? kLogKeyed : kLogUnkeyed);
-  SQLite::Statement stock(db, "INSERT OR IGNORE INTO stock(sku, initial_qty, qty) VALUES (?1, ?2, ?2)");
+  SQLite::Statement stock(db,
+                          "INSERT OR IGNORE INTO stock(sku, initial_qty, qty) VALUES (?1, ?2, ?2)");
   for (const char* sku : {"A", "B"}) {
     stock.bind(1, sku);
     stock.bind(2, kInitialQty);
@@ -78,9 +85,10 @@ int RunInventory(const Context& ctx) {
   }
   SeedOrders(db, "shipments", ctx.biz_date, true);
   int applied = 0, skipped = 0;
-  for (const Shipment& s : ShipmentsOf(db, ctx.biz_date)) (Apply(db, ctx, s, ledger) ? applied : skipped)++;
-  std::cout << "inventory " << ctx.variant << ": " << ctx.biz_date << " applied " << applied << ", already applied "
-            << skipped << "\n";
+  for (const Shipment& s : ShipmentsOf(db, ctx.biz_date))
+    (Apply(db, ctx, s, ledger) ? applied : skipped)++;
+  std::cout << "inventory " << ctx.variant << ": " << ctx.biz_date << " applied " << applied
+            << ", already applied " << skipped << "\n";
   return kExitOk;
 }
 

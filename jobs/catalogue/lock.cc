@@ -50,10 +50,11 @@ int64_t TryLease(SQLite::Database& db, const Context& ctx, std::string* held_by)
     token = q.getColumn(1).getInt64() + 1;
   }
   q.reset();
-  SQLite::Statement take(db,
-                         "INSERT INTO locks(name, holder, token, expires_at_ms) VALUES ('payout', ?1, ?2, ?3)"
-                         " ON CONFLICT(name) DO UPDATE SET holder = excluded.holder, token = excluded.token,"
-                         " expires_at_ms = excluded.expires_at_ms");
+  SQLite::Statement take(
+      db,
+      "INSERT INTO locks(name, holder, token, expires_at_ms) VALUES ('payout', ?1, ?2, ?3)"
+      " ON CONFLICT(name) DO UPDATE SET holder = excluded.holder, token = excluded.token,"
+      " expires_at_ms = excluded.expires_at_ms");
   take.bind(1, Holder(ctx));
   take.bind(2, token);
   take.bind(3, NowMs() + ctx.ttl_ms);
@@ -103,9 +104,10 @@ void Pay(SQLite::Database& db, const Context& ctx, int64_t token, bool fencing) 
                                     ", the lock's is now " + std::to_string(current));
     }
   }
-  SQLite::Statement pay(db,
-                        "INSERT INTO payouts(biz_date, amount_cents, instance, token)"
-                        " SELECT biz_date, amount_cents, ?2, ?3 FROM payout_requests WHERE biz_date = ?1");
+  SQLite::Statement pay(
+      db,
+      "INSERT INTO payouts(biz_date, amount_cents, instance, token)"
+      " SELECT biz_date, amount_cents, ?2, ?3 FROM payout_requests WHERE biz_date = ?1");
   pay.bind(1, ctx.biz_date);
   pay.bind(2, ctx.instance);
   pay.bind(3, token);
@@ -121,7 +123,8 @@ int RunLock(const Context& ctx) {
   bool idempotent = ctx.variant != "lease-no-idempotency";
   SQLite::Database db = OpenDb(ctx.db);
   db.exec(kSchema);
-  SQLite::Statement request(db, "INSERT OR IGNORE INTO payout_requests(biz_date, amount_cents) VALUES (?1, ?2)");
+  SQLite::Statement request(
+      db, "INSERT OR IGNORE INTO payout_requests(biz_date, amount_cents) VALUES (?1, ?2)");
   request.bind(1, ctx.biz_date);
   request.bind(2, OrdersOf(ctx.biz_date).front().amount_cents);
   request.exec();
@@ -145,8 +148,9 @@ int RunLock(const Context& ctx) {
     release.bind(1, token);
     release.exec();
   }
-  std::cout << "lock " << ctx.variant << ": " << ctx.biz_date << (paid ? " was already paid" : " paid") << " by "
-            << Holder(ctx) << (flock ? "" : " token " + std::to_string(token)) << "\n";
+  std::cout << "lock " << ctx.variant << ": " << ctx.biz_date
+            << (paid ? " was already paid" : " paid") << " by " << Holder(ctx)
+            << (flock ? "" : " token " + std::to_string(token)) << "\n";
   return kExitOk;
 }
 

@@ -21,7 +21,8 @@ constexpr const char* kSchema =
     " amount_cents INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'new')";
 
 // Moves the order from `from` to `to`; returns whether this run made the change.
-bool Transition(SQLite::Database& db, int64_t id, const char* from, const char* to, bool conditional) {
+bool Transition(SQLite::Database& db, int64_t id, const char* from, const char* to,
+                bool conditional) {
   SQLite::Statement u(db, std::string("UPDATE orders SET status = ?1 WHERE order_id = ?2") +
                               (conditional ? " AND status = ?3" : ""));
   u.bind(1, to);
@@ -49,18 +50,21 @@ int RunOrderState(const Context& ctx) {
       if (StatusOf(db, o.id) == "completed") continue;
       failpoint("after_read");
     }
-    if (!Transition(db, o.id, "new", "processing", conditional)) continue;  // not ours (conditional only)
+    if (!Transition(db, o.id, "new", "processing", conditional))
+      continue;  // not ours (conditional only)
     failpoint("after_claim");
     std::string key = "fulfil-" + std::to_string(o.id);
     Publish(ctx, key, key, R"({"order_id":)" + std::to_string(o.id) + "}");
     failpoint("after_publish");
     if (!Transition(db, o.id, "processing", "completed", conditional)) {
-      throw JobError(kExitFailed, "order " + std::to_string(o.id) + " left processing while this run fulfilled it");
+      throw JobError(kExitFailed, "order " + std::to_string(o.id) +
+                                      " left processing while this run fulfilled it");
     }
     failpoint("after_complete");
     ++fulfilled;
   }
-  std::cout << "order-state " << ctx.variant << ": " << ctx.biz_date << " fulfilled " << fulfilled << "\n";
+  std::cout << "order-state " << ctx.variant << ": " << ctx.biz_date << " fulfilled " << fulfilled
+            << "\n";
   return kExitOk;
 }
 

@@ -22,7 +22,8 @@ constexpr const char* kStatusUnkeyed =
     " biz_date TEXT NOT NULL, status TEXT NOT NULL, updated_at INTEGER NOT NULL)";
 
 constexpr const char* kInsert =
-    "INSERT INTO order_status(order_id, biz_date, status, updated_at) VALUES (?1, ?2, 'settled', ?3)";
+    "INSERT INTO order_status(order_id, biz_date, status, updated_at) VALUES (?1, ?2, 'settled', "
+    "?3)";
 
 }  // namespace
 
@@ -51,7 +52,8 @@ int RunOrderStatus(const Context& ctx) {
     failpoint("after_insert");
   }
   failpoint("after_last_write");
-  std::cout << "order-status " << ctx.variant << ": " << ids.size() << " orders of " << ctx.biz_date << "\n";
+  std::cout << "order-status " << ctx.variant << ": " << ids.size() << " orders of " << ctx.biz_date
+            << "\n";
   return kExitOk;
 }
 

@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS processed(msg_id TEXT PRIMARY KEY);
 
 void Enqueue(SQLite::Database& db, const std::string& date) {
   SQLite::Transaction tx(db);
-  SQLite::Statement put(db, "INSERT OR IGNORE INTO messages(msg_id, biz_date, amount_cents) VALUES (?1, ?2, ?3)");
+  SQLite::Statement put(
+      db, "INSERT OR IGNORE INTO messages(msg_id, biz_date, amount_cents) VALUES (?1, ?2, ?3)");
   for (const Order& o : OrdersOf(date)) {
     put.bind(1, "msg-" + std::to_string(o.id));
     put.bind(2, date);
@@ -69,9 +70,10 @@ int RunQueue(const Context& ctx) {
   Enqueue(db, ctx.biz_date);
   int consumed = 0;
   for (;;) {  // receive: the oldest unacknowledged message of the date
-    SQLite::Statement next(db,
-                           "SELECT msg_id, amount_cents FROM messages WHERE biz_date = ?1 AND acked = 0"
-                           " ORDER BY msg_id LIMIT 1");
+    SQLite::Statement next(
+        db,
+        "SELECT msg_id, amount_cents FROM messages WHERE biz_date = ?1 AND acked = 0"
+        " ORDER BY msg_id LIMIT 1");
     next.bind(1, ctx.biz_date);
     if (!next.executeStep()) break;
     std::string id = next.getColumn(0).getString();
@@ -90,7 +92,8 @@ int RunQueue(const Context& ctx) {
     }
     ++consumed;
   }
-  std::cout << "queue " << ctx.variant << ": " << ctx.biz_date << " consumed " << consumed << " messages\n";
+  std::cout << "queue " << ctx.variant << ": " << ctx.biz_date << " consumed " << consumed
+            << " messages\n";
   return kExitOk;
 }
 

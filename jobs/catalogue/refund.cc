@@ -27,21 +27,24 @@ int RunRefund(const Context& ctx) {
   SQLite::Database db = OpenDb(ctx.db);
   db.exec(kSchema);
   SeedOrders(db, "refund_requests", ctx.biz_date, false);
-  SQLite::Statement todo(db,
-                         "SELECT r.order_id, r.amount_cents FROM refund_requests r WHERE r.biz_date = ?1 AND"
-                         " NOT EXISTS (SELECT 1 FROM refunds f WHERE f.order_id = r.order_id) ORDER BY r.order_id");
+  SQLite::Statement todo(
+      db,
+      "SELECT r.order_id, r.amount_cents FROM refund_requests r WHERE r.biz_date = ?1 AND"
+      " NOT EXISTS (SELECT 1 FROM refunds f WHERE f.order_id = r.order_id) ORDER BY r.order_id");
   todo.bind(1, ctx.biz_date);
   std::vector<std::pair<int64_t, int64_t>> pending;
-  while (todo.executeStep()) pending.emplace_back(todo.getColumn(0).getInt64(), todo.getColumn(1).getInt64());
+  while (todo.executeStep())
+    pending.emplace_back(todo.getColumn(0).getInt64(), todo.getColumn(1).getInt64());
   SQLite::Statement record(db,
-                           "INSERT INTO refunds(order_id, biz_date, idempotency_key, delivery_id) VALUES (?1, ?2, ?3, ?4)");
+                           "INSERT INTO refunds(order_id, biz_date, idempotency_key, delivery_id) "
+                           "VALUES (?1, ?2, ?3, ?4)");
   for (const auto& [order_id, amount] : pending) {
     std::string key = "refund-" + std::to_string(order_id);
     std::string idempotency_key = order_key ? key : NewUuid();
     failpoint("before_publish");
     int64_t delivery = Publish(ctx, key, idempotency_key,
-                               R"({"order_id":)" + std::to_string(order_id) + R"(,"amount_cents":)" +
-                                   std::to_string(amount) + "}");
+                               R"({"order_id":)" + std::to_string(order_id) +
+                                   R"(,"amount_cents":)" + std::to_string(amount) + "}");
     failpoint("after_publish");
     record.bind(1, order_id);
     record.bind(2, ctx.biz_date);
@@ -51,7 +54,8 @@ int RunRefund(const Context& ctx) {
     record.reset();
     failpoint("after_record");
   }
-  std::cout << "refund " << ctx.variant << ": " << ctx.biz_date << " refunded " << pending.size() << " orders\n";
+  std::cout << "refund " << ctx.variant << ": " << ctx.biz_date << " refunded " << pending.size()
+            << " orders\n";
   return kExitOk;
 }
 

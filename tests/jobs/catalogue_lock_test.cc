@@ -32,7 +32,8 @@ constexpr const char* kDate = "2026-11-05";
 // Release(): the harness's view of a job stopped at a point.
 class HoldingController {
  public:
-  explicit HoldingController(std::string hold_at) : hold_at_(std::move(hold_at)), accept_([this] { AcceptLoop(); }) {}
+  explicit HoldingController(std::string hold_at)
+      : hold_at_(std::move(hold_at)), accept_([this] { AcceptLoop(); }) {}
   ~HoldingController() {
     Release();
     listener_.Wake();
@@ -85,10 +86,12 @@ class HoldingController {
 
 class LockTest : public ::testing::Test {
  protected:
-  SpawnSpec Spec(const std::string& variant, int instance, const std::string& ctl, int64_t ttl_ms, int64_t wait_ms) {
-    SpawnSpec spec{{std::string(KILLPOINT_BIN_DIR) + "/kp-catalogue", "lock", "--variant", variant, "--ttl-ms",
-                    std::to_string(ttl_ms), "--wait-ms", std::to_string(wait_ms)},
-                   {{"KILLPOINT_WORKDIR", dir_.path()}, {"KILLPOINT_BIZ_DATE", kDate},
+  SpawnSpec Spec(const std::string& variant, int instance, const std::string& ctl, int64_t ttl_ms,
+                 int64_t wait_ms) {
+    SpawnSpec spec{{std::string(KILLPOINT_BIN_DIR) + "/kp-catalogue", "lock", "--variant", variant,
+                    "--ttl-ms", std::to_string(ttl_ms), "--wait-ms", std::to_string(wait_ms)},
+                   {{"KILLPOINT_WORKDIR", dir_.path()},
+                    {"KILLPOINT_BIZ_DATE", kDate},
                     {"KILLPOINT_INSTANCE", std::to_string(instance)}},
                    dir_.path()};
     if (!ctl.empty()) spec.env["KILLPOINT_CTL"] = ctl;
@@ -109,8 +112,8 @@ class LockTest : public ::testing::Test {
 
   // Instance 1 held at `point` and stopped until `ttl_ms` (and a margin) have passed on the real
   // clock; instance 2 runs meanwhile; then instance 1 goes on. Returns both results.
-  std::pair<ProcessResult, ProcessResult> PausedPastTtl(const std::string& variant, const std::string& point,
-                                                        int64_t ttl_ms) {
+  std::pair<ProcessResult, ProcessResult> PausedPastTtl(const std::string& variant,
+                                                        const std::string& point, int64_t ttl_ms) {
     HoldingController controller(point);
     Subprocess first(Spec(variant, 1, controller.address(), ttl_ms, 0));
     EXPECT_TRUE(controller.WaitHeld()) << "instance 1 never reached " << point;

@@ -24,17 +24,21 @@ constexpr const char* kDate = "2026-11-05";  // 3 + 5 % 3 = 5 orders
 class CatalogueTest : public ::testing::Test {
  protected:
   // kp-catalogue PATTERN --variant VARIANT for kDate; kill_at: crash there (fake controller).
-  ProcessResult Run(const std::string& pattern, const std::string& variant, const std::string& kill_at = "",
-                    std::vector<std::string> extra = {}) {
+  ProcessResult Run(const std::string& pattern, const std::string& variant,
+                    const std::string& kill_at = "", std::vector<std::string> extra = {}) {
     FakeController controller(kill_at);
-    SpawnSpec spec{{std::string(KILLPOINT_BIN_DIR) + "/kp-catalogue", pattern, "--variant", variant},
-                   {{"KILLPOINT_WORKDIR", dir_.path()}, {"KILLPOINT_BIZ_DATE", kDate}, {"KILLPOINT_CTL", controller.address()},
-                    {"KILLPOINT_DOWNSTREAM", downstream_.url()}},
-                   dir_.path()};
+    SpawnSpec spec{
+        {std::string(KILLPOINT_BIN_DIR) + "/kp-catalogue", pattern, "--variant", variant},
+        {{"KILLPOINT_WORKDIR", dir_.path()},
+         {"KILLPOINT_BIZ_DATE", kDate},
+         {"KILLPOINT_CTL", controller.address()},
+         {"KILLPOINT_DOWNSTREAM", downstream_.url()}},
+        dir_.path()};
     spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
     return RunProcess(spec);
   }
-  ProcessResult Killed(const std::string& pattern, const std::string& variant, const std::string& at) {
+  ProcessResult Killed(const std::string& pattern, const std::string& variant,
+                       const std::string& at) {
     ProcessResult r = Run(pattern, variant, at);
     EXPECT_EQ(r.term_signal, SIGKILL) << r;
     return r;
@@ -114,7 +118,8 @@ TEST_F(CatalogueTest, RefundWithAFreshUuidSendsANewKeyOnTheRetry) {
   std::vector<std::string> keys = IdempotencyKeys("refund-2026110501");
   ASSERT_EQ(keys.size(), 2u);
   EXPECT_NE(keys[0], keys[1]);
-  EXPECT_THAT(keys[0], ::testing::MatchesRegex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"));
+  EXPECT_THAT(keys[0], ::testing::MatchesRegex(
+                           "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"));
   // The fake deduplicates by Idempotency-Key: two keys, two refunds.
   EXPECT_EQ(downstream_.deliveries(keys[0]), 1);
   EXPECT_EQ(downstream_.deliveries(keys[1]), 1);
@@ -122,8 +127,8 @@ TEST_F(CatalogueTest, RefundWithAFreshUuidSendsANewKeyOnTheRetry) {
 
 TEST_F(CatalogueTest, RefundWithoutADownstreamFailsRetryably) {
   FakeDownstream failing(FakeDownstream::Mode::kFail);
-  SpawnSpec spec{{std::string(KILLPOINT_BIN_DIR) + "/kp-catalogue", "refund", "--variant", "order-key", "--downstream",
-                  failing.url()},
+  SpawnSpec spec{{std::string(KILLPOINT_BIN_DIR) + "/kp-catalogue", "refund", "--variant",
+                  "order-key", "--downstream", failing.url()},
                  {{"KILLPOINT_WORKDIR", dir_.path()}, {"KILLPOINT_BIZ_DATE", kDate}},
                  dir_.path()};
   ProcessResult r = RunProcess(spec);
@@ -177,9 +182,10 @@ TEST_F(CatalogueTest, SeedingIsDeterministicAndIdempotent) {
 
 TEST_F(CatalogueTest, BadInputIsAUsageError) {
   EXPECT_EQ(Run("queue", "ack-sideways").exit_code, 2);
-  SpawnSpec spec{{std::string(KILLPOINT_BIN_DIR) + "/kp-catalogue", "queue", "--variant", "ack-after"},
-                 {{"KILLPOINT_WORKDIR", dir_.path()}, {"KILLPOINT_BIZ_DATE", "2026-02-30"}},
-                 dir_.path()};
+  SpawnSpec spec{
+      {std::string(KILLPOINT_BIN_DIR) + "/kp-catalogue", "queue", "--variant", "ack-after"},
+      {{"KILLPOINT_WORKDIR", dir_.path()}, {"KILLPOINT_BIZ_DATE", "2026-02-30"}},
+      dir_.path()};
   ProcessResult r = RunProcess(spec);
   EXPECT_EQ(r.exit_code, 2) << r;
   EXPECT_THAT(r.err, HasSubstr("bad or missing business date"));

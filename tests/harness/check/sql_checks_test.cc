@@ -12,15 +12,19 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 SqlCheck OneStatus() {
-  return {"orders.db", "SELECT order_id, biz_date, count(*) AS n FROM order_status GROUP BY order_id HAVING n > 1",
-          "an order has more than one status row", false};
+  return {
+      "orders.db",
+      "SELECT order_id, biz_date, count(*) AS n FROM order_status GROUP BY order_id HAVING n > 1",
+      "an order has more than one status row", false};
 }
 
 class SqlCheckTest : public ::testing::Test {
  protected:
   SQLite::Database Db() {
-    SQLite::Database db((f_.dir() / "orders.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec("CREATE TABLE IF NOT EXISTS order_status(order_id INTEGER, biz_date TEXT, status TEXT)");
+    SQLite::Database db((f_.dir() / "orders.db").string(),
+                        SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(
+        "CREATE TABLE IF NOT EXISTS order_status(order_id INTEGER, biz_date TEXT, status TEXT)");
     return db;
   }
   Verdict Run(const SqlCheck& c) { return RunSqlCheck("one_status_per_order", c, f_.dir()); }
@@ -35,18 +39,20 @@ TEST_F(SqlCheckTest, NoRowsMeansHeld) {
 }
 
 TEST_F(SqlCheckTest, ReturnedRowsAreTheViolationNamedColumnByColumn) {
-  Db().exec("INSERT INTO order_status VALUES (7, '2026-11-01', 'new'), (7, '2026-11-01', 'settled')");
+  Db().exec(
+      "INSERT INTO order_status VALUES (7, '2026-11-01', 'new'), (7, '2026-11-01', 'settled')");
   Verdict v = Run(OneStatus());
   EXPECT_FALSE(v.held);
   EXPECT_EQ(v.explanation,
-            "an order has more than one status row: 1 row in orders.db, order_id=7, biz_date=2026-11-01, n=2");
+            "an order has more than one status row: 1 row in orders.db, order_id=7, "
+            "biz_date=2026-11-01, n=2");
 }
 
 TEST_F(SqlCheckTest, NamesTheFirstThreeRowsAndCountsTheRest) {
   auto db = Db();
   for (int i = 1; i <= 5; ++i) {
-    db.exec("INSERT INTO order_status VALUES (" + std::to_string(i) + ", '2026-11-01', 'a'), (" + std::to_string(i) +
-            ", '2026-11-01', 'b')");
+    db.exec("INSERT INTO order_status VALUES (" + std::to_string(i) + ", '2026-11-01', 'a'), (" +
+            std::to_string(i) + ", '2026-11-01', 'b')");
   }
   Verdict v = Run(OneStatus());
   EXPECT_THAT(v.explanation, HasSubstr(": 5 rows in orders.db, first 3: order_id=1, "));
@@ -55,8 +61,10 @@ TEST_F(SqlCheckTest, NamesTheFirstThreeRowsAndCountsTheRest) {
 }
 
 TEST_F(SqlCheckTest, ValuesArePrintableAndBounded) {
-  Db().exec("INSERT INTO order_status VALUES (1, 'a' || char(10) || 'b', 'x'), (1, '" + std::string(500, 'z') + "', 'y')");
-  Verdict v = Run({"orders.db", "SELECT biz_date, NULL AS nothing FROM order_status", "odd", false});
+  Db().exec("INSERT INTO order_status VALUES (1, 'a' || char(10) || 'b', 'x'), (1, '" +
+            std::string(500, 'z') + "', 'y')");
+  Verdict v =
+      Run({"orders.db", "SELECT biz_date, NULL AS nothing FROM order_status", "odd", false});
   EXPECT_THAT(v.explanation, HasSubstr("biz_date=a\\x0ab, nothing=NULL"));
   EXPECT_EQ(v.explanation.find('\n'), std::string::npos);
   EXPECT_LT(v.explanation.size(), 700u);

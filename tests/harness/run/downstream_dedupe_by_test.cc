@@ -23,7 +23,8 @@ class DedupeByHeader : public ::testing::Test {
     c.set_read_timeout(2, 0);
     httplib::Headers h;
     if (!header.empty()) h.emplace("Idempotency-Key", header);
-    auto r = c.Post("/publish", h, json{{"key", key}, {"biz_date", "2026-11-01"}}.dump(), "application/json");
+    auto r = c.Post("/publish", h, json{{"key", key}, {"biz_date", "2026-11-01"}}.dump(),
+                    "application/json");
     EXPECT_TRUE(r && r->status == 200);
     return r ? json::parse(r->body) : json();
   }

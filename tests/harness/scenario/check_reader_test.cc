@@ -1,11 +1,12 @@
 // A scenario's own invariants ("checks"), as the parser reads them: names, SQL found bad at
 // load time, and where the names may be used.
+#include "scenario/check_reader.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "scenario/check_reader.h"
 #include "scenario/scenario_parser.h"
 
 namespace killpoint {
@@ -53,7 +54,9 @@ TEST(Checks, MissingDbMayBeDeclaredHeld) {
 }
 
 TEST(Checks, MayBeExpectedViolations) {
-  auto s = ParseWith("/invariants", R"({"must_hold": ["converges"], "expected_violations": ["one_status_per_order"]})");
+  auto s =
+      ParseWith("/invariants",
+                R"({"must_hold": ["converges"], "expected_violations": ["one_status_per_order"]})");
   ASSERT_TRUE(s) << s.error().message;
 }
 
@@ -72,29 +75,36 @@ INSTANTIATE_TEST_SUITE_P(
     Fields, ChecksReject,
     ::testing::Values(
         BadCheck{"/checks", "[]", "checks: expected an object"},
-        BadCheck{"/checks/one_status_per_order", "\"SELECT 1\"", "checks.one_status_per_order: expected an object"},
+        BadCheck{"/checks/one_status_per_order", "\"SELECT 1\"",
+                 "checks.one_status_per_order: expected an object"},
         BadCheck{"/checks/no_loss", R"({"db": "a.db", "sql": "SELECT 1", "says": "x"})",
                  "checks.no_loss: 'no_loss' is a built-in invariant"},
         BadCheck{"/checks/Bad-Name", R"({"db": "a.db", "sql": "SELECT 1", "says": "x"})",
                  "checks.Bad-Name: a check's name is"},
-        BadCheck{"/checks/one_status_per_order/db", "\"/abs.db\"", "checks.one_status_per_order.db: expected a path relative"},
-        BadCheck{"/checks/one_status_per_order/db", "\"../up.db\"", "checks.one_status_per_order.db: expected a path relative"},
+        BadCheck{"/checks/one_status_per_order/db", "\"/abs.db\"",
+                 "checks.one_status_per_order.db: expected a path relative"},
+        BadCheck{"/checks/one_status_per_order/db", "\"../up.db\"",
+                 "checks.one_status_per_order.db: expected a path relative"},
         BadCheck{"/checks/one_status_per_order/sql", "\"SELEC order_id FROM t\"",
                  "checks.one_status_per_order.sql: expected one query (SELECT, WITH or VALUES)"},
         BadCheck{"/checks/one_status_per_order/sql", "\"SELECT order_id FROM t WHERE\"",
                  "checks.one_status_per_order.sql: SQLite cannot prepare it: "},
-        BadCheck{"/checks/one_status_per_order/sql", "\"SELECT (1\"", "checks.one_status_per_order.sql: "},
+        BadCheck{"/checks/one_status_per_order/sql", "\"SELECT (1\"",
+                 "checks.one_status_per_order.sql: "},
         BadCheck{"/checks/one_status_per_order/sql", "\"SELECT 1; SELECT 2\"",
                  "checks.one_status_per_order.sql: holds more than one statement"},
         BadCheck{"/checks/one_status_per_order/sql", "\"SELECT nosuchfn(1)\"",
                  "checks.one_status_per_order.sql: SQLite cannot prepare it: no such function"},
         BadCheck{"/checks/one_status_per_order/sql", "\"DELETE FROM order_status\"",
                  "checks.one_status_per_order.sql: expected one query"},
-        BadCheck{"/checks/one_status_per_order/says", "\"\"", "checks.one_status_per_order.says: must say"},
-        BadCheck{"/checks/one_status_per_order/says", "3", "checks.one_status_per_order.says: expected a string"},
+        BadCheck{"/checks/one_status_per_order/says", "\"\"",
+                 "checks.one_status_per_order.says: must say"},
+        BadCheck{"/checks/one_status_per_order/says", "3",
+                 "checks.one_status_per_order.says: expected a string"},
         BadCheck{"/checks/one_status_per_order/missing_db", "\"ignore\"",
                  "checks.one_status_per_order.missing_db: expected \"violated\" or \"held\""},
-        BadCheck{"/checks/one_status_per_order/colour", "\"red\"", "checks.one_status_per_order.colour: unknown field"},
+        BadCheck{"/checks/one_status_per_order/colour", "\"red\"",
+                 "checks.one_status_per_order.colour: unknown field"},
         BadCheck{"/invariants/must_hold/0", "\"one_status_per_ordr\"",
                  "invariants.must_hold[0]: unknown invariant 'one_status_per_ordr' (known: "},
         BadCheck{"/invariants", R"({"must_hold": ["converges"]})",

@@ -64,8 +64,8 @@ TEST_F(SqlCheckTest, ValuesArePrintableAndBounded) {
   Db().exec("INSERT INTO order_status VALUES (1, 'a' || char(10) || 'b', 'x'), (1, '" +
             std::string(500, 'z') + "', 'y')");
   Verdict v =
-      Run({"orders.db", "SELECT biz_date, NULL AS nothing FROM order_status", "odd", false});
-  EXPECT_THAT(v.explanation, HasSubstr("biz_date=a\\x0ab, nothing=NULL"));
+      Run({"orders.db", "SELECT biz_date, NULL AS absent FROM order_status", "odd", false});
+  EXPECT_THAT(v.explanation, HasSubstr("biz_date=a\\x0ab, absent=NULL"));
   EXPECT_EQ(v.explanation.find('\n'), std::string::npos);
   EXPECT_LT(v.explanation.size(), 700u);
 }

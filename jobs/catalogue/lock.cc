@@ -144,7 +144,10 @@ int RunLock(const Context& ctx) {
   if (flock) {
     ::close(fd);
   } else {
-    SQLite::Statement release(db, "DELETE FROM locks WHERE name = 'payout' AND token = ?1");
+    // The row stays, expired: its token must keep growing, or a stale holder's token would
+    // become valid again for the next holder's fencing check.
+    SQLite::Statement release(
+        db, "UPDATE locks SET holder = '', expires_at_ms = 0 WHERE name = 'payout' AND token = ?1");
     release.bind(1, token);
     release.exec();
   }

@@ -25,6 +25,7 @@ const std::map<std::string, Checker>& BuiltinCheckers() {
     AddLifecycleCheckers(all);
     AddCommitCheckers(all);
     AddSelftestCheckers(all);
+    AddDeliveryCheckers(all);
     return all;
   }();
   return checkers;
@@ -33,7 +34,12 @@ const std::map<std::string, Checker>& BuiltinCheckers() {
 std::vector<Verdict> CheckTrial(const CheckInput& input) {
   std::vector<Verdict> out;
   for (const auto* list : {&input.scenario.must_hold, &input.scenario.expected_violations}) {
-    for (const auto& name : *list) out.push_back(BuiltinCheckers().at(name)(input));
+    for (const auto& name : *list) {
+      auto own = input.scenario.checks.find(name);
+      out.push_back(own != input.scenario.checks.end()
+                        ? RunSqlCheck(name, own->second, input.workdir)
+                        : BuiltinCheckers().at(name)(input));
+    }
   }
   return out;
 }

@@ -39,6 +39,10 @@ std::optional<SQLite::Database> OpenJobDatabase(const std::filesystem::path& fil
 // Every built-in invariant by name (the names of scenario/vocabulary.h).
 const std::map<std::string, Checker>& BuiltinCheckers();
 
+// A scenario's own invariant (scenario.h's SqlCheck) on the sandbox `workdir`.
+Verdict RunSqlCheck(const std::string& name, const SqlCheck& check,
+                    const std::filesystem::path& workdir);
+
 // The verdicts of the scenario's invariants (must_hold, then expected_violations).
 std::vector<Verdict> CheckTrial(const CheckInput& input);
 
@@ -48,5 +52,6 @@ void AddPublishCheckers(std::map<std::string, Checker>& out);
 void AddLifecycleCheckers(std::map<std::string, Checker>& out);
 void AddCommitCheckers(std::map<std::string, Checker>& out);
 void AddSelftestCheckers(std::map<std::string, Checker>& out);  // the harness's own writer
+void AddDeliveryCheckers(std::map<std::string, Checker>& out);
 
 }  // namespace killpoint

@@ -16,8 +16,10 @@ namespace killpoint {
 
 class Downstream {
  public:
-  // `history` must outlive the service.
-  static Result<std::unique_ptr<Downstream>> Start(bool dedupe, History* history);
+  // `history` must outlive the service. With `by_idempotency_key`, dedupe compares the
+  // Idempotency-Key header (a request without one is never a duplicate), not the body's key.
+  static Result<std::unique_ptr<Downstream>> Start(bool dedupe, History* history,
+                                                   bool by_idempotency_key = false);
   virtual ~Downstream() = default;
 
   virtual std::string BaseUrl() const = 0;

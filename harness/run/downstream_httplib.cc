@@ -16,7 +16,8 @@ using nlohmann::json;
 
 class HttplibDownstream : public Downstream {
  public:
-  HttplibDownstream(bool dedupe, History* history) : dedupe_(dedupe), history_(history) {}
+  HttplibDownstream(bool dedupe, History* history, bool by_idempotency_key)
+      : dedupe_(dedupe), by_idempotency_key_(by_idempotency_key), history_(history) {}
 
   ~HttplibDownstream() override {
     ReleaseHeld();
@@ -89,11 +90,17 @@ class HttplibDownstream : public Downstream {
       return;
     }
     std::vector<int>& ids = deliveries_[key];
-    bool duplicate = dedupe_ && !ids.empty();
-    if (!duplicate) ids.push_back(++next_delivery_);
+    // dedupe_by idempotency_key: the deliveries of the same header value decide (its own block).
+    std::string header = record["idempotency_key"].get<std::string>();
+    std::vector<int>& same = by_idempotency_key_ ? by_header_[header] : ids;
+    bool duplicate = dedupe_ && !same.empty() && !(by_idempotency_key_ && header.empty());
+    if (!duplicate) {
+      ids.push_back(++next_delivery_);
+      if (&same != &ids) same.push_back(next_delivery_);
+    }
     record["committed"] = !duplicate;
     record["deduplicated"] = duplicate;
-    record["delivery_id"] = duplicate ? ids.front() : ids.back();
+    record["delivery_id"] = duplicate ? same.front() : ids.back();
     history_->Add(event::kPublish, record);
     if (fault == kCommitNoAnswer) {
       uint64_t generation = release_generation_;
@@ -134,6 +141,7 @@ class HttplibDownstream : public Downstream {
   }
 
   const bool dedupe_;
+  const bool by_idempotency_key_;
   History* history_;
   httplib::Server server_;
   std::thread thread_;
@@ -144,14 +152,16 @@ class HttplibDownstream : public Downstream {
   std::string armed_;                              // guarded by mu_
   uint64_t release_generation_ = 0;                // guarded by mu_
   std::map<std::string, std::vector<int>> deliveries_;  // guarded by mu_
+  std::map<std::string, std::vector<int>> by_header_;   // guarded by mu_; by Idempotency-Key
   int next_delivery_ = 0;                          // guarded by mu_
   int next_alert_ = 0;                             // guarded by mu_
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Downstream>> Downstream::Start(bool dedupe, History* history) {
-  auto service = std::make_unique<HttplibDownstream>(dedupe, history);
+Result<std::unique_ptr<Downstream>> Downstream::Start(bool dedupe, History* history,
+                                                      bool by_idempotency_key) {
+  auto service = std::make_unique<HttplibDownstream>(dedupe, history, by_idempotency_key);
   Status listening = service->Listen();
   if (!listening) return listening.error();
   return std::unique_ptr<Downstream>(std::move(service));

@@ -51,7 +51,8 @@ class TrialDriver {
   Result<TrialRecord> Run() {
     auto started = std::chrono::steady_clock::now();
     history_.Add(event::kTrialStart, {{"plan", plan_}, {"sandbox", sandbox_.root().string()}});
-    auto downstream = Downstream::Start(scenario_.downstream.dedupe, &history_);
+    auto downstream = Downstream::Start(scenario_.downstream.dedupe, &history_,
+                                        scenario_.downstream.dedupe_by == kDedupeByIdempotencyKey);
     if (!downstream) return downstream.error();
     downstream_ = std::move(downstream.value());
     auto channel = ControlChannel::Start([this](const FailpointHit& h) { return attempt_.OnHit(h); });

@@ -41,10 +41,16 @@ inline constexpr const char* kCommitNoAnswer = "commit_no_answer";
 inline constexpr const char* kDelay = "delay";
 inline constexpr int kDownstreamDelayMs = 100;
 
+// What a deduplicating downstream compares: the body's "key" (the default) or the request's
+// Idempotency-Key header (a fresh key per call then deduplicates nothing).
+inline constexpr const char* kDedupeByKey = "key";
+inline constexpr const char* kDedupeByIdempotencyKey = "idempotency_key";
+
 struct DownstreamSpec {
   bool dedupe = false;              // deduplicate publishes by idempotency key
   std::vector<std::string> faults;  // from kFailBeforeCommit, kCommitNoAnswer, kDelay
   double fault_probability = 0.0;   // chance that a trial arms one downstream fault
+  std::string dedupe_by = kDedupeByKey;  // kDedupeByKey or kDedupeByIdempotencyKey
   bool operator==(const DownstreamSpec&) const = default;
 };
 
@@ -53,6 +59,16 @@ struct CheckParams {
   std::string db = "settle.db";
   std::string state_file = "publish-state.json";
   bool operator==(const CheckParams&) const = default;
+};
+
+// A user-defined invariant (docs/scenarios.md, "Your own invariants"): a query over a SQLite
+// database of the sandbox that returns the violating rows; no row means it held.
+struct SqlCheck {
+  std::string db;    // relative to the sandbox, opened as check/checker.h's OpenJobDatabase does
+  std::string sql;   // one read-only statement
+  std::string says;  // what a returned row means, for the explanation
+  bool missing_db_holds = false;  // "missing_db": "held"; by default a missing db is a violation
+  bool operator==(const SqlCheck&) const = default;
 };
 
 struct Scenario {
@@ -73,6 +89,7 @@ struct Scenario {
   RetryPolicy retry;
   DownstreamSpec downstream;
   CheckParams check;
+  std::map<std::string, SqlCheck> checks;  // the scenario's own invariants, by name
   std::vector<std::string> must_hold;
   std::vector<std::string> expected_violations;
   int trials = 0;  // 0: the run's --trials decides

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <set>
 
+#include "scenario/check_reader.h"
 #include "scenario/field_reader.h"
 #include "scenario/json_text.h"
 #include "scenario/vocabulary.h"
@@ -134,6 +135,12 @@ DownstreamSpec ReadDownstream(FieldReader r) {
     }
   }
   d.fault_probability = r.Number("fault_probability", 0.0, 1.0, 0.0);
+  const std::string by_key = kDedupeByKey;
+  d.dedupe_by = r.String("dedupe_by", &by_key);
+  if (d.dedupe_by != kDedupeByKey && d.dedupe_by != kDedupeByIdempotencyKey) {
+    r.Fail("dedupe_by", "expected \"key\" or \"idempotency_key\", got '" + d.dedupe_by + "'");
+  }
+  if (r.Has("dedupe_by") && !d.dedupe) r.Fail("dedupe_by", "is set but dedupe is false");
   if (d.fault_probability > 0 && d.faults.empty()) {
     r.Fail("fault_probability", "is above 0 but downstream.faults is empty");
   }
@@ -156,13 +163,20 @@ CheckParams ReadCheckParams(FieldReader r) {
   return c;
 }
 
-std::vector<std::string> ReadNames(FieldReader& r, const std::string& key, bool invariants) {
+// Invariant names are the built-ins and the scenario's own checks (`checks`, nullptr for
+// failpoint names).
+std::vector<std::string> ReadNames(FieldReader& r, const std::string& key,
+                                   const std::map<std::string, SqlCheck>* checks) {
+  const bool invariants = checks != nullptr;
   std::vector<std::string> names = r.Strings(key, false, true);
   std::set<std::string> seen;
   for (size_t i = 0; i < names.size(); ++i) {
     std::string where = key + "[" + std::to_string(i) + "]";
-    if (invariants && !OneOf(names[i], kInvariantNames)) {
-      r.Fail(where, "unknown invariant '" + names[i] + "' (known: " + Join(kInvariantNames) + ")");
+    if (invariants && !OneOf(names[i], kInvariantNames) && !checks->count(names[i])) {
+      std::string own;
+      for (const auto& [name, check] : *checks) own += ", " + name;
+      r.Fail(where, "unknown invariant '" + names[i] + "' (known: " + Join(kInvariantNames) + own +
+                        (checks->empty() ? "; or declare it in checks" : "") + ")");
     }
     if (!invariants && (names[i].empty() || names[i].size() > 4096 ||
                         !std::all_of(names[i].begin(), names[i].end(), IsPointNameChar))) {
@@ -220,7 +234,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
     }
   }
   CheckUnique(r, "dates", s.dates);
-  s.failpoints = ReadNames(r, "failpoints", false);
+  s.failpoints = ReadNames(r, "failpoints", nullptr);
   const int64_t one = 1, zero = 0;
   s.max_occurrence = static_cast<int>(r.Integer("max_occurrence", 1, 1000, &one));
   s.duplicate_trigger_probability = r.Number("duplicate_trigger_probability", 0.0, 1.0, 0.0);
@@ -238,10 +252,19 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   s.retry = ReadRetry(r.Object("retry"));
   s.downstream = ReadDownstream(r.Object("downstream"));
   s.check = ReadCheckParams(r.Object("check"));
+  auto checks = root.find("checks");
+  s.checks = ReadChecks(r.Object("checks"), checks == root.end() ? nullptr : &*checks);
   FieldReader inv = r.Object("invariants");
-  s.must_hold = ReadNames(inv, "must_hold", true);
-  s.expected_violations = ReadNames(inv, "expected_violations", true);
+  s.must_hold = ReadNames(inv, "must_hold", &s.checks);
+  s.expected_violations = ReadNames(inv, "expected_violations", &s.checks);
   inv.Finish();
+  for (const auto& [name, check] : s.checks) {
+    if (!std::count(s.must_hold.begin(), s.must_hold.end(), name) &&
+        !std::count(s.expected_violations.begin(), s.expected_violations.end(), name)) {
+      r.Fail("checks." + name,
+             "is named in neither invariants.must_hold nor invariants.expected_violations");
+    }
+  }
   for (const auto& name : s.expected_violations) {
     if (std::find(s.must_hold.begin(), s.must_hold.end(), name) != s.must_hold.end()) {
       inv.Fail("expected_violations", "'" + name + "' is also in must_hold");
@@ -301,8 +324,9 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<fs::path>& paths) 
       continue;
     }
     std::vector<fs::path> found;
-    for (const auto& entry : fs::directory_iterator(p, ec)) {
-      if (entry.path().extension() == ".json" && !entry.is_directory()) found.push_back(entry.path());
+    // Subfolders too (scenarios/catalogue/...), in path order; symlinked folders are not followed.
+    for (fs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->path().extension() == ".json" && !it->is_directory()) found.push_back(it->path());
     }
     if (ec) return Error::BadInput(Printable(p.string() + ": cannot list: " + ec.message()));
     if (found.empty()) return Error::BadInput(Printable(p.string() + ": holds no *.json scenario"));

@@ -21,8 +21,8 @@ Result<Scenario> ParseScenario(std::string_view text, const std::filesystem::pat
 // Reads one scenario file.
 Result<Scenario> LoadScenario(const std::filesystem::path& file);
 
-// Each argument is a scenario file or a directory whose *.json files (sorted by name, not
-// recursive) are scenarios. Scenario names must be unique across the set.
+// Each argument is a scenario file or a directory whose *.json files, in its subfolders too
+// (sorted by path), are scenarios. Scenario names must be unique across the set.
 Result<std::vector<Scenario>> LoadScenarios(const std::vector<std::filesystem::path>& paths);
 
 }  // namespace killpoint

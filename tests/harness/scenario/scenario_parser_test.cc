@@ -98,7 +98,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"/job/env", "{\"A=B\": \"1\"}", "job.env.A=B: an environment variable name"},
         BadCase{"/job/env", "{\"KILLPOINT_CTL\": \"x\"}", "job.env.KILLPOINT_CTL: KILLPOINT_* variables are set by the harness"},
         BadCase{"/job/env", "{\"X\": \"{nope}\"}", "job.env.X: unknown placeholder {nope}"},
-        BadCase{"/job/max_file_bytes", "-1", "job.max_file_bytes: expected an integer from 0"}));
+        BadCase{"/job/max_file_bytes", "-1", "job.max_file_bytes: expected an integer from 0"},
+        // catalogue: dedupe_by
+        BadCase{"/downstream", "{\"dedupe\": true, \"dedupe_by\": \"body\"}", "downstream.dedupe_by: expected \"key\" or"},
+        BadCase{"/downstream", "{\"dedupe_by\": \"key\"}", "downstream.dedupe_by: is set but dedupe is false"}));
 
 TEST(ScenarioParser, RejectsAMissingJob) {
   nlohmann::json j = nlohmann::json::parse(kValid);

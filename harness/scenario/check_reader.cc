@@ -1,0 +1,127 @@
+#include "scenario/check_reader.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include "scenario/vocabulary.h"
+
+namespace killpoint {
+namespace {
+
+constexpr size_t kMaxCheckName = 64;
+
+bool IsCheckNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+std::string CheckName(FieldReader& r, const std::string& name) {
+  if (name.empty() || name.size() > kMaxCheckName ||
+      !std::all_of(name.begin(), name.end(), IsCheckNameChar) ||
+      !(name[0] >= 'a' && name[0] <= 'z')) {
+    r.Fail(name,
+           "a check's name is a lower-case letter, then lower-case letters, digits and _ (at most "
+           "64)");
+  }
+  if (std::find(kInvariantNames.begin(), kInvariantNames.end(), name) != kInvariantNames.end()) {
+    r.Fail(name, "'" + name + "' is a built-in invariant; give the check another name");
+  }
+  return name;
+}
+
+// The first keyword, lower-cased, after spaces and comments.
+std::string FirstWord(const std::string& sql) {
+  size_t i = 0;
+  while (i < sql.size()) {
+    if (std::isspace(static_cast<unsigned char>(sql[i]))) {
+      ++i;
+    } else if (sql.compare(i, 2, "--") == 0) {
+      i = sql.find('\n', i);
+      if (i == std::string::npos) return "";
+    } else if (sql.compare(i, 2, "/*") == 0) {
+      i = sql.find("*/", i + 2);
+      if (i == std::string::npos) return "";
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  std::string word;
+  for (; i < sql.size() && std::isalpha(static_cast<unsigned char>(sql[i])); ++i) {
+    word += static_cast<char>(std::tolower(static_cast<unsigned char>(sql[i])));
+  }
+  return word;
+}
+
+// Prepares `sql` in an empty in-memory database: a syntax error shows, a missing table is
+// only the job's schema, which exists when the check runs.
+std::optional<std::string> PrepareProblem(const std::string& sql) {
+  sqlite3* raw = nullptr;
+  if (sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    sqlite3_close(raw);
+    return std::nullopt;  // cannot tell here; the trial will
+  }
+  std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close);
+  sqlite3_stmt* stmt = nullptr;
+  const char* tail = nullptr;
+  int rc = sqlite3_prepare_v2(db.get(), sql.c_str(), static_cast<int>(sql.size()), &stmt, &tail);
+  std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> owned(stmt, sqlite3_finalize);
+  if (rc != SQLITE_OK) {
+    std::string message = sqlite3_errmsg(db.get());
+    if (message.rfind("no such table:", 0) == 0) return std::nullopt;
+    return "SQLite cannot prepare it: " + message;
+  }
+  if (tail != nullptr && FirstWord(tail) != "") return "holds more than one statement";
+  if (stmt != nullptr && !sqlite3_stmt_readonly(stmt)) return "is not read-only";
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool IsSandboxPath(const std::string& value) {
+  std::filesystem::path p(value);
+  return !value.empty() && !p.is_absolute() && value.find('\0') == std::string::npos &&
+         std::none_of(p.begin(), p.end(),
+                      [](const std::filesystem::path& part) { return part == ".."; });
+}
+
+std::optional<std::string> SqlProblem(const std::string& sql) {
+  if (sql.find('\0') != std::string::npos) return "must not contain a NUL character";
+  std::string word = FirstWord(sql);
+  if (word != "select" && word != "with" && word != "values") {
+    return "expected one query (SELECT, WITH or VALUES) that returns the violating rows";
+  }
+  if (!sqlite3_complete((sql + ";").c_str())) return "is not a complete SQL statement";
+  return PrepareProblem(sql);
+}
+
+std::map<std::string, SqlCheck> ReadChecks(FieldReader r, const nlohmann::json* checks) {
+  std::map<std::string, SqlCheck> out;
+  if (checks == nullptr) return out;
+  for (auto it = checks->begin(); it != checks->end(); ++it) {
+    std::string name = CheckName(r, it.key());
+    FieldReader c = r.Object(name);
+    SqlCheck check;
+    check.db = c.String("db");
+    if (!IsSandboxPath(check.db))
+      c.Fail("db", "expected a path relative to the sandbox, got '" + check.db + "'");
+    check.sql = c.String("sql");
+    if (auto problem = SqlProblem(check.sql)) c.Fail("sql", *problem);
+    check.says = c.String("says");
+    if (check.says.empty()) c.Fail("says", "must say what a returned row means");
+    const std::string violated = "violated";
+    std::string missing = c.String("missing_db", &violated);
+    if (missing != "violated" && missing != "held") {
+      c.Fail("missing_db", "expected \"violated\" or \"held\", got '" + missing + "'");
+    }
+    check.missing_db_holds = missing == "held";
+    c.Finish();
+    out[name] = check;
+  }
+  r.Finish();
+  return out;
+}
+
+}  // namespace killpoint

@@ -1,0 +1,116 @@
+// A scenario's own SQL invariants on hand-made databases: rows returned are violations,
+// named in the explanation; a missing db, a bad statement or a write are clear verdicts.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "check_fixture.h"
+
+namespace killpoint {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+SqlCheck OneStatus() {
+  return {
+      "orders.db",
+      "SELECT order_id, biz_date, count(*) AS n FROM order_status GROUP BY order_id HAVING n > 1",
+      "an order has more than one status row", false};
+}
+
+class SqlCheckTest : public ::testing::Test {
+ protected:
+  SQLite::Database Db() {
+    SQLite::Database db((f_.dir() / "orders.db").string(),
+                        SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(
+        "CREATE TABLE IF NOT EXISTS order_status(order_id INTEGER, biz_date TEXT, status TEXT)");
+    return db;
+  }
+  Verdict Run(const SqlCheck& c) { return RunSqlCheck("one_status_per_order", c, f_.dir()); }
+  CheckFixture f_;
+};
+
+TEST_F(SqlCheckTest, NoRowsMeansHeld) {
+  Db().exec("INSERT INTO order_status VALUES (1, '2026-11-01', 'new'), (2, '2026-11-01', 'new')");
+  Verdict v = Run(OneStatus());
+  EXPECT_TRUE(v.held) << v;
+  EXPECT_EQ(v.invariant, "one_status_per_order");
+}
+
+TEST_F(SqlCheckTest, ReturnedRowsAreTheViolationNamedColumnByColumn) {
+  Db().exec(
+      "INSERT INTO order_status VALUES (7, '2026-11-01', 'new'), (7, '2026-11-01', 'settled')");
+  Verdict v = Run(OneStatus());
+  EXPECT_FALSE(v.held);
+  EXPECT_EQ(v.explanation,
+            "an order has more than one status row: 1 row in orders.db, order_id=7, "
+            "biz_date=2026-11-01, n=2");
+}
+
+TEST_F(SqlCheckTest, NamesTheFirstThreeRowsAndCountsTheRest) {
+  auto db = Db();
+  for (int i = 1; i <= 5; ++i) {
+    db.exec("INSERT INTO order_status VALUES (" + std::to_string(i) + ", '2026-11-01', 'a'), (" +
+            std::to_string(i) + ", '2026-11-01', 'b')");
+  }
+  Verdict v = Run(OneStatus());
+  EXPECT_THAT(v.explanation, HasSubstr(": 5 rows in orders.db, first 3: order_id=1, "));
+  EXPECT_THAT(v.explanation, HasSubstr("; order_id=3, "));
+  EXPECT_THAT(v.explanation, Not(HasSubstr("order_id=4")));
+}
+
+TEST_F(SqlCheckTest, ValuesArePrintableAndBounded) {
+  Db().exec("INSERT INTO order_status VALUES (1, 'a' || char(10) || 'b', 'x'), (1, '" +
+            std::string(500, 'z') + "', 'y')");
+  Verdict v =
+      Run({"orders.db", "SELECT biz_date, NULL AS absent FROM order_status", "odd", false});
+  EXPECT_THAT(v.explanation, HasSubstr("biz_date=a\\x0ab, absent=NULL"));
+  EXPECT_EQ(v.explanation.find('\n'), std::string::npos);
+  EXPECT_LT(v.explanation.size(), 700u);
+}
+
+TEST_F(SqlCheckTest, AMissingDatabaseIsAViolationUnlessDeclaredHeld) {
+  Verdict v = Run(OneStatus());
+  EXPECT_FALSE(v.held);
+  EXPECT_THAT(v.explanation, HasSubstr("orders.db does not exist"));
+  EXPECT_FALSE(std::filesystem::exists(f_.dir() / "orders.db"));  // never created by a check
+  SqlCheck lenient = OneStatus();
+  lenient.missing_db_holds = true;
+  EXPECT_TRUE(Run(lenient).held);
+}
+
+TEST_F(SqlCheckTest, AStatementTheSchemaRejectsIsAViolationNamingSqlite) {
+  Db();
+  Verdict v = Run({"orders.db", "SELECT nope FROM order_status", "x", false});
+  EXPECT_FALSE(v.held);
+  EXPECT_THAT(v.explanation, HasSubstr("cannot run the check on orders.db: no such column: nope"));
+}
+
+TEST_F(SqlCheckTest, AWriteIsNeverRun) {
+  Db().exec("INSERT INTO order_status VALUES (1, '2026-11-01', 'x')");
+  Verdict v = Run({"orders.db", "WITH x AS (SELECT 1) DELETE FROM order_status", "x", false});
+  EXPECT_FALSE(v.held);
+  EXPECT_THAT(v.explanation, HasSubstr("not a read-only query"));
+  SQLite::Database db((f_.dir() / "orders.db").string());
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM order_status").getInt(), 1);
+}
+
+TEST_F(SqlCheckTest, CheckTrialRunsTheScenariosOwnChecksBesideTheBuiltIns) {
+  Db().exec("INSERT INTO order_status VALUES (7, '2026-11-01', 'a'), (7, '2026-11-01', 'b')");
+  Scenario s;
+  s.checks["one_status_per_order"] = OneStatus();
+  s.must_hold = {"one_status_per_order"};
+  s.expected_violations = {"no_double_publish"};
+  Plan plan;
+  std::vector<Event> events;
+  std::vector<Verdict> verdicts = CheckTrial({s, plan, events, f_.dir()});
+  ASSERT_EQ(verdicts.size(), 2u);
+  EXPECT_EQ(verdicts[0].invariant, "one_status_per_order");
+  EXPECT_FALSE(verdicts[0].held);
+  EXPECT_EQ(verdicts[1].invariant, "no_double_publish");
+  EXPECT_TRUE(verdicts[1].held);
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <set>
 
+#include "scenario/fault_spec_reader.h"
 #include "scenario/field_reader.h"
 #include "scenario/json_text.h"
 #include "scenario/vocabulary.h"
@@ -237,6 +238,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   CheckUnique(r, "models", s.models);
   s.retry = ReadRetry(r.Object("retry"));
   s.downstream = ReadDownstream(r.Object("downstream"));
+  s.faults = ReadFaults(r.Object("faults"), s.failpoints);  // issue 6: pause, overlap, bursts
   s.check = ReadCheckParams(r.Object("check"));
   FieldReader inv = r.Object("invariants");
   s.must_hold = ReadNames(inv, "must_hold", true);

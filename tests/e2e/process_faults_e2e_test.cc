@@ -22,13 +22,16 @@ namespace fs = std::filesystem;
 
 const fs::path kFixtures = fs::path(KILLPOINT_SOURCE_DIR) / "tests/fixtures/process-faults";
 
-Scenario LeaseScenario(const std::string& args, int max_attempts = 1) {
-  std::string text = R"({"name": "fixture/lease", "job": {"command": ["/usr/bin/python3", "{scenario_dir}/lease_job.py")" +
-                     args + R"("], "timeout_ms": 60000},
-    "dates": ["2026-11-01"], "failpoints": ["after_lock"],
-    "retry": {"max_attempts": )" + std::to_string(max_attempts) + R"(, "initial_interval_ms": 0},
-    "invariants": {"must_hold": ["converges"]}})";
-  auto s = ParseScenario(text, kFixtures / "lease.json");
+Scenario LeaseScenario(std::vector<std::string> args, int max_attempts = 1) {
+  std::vector<std::string> command = {"/usr/bin/python3", "{scenario_dir}/lease_job.py"};
+  command.insert(command.end(), args.begin(), args.end());
+  nlohmann::json j = {{"name", "fixture/lease"},
+                      {"job", {{"command", command}, {"timeout_ms", 60000}}},
+                      {"dates", {"2026-11-01"}},
+                      {"failpoints", {"after_lock"}},
+                      {"retry", {{"max_attempts", max_attempts}, {"initial_interval_ms", 0}}},
+                      {"invariants", {{"must_hold", {"converges"}}}}};
+  auto s = ParseScenario(j.dump(), kFixtures / "lease.json");
   EXPECT_TRUE(s) << s.error().message;
   return s.value();
 }
@@ -42,7 +45,7 @@ struct Ran {
   std::vector<std::string> trace;  // trace.log's lines
 };
 
-Ran Run(const Scenario& s, const Plan& plan) {
+Ran RunFaulted(const Scenario& s, const Plan& plan) {
   TrialOptions o;
   o.bindir = KILLPOINT_BIN_DIR;
   o.sandbox_root = fs::temp_directory_path();
@@ -90,10 +93,10 @@ void ExpectNothingLeftAlive(const std::vector<Event>& events) {
 }
 
 TEST(ProcessFaults, APauseStopsEveryThreadOfTheJobForItsDuration) {
-  Scenario s = LeaseScenario("");
+  Scenario s = LeaseScenario({});
   AttemptFault f;
   f.pause = {"after_lock", 600};
-  Ran r = Run(s, PlanWith(s, f));
+  Ran r = RunFaulted(s, PlanWith(s, f));
   const auto& events = r.record.events;
   const Event* pause = Find(events, event::kPause);
   const Event* resume = Find(events, event::kResume);
@@ -114,10 +117,10 @@ TEST(ProcessFaults, APauseStopsEveryThreadOfTheJobForItsDuration) {
 }
 
 TEST(ProcessFaults, AnOverlapRunsASecondInstanceWhileTheFirstIsHeld) {
-  Scenario s = LeaseScenario("\", \"--no-lock");
+  Scenario s = LeaseScenario({"--no-lock"});
   AttemptFault f;
   f.overlap = {"after_lock", 30000};
-  Ran r = Run(s, PlanWith(s, f));
+  Ran r = RunFaulted(s, PlanWith(s, f));
   const auto& events = r.record.events;
   const Event* spawn2 = Find(events, event::kSpawn, 2);
   const Event* exit2 = Find(events, event::kExit, 2);
@@ -148,11 +151,11 @@ TEST(ProcessFaults, AnOverlapRunsASecondInstanceWhileTheFirstIsHeld) {
 }
 
 TEST(ProcessFaults, HoldMsEndsTheWaitForASecondInstanceBlockedOnTheFirstsLock) {
-  Scenario s = LeaseScenario("");
+  Scenario s = LeaseScenario({});
   AttemptFault f;
   f.pause = {"after_lock", 200};
   f.overlap = {"after_lock", 800};
-  Ran r = Run(s, PlanWith(s, f));
+  Ran r = RunFaulted(s, PlanWith(s, f));
   const auto& events = r.record.events;
   const Event* end = Find(events, event::kOverlapEnd);
   ASSERT_NE(end, nullptr);
@@ -181,10 +184,10 @@ TEST(ProcessFaults, HoldMsEndsTheWaitForASecondInstanceBlockedOnTheFirstsLock) {
 }
 
 TEST(ProcessFaults, ABurstFailsTheNextPublishesAcrossAttempts) {
-  Scenario s = LeaseScenario("\", \"--publish", 5);
+  Scenario s = LeaseScenario({"--publish"}, 5);
   AttemptFault f;
   f.downstream_burst = 3;
-  Ran r = Run(s, PlanWith(s, f));
+  Ran r = RunFaulted(s, PlanWith(s, f));
   std::vector<Event> publishes = OfType(r.record.events, event::kPublish);
   ASSERT_EQ(publishes.size(), 4u);
   for (int i = 0; i < 3; ++i) {

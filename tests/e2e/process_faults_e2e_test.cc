@@ -22,11 +22,11 @@ namespace fs = std::filesystem;
 
 const fs::path kFixtures = fs::path(KILLPOINT_SOURCE_DIR) / "tests/fixtures/process-faults";
 
-Scenario LeaseScenario(std::vector<std::string> args, int max_attempts = 1) {
+Scenario LeaseScenario(std::vector<std::string> args, int max_attempts = 1, int timeout_ms = 60000) {
   std::vector<std::string> command = {"/usr/bin/python3", "{scenario_dir}/lease_job.py"};
   command.insert(command.end(), args.begin(), args.end());
   nlohmann::json j = {{"name", "fixture/lease"},
-                      {"job", {{"command", command}, {"timeout_ms", 60000}}},
+                      {"job", {{"command", command}, {"timeout_ms", timeout_ms}}},
                       {"dates", {"2026-11-01"}},
                       {"failpoints", {"after_lock"}},
                       {"retry", {{"max_attempts", max_attempts}, {"initial_interval_ms", 0}}},
@@ -151,7 +151,9 @@ TEST(ProcessFaults, AnOverlapRunsASecondInstanceWhileTheFirstIsHeld) {
 }
 
 TEST(ProcessFaults, HoldMsEndsTheWaitForASecondInstanceBlockedOnTheFirstsLock) {
-  Scenario s = LeaseScenario({});
+  // Without the hold_ms bound the second would wait for the lock until its 20 s timeout
+  // killed it; with it, both are done a second or two after the pause.
+  Scenario s = LeaseScenario({}, 1, 20000);
   AttemptFault f;
   f.pause = {"after_lock", 200};
   f.overlap = {"after_lock", 800};

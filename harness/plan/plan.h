@@ -13,7 +13,7 @@ namespace killpoint {
 // Stop the attempt's processes (SIGSTOP) at the first hit of `point`, for `duration_ms` of
 // real time, then let them go on (SIGCONT). docs/faults.md.
 struct PauseFault {
-  std::string point;  // empty: no pause
+  std::string point = {};  // empty: no pause
   int64_t duration_ms = 0;
   bool operator==(const PauseFault&) const = default;
 };
@@ -21,7 +21,7 @@ struct PauseFault {
 // While the attempt is held at the first hit of `point`, start a second instance of the same
 // date; release the first once the second exited or `hold_ms` passed. docs/faults.md.
 struct OverlapFault {
-  std::string point;  // empty: no overlap
+  std::string point = {};  // empty: no overlap
   int64_t hold_ms = 0;
   bool operator==(const OverlapFault&) const = default;
 };
@@ -33,8 +33,8 @@ struct AttemptFault {
   std::string downstream_fault;  // applied to the attempt's first publish; empty: none
   std::string model = "process";  // persistence model applied after the kill
   std::string when = "before";    // before, after or mid the operation (plan/crash_point.h)
-  PauseFault pause;
-  OverlapFault overlap;
+  PauseFault pause = {};  // initialized here, so that aggregate inits may leave it out
+  OverlapFault overlap = {};
   // From this attempt on, the next downstream_burst POST /publish fail before commit (503),
   // across attempts and dates, until the final pass; 0: none.
   int downstream_burst = 0;

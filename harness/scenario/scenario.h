@@ -51,14 +51,14 @@ struct DownstreamSpec {
 // Process and downstream faults beyond kills (issue 6, docs/faults.md). A plan draws each per
 // attempt with its probability; every point named here must be among the scenario's failpoints.
 struct PauseSpec {
-  std::vector<std::string> points;  // empty: never
+  std::vector<std::string> points = {};  // empty: never
   int64_t duration_ms = 500;        // real time the attempt stays stopped
   double probability = 0.0;
   bool operator==(const PauseSpec&) const = default;
 };
 
 struct OverlapSpec {
-  std::vector<std::string> points;  // empty: never
+  std::vector<std::string> points = {};  // empty: never
   double probability = 0.0;
   int64_t hold_ms = 3000;  // the first instance is held at most this long for the second
   bool operator==(const OverlapSpec&) const = default;
@@ -71,9 +71,9 @@ struct BurstSpec {
 };
 
 struct FaultSpec {
-  PauseSpec pause;
-  OverlapSpec overlap;
-  BurstSpec downstream_burst;
+  PauseSpec pause = {};
+  OverlapSpec overlap = {};
+  BurstSpec downstream_burst = {};
   bool operator==(const FaultSpec&) const = default;
 };
 
@@ -101,7 +101,7 @@ struct Scenario {
   bool UsesShim() const;
   RetryPolicy retry;
   DownstreamSpec downstream;
-  FaultSpec faults;  // pause, overlap, downstream_burst (docs/faults.md)
+  FaultSpec faults = {};  // pause, overlap, downstream_burst (docs/faults.md)
   CheckParams check;
   std::vector<std::string> must_hold;
   std::vector<std::string> expected_violations;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "history/history.h"
+#include "killpoint_cli.h"
 #include "run/trial_runner.h"
 #include "scenario/scenario_parser.h"
 
@@ -201,6 +202,25 @@ TEST(ProcessFaults, ABurstFailsTheNextPublishesAcrossAttempts) {
   EXPECT_TRUE(publishes[3].data["committed"].get<bool>());
   EXPECT_EQ(publishes[3].attempt, 4);
   ExpectNothingLeftAlive(r.record.events);
+}
+
+// The whole pipeline: a scenario with every process fault at probability 1, run by the CLI;
+// its counterexample replays with the same events although two instances ran at once.
+TEST(ProcessFaultsCli, RunAndReplayAScenarioWithEveryProcessFault) {
+  testing::CliRun run = testing::RunKillpoint(
+      "process-faults", {"run", "tests/fixtures/process-faults/lease-faults.json", "--seed", "1"});
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+  std::string history = testing::Slurp(run.dir / "fixture-lease-faults" / "history.jsonl");
+  for (const char* type : {"\"pause\"", "\"resume\"", "\"overlap\"", "\"overlap_end\"", "\"burst\""}) {
+    EXPECT_NE(history.find(type), std::string::npos) << type;
+  }
+  EXPECT_NE(history.find("\"instance\":2"), std::string::npos);
+  fs::path example = run.dir / "fixture-lease-faults" / "counterexamples" / "trial-0-no_double_publish.json";
+  ASSERT_TRUE(fs::exists(example)) << run.out;
+  testing::CliRun replay = testing::RunKillpoint("process-faults-replay", {"replay", example.string()});
+  EXPECT_EQ(replay.exit_code, 1) << replay.err;  // violated again
+  EXPECT_NE(replay.out.find("pause 200ms"), std::string::npos) << replay.out;
+  EXPECT_NE(replay.out.find("history: the same events in the same order"), std::string::npos) << replay.out;
 }
 
 }  // namespace

@@ -219,7 +219,9 @@ TEST(ProcessFaultsCli, RunAndReplayAScenarioWithEveryProcessFault) {
   ASSERT_TRUE(fs::exists(example)) << run.out;
   testing::CliRun replay = testing::RunKillpoint("process-faults-replay", {"replay", example.string()});
   EXPECT_EQ(replay.exit_code, 1) << replay.err;  // violated again
-  EXPECT_NE(replay.out.find("pause 200ms"), std::string::npos) << replay.out;
+  EXPECT_NE(replay.out.find("a1 kill@after_lock#1 pause@after_lock 200ms overlap@after_lock burst:2"), std::string::npos)
+      << replay.out;
+  EXPECT_NE(replay.out.find("SIGSTOP at after_lock (hit 1) for 200ms"), std::string::npos) << replay.out;
   EXPECT_NE(replay.out.find("history: the same events in the same order"), std::string::npos) << replay.out;
 }
 

@@ -8,7 +8,8 @@ using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
 HoldDriver::HoldDriver(const AttemptFault& fault, AttemptState* attempt, ControlChannel* channel,
-                       Downstream* downstream, History* history, RunningProcess* first, SecondInstance second)
+                       Downstream* downstream, History* history, RunningProcess* first,
+                       SecondInstance second)
     : attempt_(attempt),
       channel_(channel),
       downstream_(downstream),

@@ -34,8 +34,9 @@ struct SecondInstance {
 class HoldDriver {
  public:
   // Every pointer must outlive the driver; `first` until Finish returned.
-  HoldDriver(const AttemptFault& fault, AttemptState* attempt, ControlChannel* channel, Downstream* downstream,
-             History* history, RunningProcess* first, SecondInstance second);
+  HoldDriver(const AttemptFault& fault, AttemptState* attempt, ControlChannel* channel,
+             Downstream* downstream, History* history, RunningProcess* first,
+             SecondInstance second);
   ~HoldDriver();
 
   // The first instance has ended: no new hold starts; the one under way is completed, the
@@ -46,7 +47,8 @@ class HoldDriver {
   void Loop();
   void Carry(const AttemptState::Hold& hold);
   std::unique_ptr<RunningProcess> StartSecond(const AttemptState::Hold& hold);
-  void EndSecond(std::unique_ptr<RunningProcess> second, std::chrono::steady_clock::time_point started);
+  void EndSecond(std::unique_ptr<RunningProcess> second,
+                 std::chrono::steady_clock::time_point started);
 
   AttemptState* attempt_;
   ControlChannel* channel_;

@@ -20,7 +20,8 @@ std::vector<std::string> ReadPoints(FieldReader& r, const std::vector<std::strin
     if (std::find(failpoints.begin(), failpoints.end(), points[i]) == failpoints.end()) {
       std::string known;
       for (const auto& f : failpoints) known += (known.empty() ? "" : ", ") + f;
-      r.Fail(where, "unknown point '" + points[i] + "': it must be one of the scenario's failpoints (" +
+      r.Fail(where, "unknown point '" + points[i] +
+                        "': it must be one of the scenario's failpoints (" +
                         (known.empty() ? "none listed" : known) + ")");
     }
     if (!seen.insert(points[i]).second) r.Fail(where, "'" + points[i] + "' is listed twice");

@@ -23,7 +23,8 @@ namespace fs = std::filesystem;
 
 const fs::path kFixtures = fs::path(KILLPOINT_SOURCE_DIR) / "tests/fixtures/process-faults";
 
-Scenario LeaseScenario(std::vector<std::string> args, int max_attempts = 1, int timeout_ms = 60000) {
+Scenario LeaseScenario(std::vector<std::string> args, int max_attempts = 1,
+                       int timeout_ms = 60000) {
   std::vector<std::string> command = {"/usr/bin/python3", "{scenario_dir}/lease_job.py"};
   command.insert(command.end(), args.begin(), args.end());
   nlohmann::json j = {{"name", "fixture/lease"},
@@ -136,10 +137,13 @@ TEST(ProcessFaults, AnOverlapRunsASecondInstanceWhileTheFirstIsHeld) {
   EXPECT_NE(std::find_if(r.trace.begin(), r.trace.end(),
                          [](const std::string& l) { return l.rfind("i2 sees i1 alive", 0) == 0; }),
             r.trace.end());
-  auto first2 = std::find_if(r.trace.begin(), r.trace.end(), [](const std::string& l) { return l.rfind("i2 ", 0) == 0; });
-  auto last2 = std::find_if(r.trace.rbegin(), r.trace.rend(), [](const std::string& l) { return l.rfind("i2 ", 0) == 0; });
+  auto first2 = std::find_if(r.trace.begin(), r.trace.end(),
+                             [](const std::string& l) { return l.rfind("i2 ", 0) == 0; });
+  auto last2 = std::find_if(r.trace.rbegin(), r.trace.rend(),
+                            [](const std::string& l) { return l.rfind("i2 ", 0) == 0; });
   ASSERT_NE(first2, r.trace.end());
-  EXPECT_TRUE(std::any_of(first2, last2.base(), [](const std::string& l) { return l.rfind("i1 tick", 0) == 0; }));
+  EXPECT_TRUE(std::any_of(first2, last2.base(),
+                          [](const std::string& l) { return l.rfind("i1 tick", 0) == 0; }));
   // Each instance's failpoint is its own: the second's is recorded with instance 2.
   const Event* hit2 = Find(events, event::kFailpoint, 2);
   ASSERT_NE(hit2, nullptr);
@@ -181,7 +185,9 @@ TEST(ProcessFaults, HoldMsEndsTheWaitForASecondInstanceBlockedOnTheFirstsLock) {
   EXPECT_EQ(exit2->data["code"], 0) << exit2->data.dump();
   EXPECT_TRUE(OfType(events, event::kTimeout).empty());
   // The second took the lock only after the first was done with it.
-  auto at = [&](const std::string& line) { return std::find(r.trace.begin(), r.trace.end(), line) - r.trace.begin(); };
+  auto at = [&](const std::string& line) {
+    return std::find(r.trace.begin(), r.trace.end(), line) - r.trace.begin();
+  };
   EXPECT_LT(at("i1 done"), at("i2 locked"));
   ExpectNothingLeftAlive(events);
 }
@@ -211,18 +217,25 @@ TEST(ProcessFaultsCli, RunAndReplayAScenarioWithEveryProcessFault) {
       "process-faults", {"run", "tests/fixtures/process-faults/lease-faults.json", "--seed", "1"});
   ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
   std::string history = testing::Slurp(run.dir / "fixture-lease-faults" / "history.jsonl");
-  for (const char* type : {"\"pause\"", "\"resume\"", "\"overlap\"", "\"overlap_end\"", "\"burst\""}) {
+  for (const char* type :
+       {"\"pause\"", "\"resume\"", "\"overlap\"", "\"overlap_end\"", "\"burst\""}) {
     EXPECT_NE(history.find(type), std::string::npos) << type;
   }
   EXPECT_NE(history.find("\"instance\":2"), std::string::npos);
-  fs::path example = run.dir / "fixture-lease-faults" / "counterexamples" / "trial-0-no_double_publish.json";
+  fs::path example =
+      run.dir / "fixture-lease-faults" / "counterexamples" / "trial-0-no_double_publish.json";
   ASSERT_TRUE(fs::exists(example)) << run.out;
-  testing::CliRun replay = testing::RunKillpoint("process-faults-replay", {"replay", example.string()});
+  testing::CliRun replay =
+      testing::RunKillpoint("process-faults-replay", {"replay", example.string()});
   EXPECT_EQ(replay.exit_code, 1) << replay.err;  // violated again
-  EXPECT_NE(replay.out.find("a1 kill@after_lock#1 pause@after_lock 200ms overlap@after_lock burst:2"), std::string::npos)
+  EXPECT_NE(
+      replay.out.find("a1 kill@after_lock#1 pause@after_lock 200ms overlap@after_lock burst:2"),
+      std::string::npos)
       << replay.out;
-  EXPECT_NE(replay.out.find("SIGSTOP at after_lock (hit 1) for 200ms"), std::string::npos) << replay.out;
-  EXPECT_NE(replay.out.find("history: the same events in the same order"), std::string::npos) << replay.out;
+  EXPECT_NE(replay.out.find("SIGSTOP at after_lock (hit 1) for 200ms"), std::string::npos)
+      << replay.out;
+  EXPECT_NE(replay.out.find("history: the same events in the same order"), std::string::npos)
+      << replay.out;
 }
 
 }  // namespace

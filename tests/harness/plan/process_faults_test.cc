@@ -46,8 +46,10 @@ TEST(ProcessFaultPlan, RoundTripsThroughJsonAndSaysItselfInTheSummary) {
   f.downstream_burst = 3;
   Plan p{"locks/lease", 7, 2, {{"2026-11-01", 1, {f}}}};
   nlohmann::json j = p;
-  EXPECT_EQ(j["runs"][0]["attempts"][0]["pause"], (nlohmann::json{{"point", "after_lock"}, {"duration_ms", 400}}));
-  EXPECT_EQ(j["runs"][0]["attempts"][0]["overlap"], (nlohmann::json{{"point", "after_lock"}, {"hold_ms", 3000}}));
+  EXPECT_EQ(j["runs"][0]["attempts"][0]["pause"],
+            (nlohmann::json{{"point", "after_lock"}, {"duration_ms", 400}}));
+  EXPECT_EQ(j["runs"][0]["attempts"][0]["overlap"],
+            (nlohmann::json{{"point", "after_lock"}, {"hold_ms", 3000}}));
   EXPECT_EQ(j["runs"][0]["attempts"][0]["downstream_burst"], 3);
   EXPECT_EQ(nlohmann::json::parse(j.dump()).get<Plan>(), p);
   EXPECT_EQ(p.Summary(), "2026-11-01#1 a1 pause@after_lock 400ms overlap@after_lock burst:3");
@@ -161,7 +163,8 @@ TEST(ProcessFaultPlanner, ProbabilitiesSayHowOftenPerAttempt) {
 }
 
 TEST(ProcessFaultExhaustive, OneTrialPerPausePointPerOverlapPointAndTheBurst) {
-  std::vector<AttemptFault> faults = EnumerateProcessFaults(WithFaults(LockScenario(), 0.1, 0.1, 0.1));
+  std::vector<AttemptFault> faults =
+      EnumerateProcessFaults(WithFaults(LockScenario(), 0.1, 0.1, 0.1));
   ASSERT_EQ(faults.size(), 4u);
   EXPECT_EQ(faults[0].pause, (PauseFault{"after_lock", 400}));
   EXPECT_EQ(faults[1].pause, (PauseFault{"before_commit", 400}));

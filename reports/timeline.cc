@@ -31,6 +31,7 @@ using LaneKey = std::tuple<std::string, int, int>;  // biz_date, trigger, attemp
 class Builder {
  public:
   void Add(const Event& e) {
+    if (e.type == event::kSpawn && InstanceOf(e) == 2) return;  // drawn by its overlap mark
     if (e.type == event::kSpawn) return Spawn(e);
     if (e.type == event::kRetryWait) {
       waits_[{e.biz_date, e.trigger}] = Int(e.data, "delay_ms");
@@ -49,7 +50,7 @@ class Builder {
       alerts_[Str(e.data, "key")].push_back(Str(e.data, "reason"));
       Date(Str(e.data, "key"), Str(e.data, "biz_date"));
     }
-    if (e.type == event::kExit && lane) return Exit(e, *lane);
+    if (e.type == event::kExit && lane && InstanceOf(e) != 2) return Exit(e, *lane);
     if (e.type == event::kGiveUp && lane) {
       lane->gave_up = true;
       return;
@@ -121,10 +122,59 @@ class Builder {
                              ids.size() > 1 ? fmt::format(" (delivery number {} of this key)", ids.size()) : "");
     }
     if (!fault.empty()) m.detail += ", injected fault: " + fault;
+    if (e.data.contains("burst")) m.detail += fmt::format(" (burst, failure {})", Int(e.data, "burst"));
+    Attribute(e, m);
     Place(e, lane, m);
   }
 
+  // An event of an overlap's second instance is marked on its attempt's lane as "i2 ...".
   std::optional<Mark> MarkOf(const Event& e) const {
+    std::optional<Mark> mark = FirstInstanceMarkOf(e);
+    if (mark) Attribute(e, *mark);
+    return mark;
+  }
+
+  // Instance 0: a downstream request while both instances ran, which the job did not label.
+  static void Attribute(const Event& e, Mark& mark) {
+    int instance = InstanceOf(e);
+    if (instance == 1) return;
+    mark.label = (instance == 2 ? "i2 " : "i? ") + mark.label;
+    mark.detail = (instance == 2 ? "instance 2: " : "either instance: ") + mark.detail;
+  }
+
+  // Pauses and overlaps (docs/faults.md); nullopt for other events.
+  static std::optional<Mark> ProcessFaultMarkOf(const Event& e) {
+    const Json& d = e.data;
+    if (e.type == event::kPause) {
+      return Mark{MarkKind::kPause, "pause " + Ms(Int(d, "duration_ms")),
+                  fmt::format("SIGSTOP at {} (hit {}) for {} of real time", Str(d, "point"), Int(d, "hit"),
+                              Ms(Int(d, "duration_ms")))};
+    }
+    if (e.type == event::kResume) {
+      return Mark{MarkKind::kResume, "resume", fmt::format("SIGCONT: goes on from {}", Str(d, "point"))};
+    }
+    if (e.type == event::kOverlap) {
+      return Mark{MarkKind::kOverlap, "i2 start",
+                  fmt::format("held at {}; a second instance of the date starts (held at most {})", Str(d, "point"),
+                              Ms(Int(d, "hold_ms")))};
+    }
+    if (e.type == event::kOverlapEnd) {
+      bool exited = d.value("second_exited", false);
+      return Mark{MarkKind::kOverlap, "release",
+                  fmt::format("released from {}: {}", Str(d, "point"),
+                              exited ? "the second instance had exited" : "the hold ran out, both instances run")};
+    }
+    if (e.type == event::kExit && InstanceOf(e) == 2) {
+      bool signaled = d.contains("signal");
+      std::string how = signaled ? fmt::format("killed (signal {})", Int(d, "signal")) : fmt::format("exit {}", Int(d, "code", -1));
+      std::string err = Str(d, "stderr");
+      return Mark{MarkKind::kOverlap, how, "ended: " + how + (err.empty() ? "" : " | stderr: " + err)};
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Mark> FirstInstanceMarkOf(const Event& e) const {
+    if (auto mark = ProcessFaultMarkOf(e)) return mark;
     const Json& d = e.data;
     if (e.type == event::kFailpoint) {
       std::string bytes = d.contains("bytes") ? fmt::format(", {} bytes", Int(d, "bytes")) : "";
@@ -170,7 +220,7 @@ class Builder {
   }
 
   void Place(const Event& e, Lane* lane, Mark mark) {
-    if (e.type == event::kTimeout && lane) lane->outcome = "timed out after " + Ms(Int(e.data, "timeout_ms"));
+    if (e.type == event::kTimeout && lane && InstanceOf(e) != 2) lane->outcome = "timed out after " + Ms(Int(e.data, "timeout_ms"));
     if (lane) {
       lane->marks.push_back(std::move(mark));
     } else {
@@ -255,6 +305,9 @@ const char* ToString(MarkKind k) {
     case MarkKind::kAlert: return "alert";
     case MarkKind::kTimeout: return "timeout";
     case MarkKind::kBadRequest: return "bad request";
+    case MarkKind::kPause: return "pause (SIGSTOP)";
+    case MarkKind::kResume: return "resume (SIGCONT)";
+    case MarkKind::kOverlap: return "second instance";
   }
   return "?";
 }

@@ -1,5 +1,6 @@
 // A counterexample's history laid out for a reader: one lane per attempt in the order the
-// attempts ran, each with markers for what happened in it (failpoint hits, the kill, the
+// attempts ran (an overlap's second instance is drawn on its attempt's lane, its marks
+// labelled "i2"), each with markers for what happened in it (failpoint hits, the kill, the
 // rollback of a persistence model, publishes, queries, alerts), the virtual retry wait before
 // it, how it ended, and the final state the trial left downstream. Pure: built from events.
 #pragma once
@@ -24,6 +25,9 @@ enum class MarkKind {
   kAlert,       // a human was paged
   kTimeout,     // the attempt hung and was killed at its timeout
   kBadRequest,  // the job sent downstream a request it could not understand
+  kPause,       // the harness stopped the attempt (SIGSTOP) at a point (docs/faults.md)
+  kResume,      // ... and let it go on (SIGCONT)
+  kOverlap,     // a second instance of the attempt: started, the first released, its exit
 };
 const char* ToString(MarkKind k);
 

@@ -63,6 +63,14 @@ std::string Shape(MarkKind k, int x, int y) {
     case MarkKind::kBadRequest:
       return fmt::format(R"(<circle cx="{0}" cy="{1}" r="7" fill="#6b7280"/><text x="{0}" y="{2}" class="q">!</text>)", x,
                          y, y + 4);
+    case MarkKind::kPause:
+      return fmt::format(R"(<rect x="{}" y="{}" width="4" height="14" fill="#ca8a04"/><rect x="{}" y="{}" width="4" height="14" fill="#ca8a04"/>)",
+                         x - 6, y - 7, x + 2, y - 7);
+    case MarkKind::kResume:
+      return fmt::format(R"(<path d="M{} {}l12 7l-12 7z" fill="#16a34a"/>)", x - 5, y - 7);
+    case MarkKind::kOverlap:
+      return fmt::format(R"(<circle cx="{}" cy="{}" r="6" fill="none" stroke="#0891b2" stroke-width="2"/><circle cx="{}" cy="{}" r="6" fill="none" stroke="#0891b2" stroke-width="2"/>)",
+                         x - 3, y, x + 3, y);
   }
   return "";
 }
@@ -127,7 +135,8 @@ std::string RenderTimelineSvg(const Timeline& t) {
 std::string RenderTimelineLegend() {
   const MarkKind kinds[] = {MarkKind::kFailpoint,     MarkKind::kFailpoints, MarkKind::kKill,    MarkKind::kRollback,
                             MarkKind::kPublish,       MarkKind::kDuplicate,  MarkKind::kPublishFailed,
-                            MarkKind::kQuery,         MarkKind::kAlert,      MarkKind::kTimeout, MarkKind::kBadRequest};
+                            MarkKind::kQuery,         MarkKind::kAlert,      MarkKind::kTimeout, MarkKind::kBadRequest,
+                            MarkKind::kPause,         MarkKind::kResume,     MarkKind::kOverlap};
   std::string out;
   for (MarkKind k : kinds) {
     int width = k == MarkKind::kFailpoints ? 52 : 22;

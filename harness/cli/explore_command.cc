@@ -41,7 +41,7 @@ std::string SearchCommand(const ExploreArgs& a, int trials) {
 }
 
 int Attempts(const std::vector<Event>& events) {
-  return static_cast<int>(std::count_if(events.begin(), events.end(), [](const Event& e) { return e.type == event::kSpawn; }));
+  return static_cast<int>(std::count_if(events.begin(), events.end(), [](const Event& e) { return e.type == event::kSpawn && InstanceOf(e) != 2; }));
 }
 
 int Execute(const ExploreArgs& a) {

@@ -1,5 +1,7 @@
 #include "counterexample/counterexample.h"
 
+#include <algorithm>
+
 #include "util/atomic_file.h"
 
 namespace killpoint {
@@ -64,14 +66,26 @@ Result<CounterexampleFile> ReadCounterexample(const std::filesystem::path& path)
 }
 
 std::vector<nlohmann::json> Fingerprint(const std::vector<Event>& events) {
-  std::vector<nlohmann::json> out;
+  // Two instances of an attempt at once (an overlap, docs/faults.md) interleave their events
+  // as the scheduler pleases: those of instance 2, and requests either may have sent, are
+  // compared as a sorted set at the end, and no event's seq counts.
+  bool overlapped = std::any_of(events.begin(), events.end(), [](const Event& e) { return InstanceOf(e) != 1; });
+  std::vector<nlohmann::json> out, concurrent;
   for (const Event& e : events) {
     nlohmann::json data = e.data;
     if (data.is_object()) {
       for (const char* volatile_key : {"pid", "sandbox", "elapsed_ms", "stderr"}) data.erase(volatile_key);
     }
-    out.push_back({e.seq, e.t_ms, e.type, e.biz_date, e.trigger, e.attempt, data});
+    if (!overlapped) {
+      out.push_back({e.seq, e.t_ms, e.type, e.biz_date, e.trigger, e.attempt, data});
+      continue;
+    }
+    nlohmann::json entry = {e.t_ms, e.type, e.biz_date, e.trigger, e.attempt, data};
+    (InstanceOf(e) == 1 ? out : concurrent).push_back(std::move(entry));
   }
+  std::sort(concurrent.begin(), concurrent.end(),
+            [](const nlohmann::json& a, const nlohmann::json& b) { return a.dump() < b.dump(); });
+  out.insert(out.end(), concurrent.begin(), concurrent.end());
   return out;
 }
 

@@ -52,6 +52,7 @@ Result<CounterexampleFile> ReadCounterexample(const std::filesystem::path& path)
 
 // The events with what differs from run to run left out (pids, the sandbox path, wall-clock
 // durations, the job's stderr): two replays of a deterministic schedule give equal fingerprints.
+// With an overlap's second instance, its events come last, sorted, and seq is left out.
 std::vector<nlohmann::json> Fingerprint(const std::vector<Event>& events);
 
 }  // namespace killpoint

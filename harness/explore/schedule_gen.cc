@@ -26,6 +26,16 @@ AttemptFault GenFault(const Scenario& s, const std::string& model) {
   if (!s.downstream.faults.empty() && Coin(4)) {
     f.downstream_fault = s.downstream.faults[*rc::gen::inRange<size_t>(0, s.downstream.faults.size())];
   }
+  // Issue 6 (docs/faults.md): drawn only when the scenario has them, so that the schedules of
+  // other scenarios stay as they were; each shrinks to none, then to the first point.
+  const FaultSpec& x = s.faults;
+  if (!x.pause.points.empty() && Coin(4)) {
+    f.pause = {x.pause.points[*rc::gen::inRange<size_t>(0, x.pause.points.size())], x.pause.duration_ms};
+  }
+  if (!x.overlap.points.empty() && Coin(4)) {
+    f.overlap = {x.overlap.points[*rc::gen::inRange<size_t>(0, x.overlap.points.size())], x.overlap.hold_ms};
+  }
+  if (x.downstream_burst.length > 0 && Coin(4)) f.downstream_burst = x.downstream_burst.length;
   return f;
 }
 

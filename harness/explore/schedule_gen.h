@@ -2,7 +2,8 @@
 // schedule is a Plan: a calendar of the scenario's first 1..5 dates; the scheduler's firings
 // in any order, so that a date may fire twice (a duplicate trigger) or after a later one (a
 // backfill); for each attempt of a firing, a kill (crash point, occurrence, moment) or none,
-// and a downstream fault or none; one persistence model for the whole schedule.
+// and a downstream fault or none; a pause, an overlap and a downstream burst or none, when the
+// scenario has them (docs/faults.md); one persistence model for the whole schedule.
 //
 // Every choice is drawn so that it shrinks towards the simpler story: fewer firings, fewer
 // dates (date 0), fewer attempts with faults, no fault, earlier crash points (the scenario's

@@ -4,6 +4,11 @@
 
 namespace killpoint {
 
+int InstanceOf(const Event& e) {
+  auto it = e.data.find("instance");
+  return it != e.data.end() && it->is_number_integer() ? it->get<int>() : 1;
+}
+
 void to_json(nlohmann::json& j, const Event& e) {
   j = {{"seq", e.seq}, {"t_ms", e.t_ms}, {"type", e.type}};
   if (!e.biz_date.empty()) j["biz_date"] = e.biz_date;

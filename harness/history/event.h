@@ -31,6 +31,14 @@ inline constexpr const char* kQuery = "query";              // data: key, count
 inline constexpr const char* kAlert = "alert";              // data: key, reason
 inline constexpr const char* kBadRequest = "bad_request";   // data: path, reason
 inline constexpr const char* kTrialEnd = "trial_end";       // data: elapsed_ms
+// Pauses and overlaps (docs/faults.md). The second instance of an overlap runs in the same
+// attempt: its spawn, exit, failpoint and points_passed events carry data.instance = 2, and
+// downstream requests data.instance when known (absent: the first instance, or no overlap).
+inline constexpr const char* kPause = "pause";              // data: point, hit, duration_ms
+inline constexpr const char* kResume = "resume";            // data: point
+inline constexpr const char* kOverlap = "overlap";          // data: point, hold_ms
+// The first instance is let go of: data: point, second_exited (before hold_ms ran out)
+inline constexpr const char* kOverlapEnd = "overlap_end";
 }  // namespace event
 
 struct Event {
@@ -44,6 +52,10 @@ struct Event {
 
   bool operator==(const Event&) const = default;
 };
+
+// Which instance of the attempt an event belongs to: data.instance, 1 when absent; 0 for a
+// downstream request that arrived while both instances ran and that the job did not label.
+int InstanceOf(const Event& e);
 
 void to_json(nlohmann::json& j, const Event& e);
 // Throws nlohmann::json::exception on a missing field or an out-of-range number.

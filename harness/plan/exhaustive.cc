@@ -20,6 +20,26 @@ std::vector<AttemptFault> EnumerateFaults(const std::vector<CrashPoint>& points,
   return out;
 }
 
+std::vector<AttemptFault> EnumerateProcessFaults(const Scenario& s) {
+  std::vector<AttemptFault> out;
+  for (const std::string& point : s.faults.pause.points) {
+    AttemptFault f;
+    f.pause = {point, s.faults.pause.duration_ms};
+    out.push_back(f);
+  }
+  for (const std::string& point : s.faults.overlap.points) {
+    AttemptFault f;
+    f.overlap = {point, s.faults.overlap.hold_ms};
+    out.push_back(f);
+  }
+  if (s.faults.downstream_burst.length > 0) {
+    AttemptFault f;
+    f.downstream_burst = s.faults.downstream_burst.length;
+    out.push_back(f);
+  }
+  return out;
+}
+
 Plan MakeExhaustivePlan(const Scenario& s, uint64_t seed, int trial, const AttemptFault& fault) {
   return Plan{s.name, seed, trial, {{s.dates.front(), 1, {fault}}}};
 }

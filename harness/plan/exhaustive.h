@@ -15,6 +15,10 @@ namespace killpoint {
 std::vector<AttemptFault> EnumerateFaults(const std::vector<CrashPoint>& points,
                                           const std::vector<std::string>& models);
 
+// One fault per pause point, one per overlap point and one burst, as the scenario's "faults"
+// allow (docs/faults.md); exhaustive runs try each once, after the kills.
+std::vector<AttemptFault> EnumerateProcessFaults(const Scenario& scenario);
+
 // The first date's first attempt dies by `fault`; the retries and the final pass are fault-free.
 Plan MakeExhaustivePlan(const Scenario& scenario, uint64_t seed, int trial, const AttemptFault& fault);
 

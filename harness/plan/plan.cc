@@ -27,6 +27,9 @@ std::string Plan::Summary() const {
         if (f.model != "process") out += "/" + f.model;
       }
       if (!f.downstream_fault.empty()) out += " downstream:" + f.downstream_fault;
+      if (!f.pause.point.empty()) out += " pause@" + f.pause.point + " " + std::to_string(f.pause.duration_ms) + "ms";
+      if (!f.overlap.point.empty()) out += " overlap@" + f.overlap.point;
+      if (f.downstream_burst > 0) out += " burst:" + std::to_string(f.downstream_burst);
     }
     if (!any) out += " -";
   }
@@ -53,6 +56,9 @@ void to_json(nlohmann::json& j, const AttemptFault& f) {
     if (f.when != "before") j["when"] = f.when;
   }
   if (!f.downstream_fault.empty()) j["downstream_fault"] = f.downstream_fault;
+  if (!f.pause.point.empty()) j["pause"] = {{"point", f.pause.point}, {"duration_ms", f.pause.duration_ms}};
+  if (!f.overlap.point.empty()) j["overlap"] = {{"point", f.overlap.point}, {"hold_ms", f.overlap.hold_ms}};
+  if (f.downstream_burst > 0) j["downstream_burst"] = f.downstream_burst;
 }
 
 void from_json(const nlohmann::json& j, AttemptFault& f) {
@@ -62,6 +68,16 @@ void from_json(const nlohmann::json& j, AttemptFault& f) {
   f.model = j.value("model", "process");
   f.when = j.value("when", "before");
   f.downstream_fault = j.value("downstream_fault", "");
+  // Absent in plans written before pause, overlap and bursts (issue 6): no such fault.
+  if (auto it = j.find("pause"); it != j.end()) {
+    f.pause.point = it->at("point").get<std::string>();
+    f.pause.duration_ms = it->at("duration_ms").get<int64_t>();
+  }
+  if (auto it = j.find("overlap"); it != j.end()) {
+    f.overlap.point = it->at("point").get<std::string>();
+    f.overlap.hold_ms = it->at("hold_ms").get<int64_t>();
+  }
+  f.downstream_burst = j.value("downstream_burst", 0);
 }
 
 void to_json(nlohmann::json& j, const PlannedRun& r) {

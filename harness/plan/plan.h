@@ -10,6 +10,22 @@
 
 namespace killpoint {
 
+// Stop the attempt's processes (SIGSTOP) at the first hit of `point`, for `duration_ms` of
+// real time, then let them go on (SIGCONT). docs/faults.md.
+struct PauseFault {
+  std::string point = {};  // empty: no pause
+  int64_t duration_ms = 0;
+  bool operator==(const PauseFault&) const = default;
+};
+
+// While the attempt is held at the first hit of `point`, start a second instance of the same
+// date; release the first once the second exited or `hold_ms` passed. docs/faults.md.
+struct OverlapFault {
+  std::string point = {};  // empty: no overlap
+  int64_t hold_ms = 0;
+  bool operator==(const OverlapFault&) const = default;
+};
+
 // What happens to one attempt. A default-constructed fault is no fault.
 struct AttemptFault {
   std::string kill_point;        // named failpoint to die at; empty: no kill
@@ -17,8 +33,16 @@ struct AttemptFault {
   std::string downstream_fault;  // applied to the attempt's first publish; empty: none
   std::string model = "process";  // persistence model applied after the kill
   std::string when = "before";    // before, after or mid the operation (plan/crash_point.h)
+  PauseFault pause = {};  // initialized here, so that aggregate inits may leave it out
+  OverlapFault overlap = {};
+  // From this attempt on, the next downstream_burst POST /publish fail before commit (503),
+  // across attempts and dates, until the final pass; 0: none.
+  int downstream_burst = 0;
 
-  bool None() const { return kill_point.empty() && downstream_fault.empty(); }
+  bool None() const {
+    return kill_point.empty() && downstream_fault.empty() && pause.point.empty() && overlap.point.empty() &&
+           downstream_burst == 0;
+  }
   bool operator==(const AttemptFault&) const = default;
 };
 

@@ -54,6 +54,43 @@ void DrawDownstreamFault(const Scenario& s, PlanRng& rng, Plan& plan) {
   run.attempts[0].downstream_fault = d.faults[rng.Below(d.faults.size())];
 }
 
+// Pauses, overlaps and bursts (issue 6, docs/faults.md) come from a stream of their own, so
+// that adding them to a scenario leaves its kills, dates and triggers as they were, and a
+// scenario without them draws nothing at all.
+PlanRng FaultRng(const Scenario& s, uint64_t seed, int trial) {
+  return PlanRng(HashName(s.name) ^ (seed * 0xC2B2AE3D27D4EB4FULL) ^
+                 (static_cast<uint64_t>(trial) * 0x165667B19E3779F9ULL) ^ 0x6661756C7473ULL);
+}
+
+AttemptFault& AttemptOf(PlannedRun& run, int attempt) {
+  if (static_cast<int>(run.attempts.size()) < attempt) run.attempts.resize(static_cast<size_t>(attempt));
+  return run.attempts[static_cast<size_t>(attempt - 1)];
+}
+
+// Each attempt the retry policy allows may be paused, and may be overlapped, with the
+// scenario's probabilities, at one of its points.
+void DrawProcessFaults(const Scenario& s, PlanRng& rng, Plan& plan) {
+  const FaultSpec& f = s.faults;
+  for (PlannedRun& run : plan.runs) {
+    for (int a = 1; a <= s.retry.max_attempts; ++a) {
+      if (!f.pause.points.empty() && rng.Chance(f.pause.probability)) {
+        AttemptOf(run, a).pause = {f.pause.points[rng.Below(f.pause.points.size())], f.pause.duration_ms};
+      }
+      if (!f.overlap.points.empty() && rng.Chance(f.overlap.probability)) {
+        AttemptOf(run, a).overlap = {f.overlap.points[rng.Below(f.overlap.points.size())], f.overlap.hold_ms};
+      }
+    }
+  }
+}
+
+// At most one burst a trial, like the downstream fault: it starts at the first attempt of one
+// of the plan's runs and goes on across attempts until `length` publishes have failed.
+void DrawBurst(const Scenario& s, PlanRng& rng, Plan& plan) {
+  const BurstSpec& b = s.faults.downstream_burst;
+  if (b.length <= 0 || !rng.Chance(b.probability)) return;
+  AttemptOf(plan.runs[rng.Below(plan.runs.size())], 1).downstream_burst = b.length;
+}
+
 }  // namespace
 
 Plan MakePlan(const Scenario& s, uint64_t seed, int trial) {
@@ -80,6 +117,9 @@ Plan MakePlan(const Scenario& s, uint64_t seed, int trial) {
     first.attempts[0].downstream_fault = downstream;
   }
   DrawDownstreamFault(s, rng, plan);
+  PlanRng faults = FaultRng(s, seed, trial);
+  DrawProcessFaults(s, faults, plan);
+  DrawBurst(s, faults, plan);
   return plan;
 }
 

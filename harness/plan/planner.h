@@ -13,6 +13,8 @@ namespace killpoint {
 // seed-derived k, so every point is tried once every n trials; the rest is drawn at random:
 // how many dates run, duplicate triggers, kills of later attempts and dates, the occurrence,
 // and at most one downstream fault. A trial has one persistence model for all its kills.
+// The scenario's "faults" (docs/faults.md) add, from a stream of their own: a pause and an
+// overlap per attempt, each with its probability, and at most one downstream burst a trial.
 Plan MakePlan(const Scenario& scenario, uint64_t seed, int trial);
 
 }  // namespace killpoint

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "history/history.h"
@@ -34,9 +35,32 @@ class AttemptState {
 
   // Control channel handler: records the hit, tells the tracker about the file operations the
   // job is let through to, and kills the process before, after or in the middle of the point.
+  // At the first hit of a planned pause or overlap point it holds the job (kHold) instead.
   HitAnswer OnHit(const FailpointHit& hit);
 
+  // A job held at the first hit of a pause or overlap point (docs/faults.md), for the
+  // HoldDriver to carry out; it is answered with Release.
+  struct Hold {
+    FailpointHit hit;
+    int n = 0;  // which hit of the point
+    bool pause = false;
+    bool overlap = false;
+  };
+  // Blocks until a hold is pending (and hands it over) or StopHolds was called.
+  std::optional<Hold> NextHold();
+  void StopHolds();
+  // The answer the held hit gets now: continue, or the planned kill if it falls on this hit.
+  HitAnswer Release(const Hold& hold);
+  // The second instance of an overlap: hits from its process group are its own (recorded with
+  // instance 2, never killed, never counted as the first's). Call ExpectSecond before spawning
+  // it, then SetSecond with its pid (0 if it could not start): hits wait in between, so that
+  // none of the second's is taken for the first's.
+  void ExpectSecond();
+  void SetSecond(int pgid);
+
  private:
+  int InstanceOf(const FailpointHit& hit) const;  // requires mu_
+  HitAnswer SecondHit(const FailpointHit& hit);  // requires mu_
   HitAnswer Kill(const FailpointHit& hit, int n);  // requires mu_
   HitAnswer Decide(const FailpointHit& hit, int n);  // requires mu_
 
@@ -52,6 +76,16 @@ class AttemptState {
   bool awaiting_done_ = false;         // guarded by mu_: let through, kill at its DONE
   bool track_ = false;                 // guarded by mu_
   std::condition_variable attached_;
+  // Pauses and overlaps, all guarded by mu_.
+  bool pause_done_ = false;    // the planned pause has been held (at most once an attempt)
+  bool overlap_done_ = false;
+  std::optional<Hold> pending_;  // held, not yet taken by NextHold
+  bool held_ = false;            // the first instance is held (from OnHit to Release)
+  bool holds_stopped_ = false;
+  int second_pgid_ = 0;
+  bool expecting_second_ = false;
+  std::map<std::string, int> hits2_, passed2_;  // the second instance's
+  std::condition_variable hold_cv_;
 };
 
 }  // namespace killpoint

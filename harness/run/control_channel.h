@@ -23,11 +23,14 @@ struct FailpointHit {
   bool done = false;  // a DONE line: the operation the harness let through has completed
   bool seen = false;  // a SEEN line (v1.2): passed and reported one way, never answered
   int64_t bytes = -1;  // the shim's size of a write, when it sent one; -1 otherwise
+  uint64_t connection = 0;  // the channel's number for the connection, to answer a held hit
 };
 
-// What the handler decided. kKilled: it killed the job, the hit is never answered.
+// What the handler decided. kKilled: it killed the job, the hit is never answered. kHold: the
+// job is held at the point (a pause or an overlap, docs/faults.md); someone answers it later
+// with ControlChannel::Answer, and meanwhile the channel goes on serving other connections.
 struct HitAnswer {
-  enum Kind { kContinue, kAfter, kPartial, kKilled } kind = kContinue;
+  enum Kind { kContinue, kAfter, kPartial, kKilled, kHold } kind = kContinue;
   int64_t bytes = 0;  // for kPartial
 
   static HitAnswer Continue() { return {}; }
@@ -50,6 +53,10 @@ class ControlChannel {
   // the handler, or `timeout` passed; true when idle. Once the job has exited, one-way
   // reports may still be in flight: the runner waits here before it records the exit.
   virtual bool WaitIdle(std::chrono::milliseconds timeout) = 0;
+
+  // Answers a hit the handler held (kHold), from any thread; kKilled closes its connection
+  // unanswered. Does nothing once that connection has closed (its job died meanwhile).
+  virtual void Answer(uint64_t connection, HitAnswer answer) = 0;
 };
 
 }  // namespace killpoint

@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <condition_variable>
@@ -33,8 +34,8 @@ void SendAll(int fd, const std::string& s) {
 
 class PosixControlChannel : public ControlChannel {
  public:
-  PosixControlChannel(Handler handler, int listener, int stop, int port)
-      : handler_(std::move(handler)), listener_(listener), stop_(stop), port_(port) {
+  PosixControlChannel(Handler handler, int listener, int stop, int wake, int port)
+      : handler_(std::move(handler)), listener_(listener), stop_(stop), wake_(wake), port_(port) {
     thread_ = std::thread([this] { Loop(); });
   }
 
@@ -45,6 +46,7 @@ class PosixControlChannel : public ControlChannel {
     for (auto& [fd, buffer] : clients_) ::close(fd);
     ::close(listener_);
     ::close(stop_);
+    ::close(wake_);
   }
 
   std::string Address() const override { return "127.0.0.1:" + std::to_string(port_); }
@@ -54,10 +56,19 @@ class PosixControlChannel : public ControlChannel {
     return idle_cv_.wait_for(lock, timeout, [&] { return open_ == 0 && !PendingConnection(); });
   }
 
+  void Answer(uint64_t connection, HitAnswer answer) override {
+    {
+      std::lock_guard lock(answers_mu_);
+      answers_.emplace_back(connection, answer);
+    }
+    uint64_t one = 1;
+    (void)!::write(wake_, &one, sizeof one);
+  }
+
  private:
   void Loop() {
     for (;;) {
-      std::vector<pollfd> fds{{stop_, POLLIN, 0}, {listener_, POLLIN, 0}};
+      std::vector<pollfd> fds{{stop_, POLLIN, 0}, {listener_, POLLIN, 0}, {wake_, POLLIN, 0}};
       for (const auto& [fd, buffer] : clients_) fds.push_back({fd, POLLIN, 0});
       if (::poll(fds.data(), fds.size(), -1) < 0) {
         if (errno == EINTR) continue;
@@ -65,9 +76,11 @@ class PosixControlChannel : public ControlChannel {
       }
       if (fds[0].revents) return;
       if (fds[1].revents & POLLIN) Accept();
-      for (size_t i = 2; i < fds.size(); ++i) {
+      for (size_t i = 3; i < fds.size(); ++i) {
         if (fds[i].revents) Read(fds[i].fd);
       }
+      // After the reads: an answer may close a connection that this pass's fds still list.
+      if (fds[2].revents & POLLIN) SendHeldAnswers();
       std::lock_guard lock(idle_mu_);
       open_ = clients_.size();
       idle_cv_.notify_all();
@@ -82,12 +95,45 @@ class PosixControlChannel : public ControlChannel {
 
   void Accept() {
     int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd >= 0) clients_[fd] = "";
+    if (fd < 0) return;
+    clients_[fd] = "";
+    connection_of_[fd] = ++connections_;
   }
 
   void Close(int fd) {
     ::close(fd);
     clients_.erase(fd);
+    connection_of_.erase(fd);
+  }
+
+  // Answers the held hits someone answered meanwhile (Answer), on connections still open.
+  void SendHeldAnswers() {
+    uint64_t count;
+    (void)!::read(wake_, &count, sizeof count);
+    std::vector<std::pair<uint64_t, HitAnswer>> answers;
+    {
+      std::lock_guard lock(answers_mu_);
+      answers.swap(answers_);
+    }
+    for (const auto& [connection, answer] : answers) {
+      auto it = std::find_if(connection_of_.begin(), connection_of_.end(),
+                             [&](const auto& entry) { return entry.second == connection; });
+      if (it == connection_of_.end()) continue;
+      int fd = it->first;
+      if (!Send(fd, answer)) Close(fd);
+    }
+  }
+
+  // False when the connection must be closed (the job was killed).
+  static bool Send(int fd, const HitAnswer& answer) {
+    switch (answer.kind) {
+      case HitAnswer::kKilled: return false;
+      case HitAnswer::kHold: return true;  // someone answers it later
+      case HitAnswer::kContinue: SendAll(fd, "CONTINUE\n"); break;
+      case HitAnswer::kAfter: SendAll(fd, "AFTER\n"); break;
+      case HitAnswer::kPartial: SendAll(fd, "PARTIAL " + std::to_string(answer.bytes) + "\n"); break;
+    }
+    return true;
   }
 
   void Read(int fd) {
@@ -116,22 +162,21 @@ class PosixControlChannel : public ControlChannel {
       SendAll(fd, "ERROR expected 'HIT <name> <pid>'\n");
       return false;
     }
+    hit->connection = connection_of_[fd];
     if (hit->seen) return handler_(*hit).kind != HitAnswer::kKilled;  // one way: no answer
-    HitAnswer answer = handler_(*hit);
-    switch (answer.kind) {
-      case HitAnswer::kKilled: return false;
-      case HitAnswer::kContinue: SendAll(fd, "CONTINUE\n"); break;
-      case HitAnswer::kAfter: SendAll(fd, "AFTER\n"); break;
-      case HitAnswer::kPartial: SendAll(fd, "PARTIAL " + std::to_string(answer.bytes) + "\n"); break;
-    }
-    return true;
+    return Send(fd, handler_(*hit));
   }
 
   Handler handler_;
   int listener_;
   int stop_;
+  int wake_;  // eventfd: Answer queued held answers
   int port_;
   std::map<int, std::string> clients_;  // fd -> unread bytes; only the loop thread touches it
+  std::map<int, uint64_t> connection_of_;  // fd -> connection number; the loop thread's
+  uint64_t connections_ = 0;                // connections accepted; the loop thread's
+  std::mutex answers_mu_;
+  std::vector<std::pair<uint64_t, HitAnswer>> answers_;  // guarded by answers_mu_
   std::mutex idle_mu_;
   std::condition_variable idle_cv_;
   size_t open_ = 0;  // clients_.size() after the loop's last pass; guarded by idle_mu_
@@ -155,12 +200,16 @@ Result<std::unique_ptr<ControlChannel>> ControlChannel::Start(Handler handler) {
     return Error::Harness("control channel: cannot listen on 127.0.0.1: " + why);
   }
   int stop = ::eventfd(0, EFD_CLOEXEC);
-  if (stop < 0) {
+  int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (stop < 0 || wake < 0) {
+    std::string why = std::strerror(errno);
     ::close(listener);
-    return Error::Harness(std::string("eventfd: ") + std::strerror(errno));
+    if (stop >= 0) ::close(stop);
+    if (wake >= 0) ::close(wake);
+    return Error::Harness("eventfd: " + why);
   }
   return std::unique_ptr<ControlChannel>(
-      new PosixControlChannel(std::move(handler), listener, stop, ntohs(addr.sin_port)));
+      new PosixControlChannel(std::move(handler), listener, stop, wake, ntohs(addr.sin_port)));
 }
 
 }  // namespace killpoint

@@ -28,6 +28,14 @@ class Downstream {
   // disarms.
   virtual void ArmFault(const std::string& fault) = 0;
 
+  // The next `length` POST /publish fail before commit (503), whatever is armed, across
+  // attempts, until disarmed with 0 (a downstream burst, docs/faults.md).
+  virtual void ArmBurst(int length) = 0;
+
+  // Which instance of the attempt requests come from when the job does not say so (header
+  // X-Killpoint-Instance): 1 (no overlap: not recorded), 2 (the first is held), 0 (both run).
+  virtual void SetInstance(int instance) = 0;
+
   // Lets go of requests held by commit_no_answer (they end without a response). Call once the
   // attempt that sent them is over.
   virtual void ReleaseHeld() = 0;

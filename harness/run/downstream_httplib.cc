@@ -53,6 +53,17 @@ class HttplibDownstream : public Downstream {
     armed_ = fault;
   }
 
+  void ArmBurst(int length) override {
+    std::lock_guard lock(mu_);
+    burst_left_ = length;
+    burst_length_ = length;
+  }
+
+  void SetInstance(int instance) override {
+    std::lock_guard lock(mu_);
+    instance_ = instance;
+  }
+
   void ReleaseHeld() override {
     std::lock_guard lock(mu_);
     ++release_generation_;
@@ -73,6 +84,17 @@ class HttplibDownstream : public Downstream {
     return true;
   }
 
+  // The instance a request came from (docs/faults.md): the job's header, else the runner's view.
+  // Requires mu_.
+  void Attribute(const httplib::Request& req, json& record) const {
+    std::string said = req.get_header_value("X-Killpoint-Instance");
+    if (said == "1" || said == "2") {
+      if (said == "2" || instance_ != 1) record["instance"] = said == "2" ? 2 : 1;
+    } else if (instance_ != 1) {
+      record["instance"] = instance_;
+    }
+  }
+
   void Publish(const httplib::Request& req, httplib::Response& res) {
     json body;
     if (!ReadBody(req, res, body)) return;
@@ -80,7 +102,14 @@ class HttplibDownstream : public Downstream {
     json record = {{"key", key}, {"biz_date", body.value("biz_date", "")},
                    {"idempotency_key", req.get_header_value("Idempotency-Key")}};
     std::unique_lock lock(mu_);
-    std::string fault = std::exchange(armed_, "");
+    Attribute(req, record);
+    std::string fault;
+    if (burst_left_ > 0) {  // a burst goes first; what is armed waits for the publish after it
+      record["burst"] = burst_length_ - --burst_left_;
+      fault = kFailBeforeCommit;
+    } else {
+      fault = std::exchange(armed_, "");
+    }
     if (!fault.empty()) record["fault"] = fault;
     if (fault == kFailBeforeCommit) {
       record["committed"] = false;
@@ -124,7 +153,9 @@ class HttplibDownstream : public Downstream {
     }
     std::lock_guard lock(mu_);
     size_t count = deliveries_.count(key) ? deliveries_[key].size() : 0;
-    history_->Add(event::kQuery, {{"key", key}, {"count", count}});
+    json record = {{"key", key}, {"count", count}};
+    Attribute(req, record);
+    history_->Add(event::kQuery, record);
     res.set_content(json{{"key", key}, {"count", count}}.dump(), "application/json");
   }
 
@@ -133,10 +164,12 @@ class HttplibDownstream : public Downstream {
     if (!ReadBody(req, res, body)) return;
     std::lock_guard lock(mu_);
     int id = ++next_alert_;
-    history_->Add(event::kAlert, {{"key", body["key"]},
-                                  {"biz_date", body.value("biz_date", "")},
-                                  {"reason", body.value("reason", "")},
-                                  {"alert_id", id}});
+    json record = {{"key", body["key"]},
+                   {"biz_date", body.value("biz_date", "")},
+                   {"reason", body.value("reason", "")},
+                   {"alert_id", id}};
+    Attribute(req, record);
+    history_->Add(event::kAlert, record);
     res.set_content(json{{"alert_id", id}}.dump(), "application/json");
   }
 
@@ -155,6 +188,9 @@ class HttplibDownstream : public Downstream {
   std::map<std::string, std::vector<int>> by_header_;   // guarded by mu_; by Idempotency-Key
   int next_delivery_ = 0;                          // guarded by mu_
   int next_alert_ = 0;                             // guarded by mu_
+  int burst_left_ = 0;                             // guarded by mu_
+  int burst_length_ = 0;                           // guarded by mu_
+  int instance_ = 1;                               // guarded by mu_
 };
 
 }  // namespace

@@ -55,6 +55,12 @@ class RunningProcess {
   virtual const std::string& tag() const = 0;
   // SIGKILL to the whole process group. Safe to call until Wait returned; idempotent.
   virtual void KillGroup() = 0;
+  // Sends `signal` to the whole process group (SIGSTOP, SIGCONT for a pause). Safe to call
+  // until Wait returned; does nothing after.
+  virtual void SignalGroup(int signal) = 0;
+  // Blocks until the process exits (true) or `timeout` passes (false), draining its output;
+  // kills nothing and reaps nothing: Wait must follow. Not concurrently with Wait.
+  virtual bool WaitForExit(std::chrono::milliseconds timeout) = 0;
   // Blocks until the process exits or `timeout` passes; at the timeout the group is killed
   // and the result has timed_out set. A SIGINT/SIGTERM to the harness (interrupt.h) ends the
   // wait the same way, with interrupted set. After Wait the group and every tagged process are

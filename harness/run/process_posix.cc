@@ -126,6 +126,13 @@ class PosixProcess : public RunningProcess {
     if (::killpg(child_.id(), SIGKILL) != 0 && errno == ESRCH) ::kill(child_.id(), SIGKILL);
   }
 
+  void SignalGroup(int signal) override {
+    if (reaped_.load()) return;
+    ::killpg(child_.id(), signal);
+  }
+
+  bool WaitForExit(std::chrono::milliseconds timeout) override { return WaitExit(timeout); }
+
   ExitStatus Wait(std::chrono::milliseconds timeout) override {
     SetForegroundGroup(child_.id());
     Waited waited = WaitExit(timeout);

@@ -12,6 +12,8 @@
 #include "run/downstream.h"
 #include "run/durability.h"
 #include "run/interrupt.h"
+#include "run/hold_driver.h"
+#include "plan/crash_point.h"
 #include "run/process.h"
 
 namespace killpoint {
@@ -116,7 +118,10 @@ class TrialDriver {
   // The shim waits for an answer only where this attempt may be stopped, and reports every
   // other point one way (protocol v1.2); a tracked attempt also waits at every operation the
   // durability tracker must see while the job is held.
+  // A pause or overlap at a syscall point needs that point to wait too: the attempt then runs
+  // with every point waiting (protocol v1.1), as KILLPOINT_ARMED names one point only.
   static void ArmShim(SpawnRequest& r, const AttemptFault& fault, bool track) {
+    if (IsSyscallPoint(fault.pause.point) || IsSyscallPoint(fault.overlap.point)) return;
     r.env["KILLPOINT_ARMED"] = fault.kill_point;
     if (track) r.env["KILLPOINT_WAIT_OPS"] = DurabilityTracker::kWaitOps;
   }
@@ -184,8 +189,10 @@ class TrialDriver {
       if (Status s = durability_.Begin(sandbox_.work()); !s) return s.error();
     }
     if (!shim_.empty() && !options_.every_point_waits) ArmShim(r, fault, track);
+    r.env["KILLPOINT_INSTANCE"] = "1";
     attempt_.Arm(fault, track);
     downstream_->ArmFault(fault.downstream_fault);
+    if (fault.downstream_burst > 0) downstream_->ArmBurst(fault.downstream_burst);
     auto process = Spawn(r);
     if (!process) {
       attempt_.Finish();
@@ -193,7 +200,14 @@ class TrialDriver {
     }
     history_.Add(event::kSpawn, {{"pid", process.value()->pid()}, {"fault", fault}});
     attempt_.Attach(process.value().get());
+    std::unique_ptr<HoldDriver> holds = StartHolds(fault, process.value().get(), date, attempt, log, track);
     ExitStatus status = process.value()->Wait(std::chrono::milliseconds(scenario_.job.timeout_ms));
+    if (holds) {  // the overlap's second instance has ended too once Finish returned
+      if (Status s = holds->Finish(); !s) {
+        attempt_.Finish();
+        return s.error();
+      }
+    }
     // One-way reports may still be in flight: record them in this attempt, before its exit.
     if (!shim_.empty() && !status.interrupted) channel_->WaitIdle(kDrainTimeout);
     bool killed = attempt_.Finish();
@@ -211,7 +225,35 @@ class TrialDriver {
     return status.exited && status.code == 0;
   }
 
+  // Pauses and overlaps of the attempt (docs/faults.md), carried out while it runs; null when
+  // it has none. The second instance of an overlap runs the same command for the same date and
+  // attempt with KILLPOINT_INSTANCE=2, its own logs (<log>-i2), and no kill.
+  std::unique_ptr<HoldDriver> StartHolds(const AttemptFault& fault, RunningProcess* first, const std::string& date,
+                                         int attempt, const std::string& log, bool track) {
+    if (fault.pause.point.empty() && fault.overlap.point.empty()) return nullptr;
+    SpawnRequest second = Request(scenario_.job.command, date, attempt, log + "-i2");
+    if (!shim_.empty() && !options_.every_point_waits) ArmShim(second, AttemptFault{}, track);
+    second.env["KILLPOINT_INSTANCE"] = "2";
+    SecondInstance hooks;
+    hooks.spawn = [second]() -> Result<std::unique_ptr<RunningProcess>> {
+      auto process = Spawn(second);
+      if (!process) return Error::Harness("the overlap's second instance did not start: " + process.error().message);
+      return std::move(process.value());
+    };
+    hooks.exited = [this, path = second.stderr_path](const ExitStatus& status) {
+      nlohmann::json exit = {{"code", status.ShellCode()}, {"killed_by_harness", status.timed_out},
+                             {"stderr", Tail(path, kStderrTail)}, {"instance", 2}};
+      if (!status.exited) exit["signal"] = status.signal;
+      if (status.timed_out) history_.Add(event::kTimeout, {{"timeout_ms", scenario_.job.timeout_ms}, {"instance", 2}});
+      history_.Add(event::kExit, exit);
+    };
+    hooks.timeout = std::chrono::milliseconds(scenario_.job.timeout_ms);
+    return std::make_unique<HoldDriver>(fault, &attempt_, channel_.get(), downstream_.get(), &history_, first,
+                                        std::move(hooks));
+  }
+
   Status FinalPass() {
+    downstream_->ArmBurst(0);  // faults stopped: what is left of a burst goes with them
     std::vector<std::string> pending;
     for (const auto& [date, ok] : succeeded_) {
       if (!ok) pending.push_back(date);

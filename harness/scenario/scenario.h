@@ -54,6 +54,35 @@ struct DownstreamSpec {
   bool operator==(const DownstreamSpec&) const = default;
 };
 
+// Process and downstream faults beyond kills (issue 6, docs/faults.md). A plan draws each per
+// attempt with its probability; every point named here must be among the scenario's failpoints.
+struct PauseSpec {
+  std::vector<std::string> points = {};  // empty: never
+  int64_t duration_ms = 500;        // real time the attempt stays stopped
+  double probability = 0.0;
+  bool operator==(const PauseSpec&) const = default;
+};
+
+struct OverlapSpec {
+  std::vector<std::string> points = {};  // empty: never
+  double probability = 0.0;
+  int64_t hold_ms = 3000;  // the first instance is held at most this long for the second
+  bool operator==(const OverlapSpec&) const = default;
+};
+
+struct BurstSpec {
+  int length = 0;  // consecutive POST /publish that fail before commit; 0: never
+  double probability = 0.0;
+  bool operator==(const BurstSpec&) const = default;
+};
+
+struct FaultSpec {
+  PauseSpec pause = {};
+  OverlapSpec overlap = {};
+  BurstSpec downstream_burst = {};
+  bool operator==(const FaultSpec&) const = default;
+};
+
 // Where the checkers look in the sandbox (paths relative to it).
 struct CheckParams {
   std::string db = "settle.db";
@@ -88,6 +117,7 @@ struct Scenario {
   bool UsesShim() const;
   RetryPolicy retry;
   DownstreamSpec downstream;
+  FaultSpec faults = {};  // pause, overlap, downstream_burst (docs/faults.md)
   CheckParams check;
   std::map<std::string, SqlCheck> checks;  // the scenario's own invariants, by name
   std::vector<std::string> must_hold;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "scenario/check_reader.h"
+#include "scenario/fault_spec_reader.h"
 #include "scenario/field_reader.h"
 #include "scenario/json_text.h"
 #include "scenario/vocabulary.h"
@@ -251,6 +252,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   CheckUnique(r, "models", s.models);
   s.retry = ReadRetry(r.Object("retry"));
   s.downstream = ReadDownstream(r.Object("downstream"));
+  s.faults = ReadFaults(r.Object("faults"), s.failpoints);  // issue 6: pause, overlap, bursts
   s.check = ReadCheckParams(r.Object("check"));
   auto checks = root.find("checks");
   s.checks = ReadChecks(r.Object("checks"), checks == root.end() ? nullptr : &*checks);

@@ -87,6 +87,45 @@ TEST(Timeline, CollapsesLongRunsOfPassedCrashPointsButKeepsTheLast) {
   EXPECT_THAT(t.lanes[0].marks[3].detail, HasSubstr("f9: truncated"));
 }
 
+// docs/faults.md: a pause and an overlap on one lane; the second instance is not a lane.
+std::vector<Event> OverlapHistory() {
+  const std::string d = "2026-11-01";
+  return {Ev(0, 0, "spawn", d, 1, 1, {{"pid", 10}}),
+          Ev(1, 0, "failpoint", d, 1, 1, {{"point", "after_lock"}, {"hit", 1}}),
+          Ev(2, 0, "pause", d, 1, 1, {{"point", "after_lock"}, {"hit", 1}, {"duration_ms", 400}}),
+          Ev(3, 0, "overlap", d, 1, 1, {{"point", "after_lock"}, {"hold_ms", 3000}}),
+          Ev(4, 0, "spawn", d, 1, 1, {{"pid", 11}, {"instance", 2}}),
+          Ev(5, 0, "failpoint", d, 1, 1, {{"point", "after_lock"}, {"hit", 1}, {"instance", 2}}),
+          Ev(6, 0, "publish", d, 1, 1, {{"key", "k"}, {"committed", true}, {"delivery_id", 1}, {"instance", 2}}),
+          Ev(7, 0, "overlap_end", d, 1, 1, {{"point", "after_lock"}, {"second_exited", false}}),
+          Ev(8, 0, "resume", d, 1, 1, {{"point", "after_lock"}}),
+          Ev(9, 0, "timeout", d, 1, 1, {{"timeout_ms", 500}, {"instance", 2}}),
+          Ev(10, 0, "exit", d, 1, 1, {{"code", 137}, {"signal", 9}, {"instance", 2}}),
+          Ev(11, 0, "publish", d, 1, 1, {{"key", "k"}, {"committed", false}, {"fault", "fail_before_commit"}, {"burst", 1}}),
+          Ev(12, 0, "exit", d, 1, 1, {{"code", 0}})};
+}
+
+TEST(Timeline, MarksPausesAndTheSecondInstanceOnTheAttemptsLane) {
+  Timeline t = BuildTimeline(OverlapHistory());
+  ASSERT_EQ(t.lanes.size(), 1u);
+  const Lane& lane = t.lanes[0];
+  EXPECT_THAT(Kinds(lane), ElementsAre(MarkKind::kFailpoint, MarkKind::kPause, MarkKind::kOverlap, MarkKind::kFailpoint,
+                                       MarkKind::kPublish, MarkKind::kOverlap, MarkKind::kResume, MarkKind::kTimeout,
+                                       MarkKind::kOverlap, MarkKind::kPublishFailed));
+  EXPECT_EQ(lane.marks[1].label, "pause 400ms");
+  EXPECT_EQ(lane.marks[3].label, "i2 after_lock");
+  EXPECT_THAT(lane.marks[4].detail, HasSubstr("instance 2: publish k"));
+  EXPECT_THAT(lane.marks[5].detail, HasSubstr("the hold ran out"));
+  EXPECT_EQ(lane.marks[8].label, "i2 killed (signal 9)");
+  EXPECT_THAT(lane.marks[9].detail, HasSubstr("(burst, failure 1)"));
+  // The first instance's exit is the attempt's outcome, not the second's timeout or kill.
+  EXPECT_EQ(lane.outcome, "exit 0");
+  EXPECT_TRUE(lane.succeeded);
+  std::string svg = RenderTimelineSvg(t);
+  EXPECT_THAT(svg, Not(HasSubstr("<script")));
+  EXPECT_THAT(RenderTimelineLegend(), HasSubstr("pause (SIGSTOP)"));
+}
+
 TEST(TimelineSvg, EscapesEverythingAndDrawsOneRowPerLane) {
   Timeline t = BuildTimeline(testing::DoublePublishHistory());
   std::string svg = RenderTimelineSvg(t);

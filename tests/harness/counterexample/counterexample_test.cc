@@ -112,5 +112,33 @@ TEST(Fingerprint, LeavesOutWhatDiffersFromRunToRun) {
   EXPECT_NE(Fingerprint({a}), Fingerprint({c}));
 }
 
+// docs/faults.md: the events of an overlap's two instances interleave by chance.
+TEST(Fingerprint, IgnoresHowTwoInstancesInterleavedButNotWhatEitherDid) {
+  auto ev = [](int64_t seq, const char* type, nlohmann::json data) {
+    Event e;
+    e.seq = seq;
+    e.type = type;
+    e.data = std::move(data);
+    return e;
+  };
+  Event first = ev(0, event::kFailpoint, {{"point", "a"}, {"hit", 1}});
+  Event second = ev(0, event::kFailpoint, {{"point", "a"}, {"hit", 1}, {"instance", 2}});
+  Event exit2 = ev(0, event::kExit, {{"code", 0}, {"instance", 2}});
+  Event exit1 = ev(0, event::kExit, {{"code", 0}});
+  auto numbered = [](std::vector<Event> events) {
+    for (size_t i = 0; i < events.size(); ++i) events[i].seq = static_cast<int64_t>(i);
+    return events;
+  };
+  auto one = numbered({first, second, exit2, exit1});
+  auto other = numbered({second, first, exit2, exit1});
+  EXPECT_EQ(Fingerprint(one), Fingerprint(other));
+  auto differs = numbered({second, first, exit1});  // the second's exit is missing
+  EXPECT_NE(Fingerprint(one), Fingerprint(differs));
+  auto swapped = numbered({exit1, second, first, exit2});  // the first's own order changed
+  EXPECT_NE(Fingerprint(one), Fingerprint(swapped));
+  // Without a second instance, positions (seq) still count as before.
+  EXPECT_EQ(Fingerprint({first})[0][0], 0);
+}
+
 }  // namespace
 }  // namespace killpoint

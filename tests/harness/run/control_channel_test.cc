@@ -68,6 +68,39 @@ TEST(ControlChannel, NeverAnswersAHitItsHandlerKilled) {
   EXPECT_EQ(c.Line(), "<eof>");
 }
 
+// A pause or an overlap (docs/faults.md): the handler holds a hit; the channel serves other
+// connections meanwhile, and the hit is answered later from another thread.
+TEST(ControlChannel, ServesOthersWhileAHitIsHeldAndAnswersItLater) {
+  std::mutex mu;
+  uint64_t held = 0;
+  auto channel = ControlChannel::Start([&](const FailpointHit& h) {
+    if (h.name != "after_lock") return HitAnswer::Continue();
+    std::lock_guard lock(mu);
+    held = h.connection;
+    return HitAnswer{HitAnswer::kHold, 0};
+  });
+  ASSERT_TRUE(channel);
+  Client first(channel.value()->Address());
+  first.Send("HIT after_lock 1\n");
+  Client second(channel.value()->Address());
+  second.Send("HIT after_lock_elsewhere 2\n");
+  EXPECT_EQ(second.Line(), "CONTINUE");  // the held hit does not block the channel
+  uint64_t connection;
+  {
+    std::lock_guard lock(mu);
+    connection = held;
+  }
+  ASSERT_NE(connection, 0u);
+  channel.value()->Answer(connection, HitAnswer::Continue());
+  EXPECT_EQ(first.Line(), "CONTINUE");
+  first.Send("HIT after_lock 1\n");  // held again, then killed: closed unanswered
+  channel.value()->Answer(connection, HitAnswer::Killed());
+  EXPECT_EQ(first.Line(), "<eof>");
+  channel.value()->Answer(connection, HitAnswer::Continue());  // a closed connection: ignored
+  second.Send("HIT still_served 2\n");
+  EXPECT_EQ(second.Line(), "CONTINUE");
+}
+
 TEST(ControlChannel, AnswersNonsenseWithAnError) {
   auto channel = ControlChannel::Start([](const FailpointHit&) { return HitAnswer::Continue(); });
   ASSERT_TRUE(channel);

@@ -101,7 +101,39 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"/job/max_file_bytes", "-1", "job.max_file_bytes: expected an integer from 0"},
         // catalogue: dedupe_by
         BadCase{"/downstream", "{\"dedupe\": true, \"dedupe_by\": \"body\"}", "downstream.dedupe_by: expected \"key\" or"},
-        BadCase{"/downstream", "{\"dedupe_by\": \"key\"}", "downstream.dedupe_by: is set but dedupe is false"}));
+        BadCase{"/downstream", "{\"dedupe_by\": \"key\"}", "downstream.dedupe_by: is set but dedupe is false"},
+        // docs/faults.md
+        BadCase{"/faults", "{\"pause\": {\"points\": [\"after_lock\"], \"probability\": 0.5}}",
+                "faults.pause.points[0]: unknown point 'after_lock': it must be one of the scenario's failpoints"},
+        BadCase{"/faults", "{\"pause\": {\"points\": [\"before_commit\"], \"duration_ms\": -1, \"probability\": 0.5}}",
+                "faults.pause.duration_ms: expected an integer from 1"},
+        BadCase{"/faults", "{\"overlap\": {\"points\": [\"before_commit\"], \"probability\": 2}}",
+                "faults.overlap.probability: expected a number from 0"},
+        BadCase{"/faults", "{\"overlap\": {\"points\": [\"before_commit\"]}}",
+                "faults.overlap.probability: is required"},
+        BadCase{"/faults", "{\"downstream_burst\": {\"length\": -3, \"probability\": 0.2}}",
+                "faults.downstream_burst.length: expected an integer from 1"},
+        BadCase{"/faults", "{\"kill\": {}}", "faults.kill: unknown field"}));
+
+TEST(ScenarioParser, ReadsTheFaultsObject) {
+  auto s = ParseWith("/faults", R"({"pause": {"points": ["after_commit"], "duration_ms": 400, "probability": 0.5},
+      "overlap": {"points": ["before_commit", "after_commit"], "probability": 0.25, "hold_ms": 3000},
+      "downstream_burst": {"length": 3, "probability": 0.2}})");
+  ASSERT_TRUE(s) << s.error().message;
+  const FaultSpec& f = s.value().faults;
+  EXPECT_EQ(f.pause, (PauseSpec{{"after_commit"}, 400, 0.5}));
+  EXPECT_EQ(f.overlap, (OverlapSpec{{"before_commit", "after_commit"}, 0.25, 3000}));
+  EXPECT_EQ(f.downstream_burst, (BurstSpec{3, 0.2}));
+  // Without it, or with defaults: nothing is drawn.
+  auto plain = ParseScenario(kValid, "s.json");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain.value().faults, FaultSpec{});
+  auto defaults = ParseWith("/faults", R"({"pause": {"points": ["after_commit"], "probability": 1},
+      "overlap": {"points": ["after_commit"], "probability": 1}})");
+  ASSERT_TRUE(defaults) << defaults.error().message;
+  EXPECT_EQ(defaults.value().faults.pause.duration_ms, 500);
+  EXPECT_EQ(defaults.value().faults.overlap.hold_ms, 3000);
+}
 
 TEST(ScenarioParser, RejectsAMissingJob) {
   nlohmann::json j = nlohmann::json::parse(kValid);

@@ -24,6 +24,7 @@ const std::map<std::string, Checker>& BuiltinCheckers() {
     AddPublishCheckers(all);
     AddLifecycleCheckers(all);
     AddCommitCheckers(all);
+    AddRetryCheckers(all);
     return all;
   }();
   return checkers;

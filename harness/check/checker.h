@@ -47,5 +47,6 @@ void AddSettlementCheckers(std::map<std::string, Checker>& out);
 void AddPublishCheckers(std::map<std::string, Checker>& out);
 void AddLifecycleCheckers(std::map<std::string, Checker>& out);
 void AddCommitCheckers(std::map<std::string, Checker>& out);
+void AddRetryCheckers(std::map<std::string, Checker>& out);  // retry_policy_respected
 
 }  // namespace killpoint

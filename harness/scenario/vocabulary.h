@@ -7,9 +7,13 @@
 
 namespace killpoint {
 
-inline constexpr std::array<std::string_view, 8> kInvariantNames = {
+inline constexpr std::array<std::string_view, 9> kInvariantNames = {
     "one_row_per_date", "amount_matches_source", "no_double_publish", "no_loss",
-    "no_silent_loss",   "state_readable",        "converges",         "commits_survive"};
+    "no_silent_loss",   "state_readable",        "converges",         "commits_survive",
+    "retry_policy_respected"};
+
+// Jitter of a retry policy's backoff delay (plan/retry_schedule.h, docs/retry.md).
+inline constexpr std::array<std::string_view, 4> kJitterNames = {"none", "full", "equal", "decorrelated"};
 
 // Persistence models (harness/run/durability.h). "process" is a kill -9: the page cache
 // survives. The others need the syscall shim, which a scenario naming them loads.

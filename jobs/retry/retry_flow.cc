@@ -39,7 +39,8 @@ RetryJob::RetryJob(RetryJobOptions options, retry::Clock* clock, std::ostream* o
 }
 
 Status RetryJob::Run() {
-  uint64_t seed = std::hash<std::string>{}(options_.biz_date);
+  uint64_t seed = 0xCBF29CE484222325ULL;  // FNV-1a of the date: the same jitter on every run
+  for (unsigned char c : options_.biz_date) seed = (seed ^ c) * 0x100000001B3ULL;
   retry::Retrier retrier(options_.policy, clock_, seed);
   retry::Outcome out = retrier.Run([this](int n) { return Attempt(n); },
                                    [this](const retry::RetryEvent& e) { Report(e); });

@@ -24,6 +24,7 @@ enum class MarkKind {
   kAlert,       // a human was paged
   kTimeout,     // the attempt hung and was killed at its timeout
   kBadRequest,  // the job sent downstream a request it could not understand
+  kRetry,       // the job retried a call in-process (POST /retry, docs/retry.md)
 };
 const char* ToString(MarkKind k);
 

@@ -63,6 +63,9 @@ std::string Shape(MarkKind k, int x, int y) {
     case MarkKind::kBadRequest:
       return fmt::format(R"(<circle cx="{0}" cy="{1}" r="7" fill="#6b7280"/><text x="{0}" y="{2}" class="q">!</text>)", x,
                          y, y + 4);
+    case MarkKind::kRetry:
+      return fmt::format(R"(<circle cx="{0}" cy="{1}" r="7" fill="#fff" stroke="#0d9488" stroke-width="2"/><path d="M{0} {2}l4 -3l-4 -3" fill="none" stroke="#0d9488" stroke-width="2"/>)",
+                         x, y, y + 3);
   }
   return "";
 }
@@ -127,7 +130,8 @@ std::string RenderTimelineSvg(const Timeline& t) {
 std::string RenderTimelineLegend() {
   const MarkKind kinds[] = {MarkKind::kFailpoint,     MarkKind::kFailpoints, MarkKind::kKill,    MarkKind::kRollback,
                             MarkKind::kPublish,       MarkKind::kDuplicate,  MarkKind::kPublishFailed,
-                            MarkKind::kQuery,         MarkKind::kAlert,      MarkKind::kTimeout, MarkKind::kBadRequest};
+                            MarkKind::kQuery,         MarkKind::kAlert,      MarkKind::kTimeout, MarkKind::kBadRequest,
+                            MarkKind::kRetry};
   std::string out;
   for (MarkKind k : kinds) {
     int width = k == MarkKind::kFailpoints ? 52 : 22;

@@ -20,12 +20,16 @@ std::string Firing(const Event& e) {
   return e.biz_date + (e.trigger > 1 ? " (firing " + std::to_string(e.trigger) + ")" : "");
 }
 
-bool Succeeded(const Event& exit) { return !exit.data.contains("signal") && exit.data.value("code", -1) == 0; }
+bool Succeeded(const Event& exit) {
+  return !exit.data.contains("signal") && exit.data.value("code", -1) == 0;
+}
 
 // The delay of a retry against the policy's bounds; `what` names the attempt.
-Problem CheckDelay(const RetryPolicy& p, int attempt, int64_t previous, int64_t delay, const std::string& what) {
+Problem CheckDelay(const RetryPolicy& p, int attempt, int64_t previous, int64_t delay,
+                   const std::string& what) {
   if (delay > p.maximum_interval_ms) {
-    return what + " waited " + Ms(delay) + ", above the policy's maximum interval of " + Ms(p.maximum_interval_ms);
+    return what + " waited " + Ms(delay) + ", above the policy's maximum interval of " +
+           Ms(p.maximum_interval_ms);
   }
   DelayBounds b = JitterBounds(p, attempt, previous);
   if (delay < b.lo) {
@@ -33,20 +37,23 @@ Problem CheckDelay(const RetryPolicy& p, int attempt, int64_t previous, int64_t 
            "; the policy asks at least " + Ms(b.lo) + " (" + p.jitter + " jitter)";
   }
   if (delay > b.hi) {
-    return what + " waited " + Ms(delay) + "; the policy's " + p.jitter + " jitter allows at most " + Ms(b.hi);
+    return what + " waited " + Ms(delay) + "; the policy's " + p.jitter +
+           " jitter allows at most " + Ms(b.hi);
   }
   return std::nullopt;
 }
 
 // More than max_attempts starts within one window: the first start that breaks it.
-Problem CheckRate(const RateLimit& limit, const std::vector<int64_t>& starts, const std::string& whose) {
+Problem CheckRate(const RateLimit& limit, const std::vector<int64_t>& starts,
+                  const std::string& whose) {
   if (limit.max_attempts <= 0) return std::nullopt;
   for (size_t i = 0; i < starts.size(); ++i) {
     size_t in_window = 0;
     for (size_t j = 0; j <= i; ++j) in_window += starts[i] - starts[j] < limit.window_ms ? 1 : 0;
     if (in_window > static_cast<size_t>(limit.max_attempts)) {
-      return whose + " started " + std::to_string(in_window) + " attempts within " + Ms(limit.window_ms) +
-             " (the last at " + Ms(starts[i]) + "); the rate limit allows " + std::to_string(limit.max_attempts);
+      return whose + " started " + std::to_string(in_window) + " attempts within " +
+             Ms(limit.window_ms) + " (the last at " + Ms(starts[i]) + "); the rate limit allows " +
+             std::to_string(limit.max_attempts);
     }
   }
   return std::nullopt;
@@ -70,8 +77,8 @@ class SchedulerCheck {
  private:
   struct FiringState {
     int attempts = 0;
-    int64_t previous = 0;               // the last backoff delay
-    std::optional<int64_t> backoff;     // the backoff recorded for the next attempt
+    int64_t previous = 0;            // the last backoff delay
+    std::optional<int64_t> backoff;  // the backoff recorded for the next attempt
     int64_t last_exit_ms = 0;
     std::optional<int> non_retryable;  // the code that should have stopped the firing
   };
@@ -102,8 +109,8 @@ class SchedulerCheck {
     if (!f.backoff) return CheckDelay(p_, e.attempt, f.previous, gap, what);
     f.backoff.reset();
     if (gap < delay) {
-      return what + " came " + Ms(gap) + " after attempt " + std::to_string(e.attempt - 1) + " though its wait was " +
-             Ms(delay);
+      return what + " came " + Ms(gap) + " after attempt " + std::to_string(e.attempt - 1) +
+             " though its wait was " + Ms(delay);
     }
     Problem p = CheckDelay(p_, e.attempt, f.previous, delay, what);
     f.previous = delay;
@@ -121,7 +128,8 @@ class SchedulerCheck {
     if (ok) {
       failures_ = 0, probing_ = false;
     } else if (probing_ || ++failures_ >= p_.circuit_breaker.failure_threshold) {
-      open_reason_ = probing_ ? "its half-open probe failed" : std::to_string(failures_) + " consecutive failures";
+      open_reason_ = probing_ ? "its half-open probe failed"
+                              : std::to_string(failures_) + " consecutive failures";
       failures_ = 0, probing_ = false;
       open_until_ = e.t_ms + p_.circuit_breaker.open_ms;
       opened_at_ = e.t_ms;
@@ -132,8 +140,9 @@ class SchedulerCheck {
   Problem Breaker(const Event& e, const std::string& what) {
     if (!open_until_) return std::nullopt;
     if (e.t_ms < *open_until_) {
-      return what + " started at " + Ms(e.t_ms) + " while the circuit breaker was open (opened at " +
-             Ms(opened_at_) + " after " + open_reason_ + ", open until " + Ms(*open_until_) + ")";
+      return what + " started at " + Ms(e.t_ms) +
+             " while the circuit breaker was open (opened at " + Ms(opened_at_) + " after " +
+             open_reason_ + ", open until " + Ms(*open_until_) + ")";
     }
     open_until_.reset();
     probing_ = true;
@@ -146,7 +155,8 @@ class SchedulerCheck {
     bool legal = (from == "closed" && to == "open") || (from == "open" && to == "half_open") ||
                  (from == "half_open" && (to == "closed" || to == "open"));
     if (from != state_ || !legal) {
-      return "the circuit breaker went from " + from + " to " + to + " at " + Ms(e.t_ms) + " while it was " + state_;
+      return "the circuit breaker went from " + from + " to " + to + " at " + Ms(e.t_ms) +
+             " while it was " + state_;
     }
     state_ = to;
     return std::nullopt;
@@ -174,19 +184,23 @@ class JobCheck {
     int attempt = e.data.value("attempt", 0);
     int64_t backoff = e.data.value("backoff_ms", int64_t{-1});
     int64_t delay = e.data.value("delay_ms", int64_t{-1});
-    std::string where = e.data.value("key", "?") + " (in scheduler attempt " + std::to_string(e.attempt) + " of " +
-                        Firing(e) + ")";
+    std::string where = e.data.value("key", "?") + " (in scheduler attempt " +
+                        std::to_string(e.attempt) + " of " + Firing(e) + ")";
     std::string what = "the job's attempt " + std::to_string(attempt) + " of " + where;
     if (attempt < 2 || attempt != g.last + 1) {
-      return what + " was reported after attempt " + std::to_string(g.last) + "; attempts count up from 2";
+      return what + " was reported after attempt " + std::to_string(g.last) +
+             "; attempts count up from 2";
     }
     g.last = attempt;
     if (g.previous < 0) g.previous = p_.initial_interval_ms;
     if (attempt > p_.max_attempts) {
-      return what + " ran; the job's policy allows " + std::to_string(p_.max_attempts) + " attempts";
+      return what + " ran; the job's policy allows " + std::to_string(p_.max_attempts) +
+             " attempts";
     }
-    if (e.data.value("breaker", "closed") == "open") return what + " went while its circuit breaker was open";
-    if (delay < backoff) return what + " waited " + Ms(delay) + ", less than its own backoff of " + Ms(backoff);
+    if (e.data.value("breaker", "closed") == "open")
+      return what + " went while its circuit breaker was open";
+    if (delay < backoff)
+      return what + " waited " + Ms(delay) + ", less than its own backoff of " + Ms(backoff);
     Problem p = CheckDelay(p_, attempt, g.previous, backoff, what);
     g.previous = backoff;
     g.starts.push_back(e.data.value("at_ms", int64_t{0}));

@@ -19,7 +19,8 @@ DelayBounds JitterBounds(const RetryPolicy& p, int next_attempt, int64_t previou
   if (p.jitter == kJitterDecorrelated) {
     int64_t cap = p.maximum_interval_ms;
     int64_t grown = previous > INT64_MAX / 3 ? INT64_MAX : 3 * previous;
-    return {std::min(cap, p.initial_interval_ms), std::min(cap, std::max(p.initial_interval_ms, grown))};
+    return {std::min(cap, p.initial_interval_ms),
+            std::min(cap, std::max(p.initial_interval_ms, grown))};
   }
   return {base, base};
 }
@@ -30,17 +31,19 @@ int64_t DrawDelay(const RetryPolicy& p, int next_attempt, int64_t previous, Plan
   return b.lo + static_cast<int64_t>(rng.Below(static_cast<uint64_t>(b.hi - b.lo) + 1));
 }
 
-uint64_t RetrySeed(std::string_view scenario, uint64_t seed, int trial, std::string_view date, int trigger,
-                   int attempt) {
+uint64_t RetrySeed(std::string_view scenario, uint64_t seed, int trial, std::string_view date,
+                   int trigger, int attempt) {
   uint64_t h = HashName(scenario) ^ (seed * 0xC2B2AE3D27D4EB4FULL);
   h ^= static_cast<uint64_t>(trial) * 0x165667B19E3779F9ULL;
   h ^= HashName(date) * 0x27D4EB2F165667C5ULL;
-  h ^= (static_cast<uint64_t>(trigger) << 32 | static_cast<uint64_t>(attempt)) * 0x94D049BB133111EBULL;
+  h ^= (static_cast<uint64_t>(trigger) << 32 | static_cast<uint64_t>(attempt)) *
+       0x94D049BB133111EBULL;
   return h;
 }
 
 int64_t RateWindow::EarliestStart(int64_t now) const {
-  if (limit_.max_attempts <= 0 || static_cast<int>(starts_.size()) < limit_.max_attempts) return now;
+  if (limit_.max_attempts <= 0 || static_cast<int>(starts_.size()) < limit_.max_attempts)
+    return now;
   // The oldest of the last max_attempts starts must have left the window.
   return std::max(now, starts_.front() + limit_.window_ms);
 }

@@ -36,8 +36,8 @@ int64_t DrawDelay(const RetryPolicy& policy, int next_attempt, int64_t previous,
 
 // The jitter stream of one attempt: the same (scenario, seed, trial, date, trigger, attempt)
 // draws the same delay on every machine, so a replay waits as the run did.
-uint64_t RetrySeed(std::string_view scenario, uint64_t seed, int trial, std::string_view date, int trigger,
-                   int attempt);
+uint64_t RetrySeed(std::string_view scenario, uint64_t seed, int trial, std::string_view date,
+                   int trigger, int attempt);
 
 // At most limit.max_attempts attempt starts in any window of limit.window_ms: a start at t
 // counts the starts s with t - window_ms < s <= t.
@@ -83,7 +83,7 @@ class Breaker {
  private:
   CircuitBreakerPolicy policy_;
   BreakerState state_ = BreakerState::kClosed;
-  int failures_ = 0;      // consecutive, while closed
+  int failures_ = 0;       // consecutive, while closed
   int64_t opened_at_ = 0;  // while open
 };
 

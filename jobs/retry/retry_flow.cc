@@ -57,9 +57,11 @@ Result<bool> RetryJob::AlreadyDone() {
   if (count.value() == 0) return false;
   publish::PublishState s = state.value();
   s.dates[options_.biz_date] = publish::DateState::kDone;
-  Status saved = publish::SaveFile(options_.state_path, publish::SerializeState(s), publish::SaveMode::kAtomic);
+  Status saved = publish::SaveFile(options_.state_path, publish::SerializeState(s),
+                                   publish::SaveMode::kAtomic);
   if (!saved.ok()) return saved;
-  *out_ << "reconciled " << options_.biz_date << ": the downstream has " << count.value() << " deliveries\n";
+  *out_ << "reconciled " << options_.biz_date << ": the downstream has " << count.value()
+        << " deliveries\n";
   return true;
 }
 
@@ -86,10 +88,11 @@ retry::Outcome RetryJob::Attempt(int n) {
   if (!state.ok()) return Fail(state.status());
   publish::PublishState s = state.value();
   s.dates[options_.biz_date] = publish::DateState::kDone;
-  Status saved = publish::SaveFile(options_.state_path, publish::SerializeState(s), publish::SaveMode::kAtomic);
+  Status saved = publish::SaveFile(options_.state_path, publish::SerializeState(s),
+                                   publish::SaveMode::kAtomic);
   if (!saved.ok()) return Fail(saved);
-  *out_ << "published " << options_.biz_date << " key=" << key_ << " delivery_id=" << delivery.value().delivery_id
-        << " attempt=" << n << "\n";
+  *out_ << "published " << options_.biz_date << " key=" << key_
+        << " delivery_id=" << delivery.value().delivery_id << " attempt=" << n << "\n";
   return retry::Outcome::kOk;
 }
 
@@ -106,7 +109,8 @@ void RetryJob::Report(const retry::RetryEvent& e) const {
   client.set_connection_timeout(options_.timeout);
   client.set_read_timeout(options_.timeout);
   client.Post("/retry", body.dump(), "application/json");
-  *out_ << "retry " << e.attempt << " after " << e.delay_ms << " ms (backoff " << e.backoff_ms << " ms)\n";
+  *out_ << "retry " << e.attempt << " after " << e.delay_ms << " ms (backoff " << e.backoff_ms
+        << " ms)\n";
 }
 
 }  // namespace killpoint::retryjob

@@ -28,11 +28,13 @@ std::string FlagOrEnv(const std::string& flag, const char* env) {
 }
 
 void Define(CLI::App& app, Flags& f) {
-  app.add_option("--biz-date", f.biz_date, "Business date YYYY-MM-DD (default: $KILLPOINT_BIZ_DATE)");
+  app.add_option("--biz-date", f.biz_date,
+                 "Business date YYYY-MM-DD (default: $KILLPOINT_BIZ_DATE)");
   app.add_option("--state", f.state, "State file (default: $KILLPOINT_WORKDIR/publish-state.json)");
   app.add_option("--downstream", f.downstream, "Downstream URL (default: $KILLPOINT_DOWNSTREAM)");
   app.add_option("--variant", f.variant, "correct, tight-loop or no-reload");
-  app.add_option("--timeout-ms", f.timeout_ms, "Per downstream request")->check(CLI::Range(1, 600000));
+  app.add_option("--timeout-ms", f.timeout_ms, "Per downstream request")
+      ->check(CLI::Range(1, 600000));
   app.add_option("--max-attempts", f.policy.max_attempts)->check(CLI::Range(1, 1000));
   app.add_option("--initial-ms", f.policy.initial_ms)->check(CLI::Range(0, 3600000));
   app.add_option("--coefficient", f.policy.coefficient)->check(CLI::Range(1.0, 100.0));
@@ -68,7 +70,8 @@ int ExitCodeFor(const Status& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"kp-retry: publish one business date, retrying in-process (killpoint reference job)"};
+  CLI::App app{
+      "kp-retry: publish one business date, retrying in-process (killpoint reference job)"};
   Flags f;
   Define(app, f);
   try {
@@ -78,19 +81,25 @@ int main(int argc, char** argv) {
   }
   kr::RetryJobOptions o;
   o.biz_date = FlagOrEnv(f.biz_date, "KILLPOINT_BIZ_DATE");
-  if (!killpoint::jobs::ParseBizDate(o.biz_date)) return Usage("bad or missing business date \"" + o.biz_date + "\"");
+  if (!killpoint::jobs::ParseBizDate(o.biz_date))
+    return Usage("bad or missing business date \"" + o.biz_date + "\"");
   std::string workdir = FlagOrEnv("", "KILLPOINT_WORKDIR");
-  o.state_path = !f.state.empty() ? f.state : workdir.empty() ? "" : workdir + "/publish-state.json";
+  o.state_path = !f.state.empty()  ? f.state
+                 : workdir.empty() ? ""
+                                   : workdir + "/publish-state.json";
   if (o.state_path.empty()) return Usage("no state file: pass --state or set KILLPOINT_WORKDIR");
-  auto endpoint = killpoint::publish::ParseDownstreamUrl(FlagOrEnv(f.downstream, "KILLPOINT_DOWNSTREAM"));
+  auto endpoint =
+      killpoint::publish::ParseDownstreamUrl(FlagOrEnv(f.downstream, "KILLPOINT_DOWNSTREAM"));
   if (!endpoint) return Usage("bad or missing downstream URL (want http://HOST:PORT)");
   o.downstream = *endpoint;
   auto variant = kr::ParseVariant(f.variant);
-  if (!variant) return Usage("bad --variant \"" + f.variant + "\" (correct, tight-loop, no-reload)");
+  if (!variant)
+    return Usage("bad --variant \"" + f.variant + "\" (correct, tight-loop, no-reload)");
   o.variant = *variant;
   auto jitter = ParseJitter(f.jitter);
   if (!jitter) return Usage("bad --jitter \"" + f.jitter + "\" (none, full, equal, decorrelated)");
-  if (f.policy.maximum_ms < f.policy.initial_ms) return Usage("--maximum-ms must be >= --initial-ms");
+  if (f.policy.maximum_ms < f.policy.initial_ms)
+    return Usage("--maximum-ms must be >= --initial-ms");
   o.policy = f.policy;
   o.policy.jitter = *jitter;
   o.timeout = std::chrono::milliseconds(f.timeout_ms);

@@ -25,7 +25,9 @@ class KpRetryTest : public ::testing::Test {
  protected:
   ProcessResult Retry(std::vector<std::string> args, const FakeDownstream& downstream) const {
     SpawnSpec spec{{std::string(KILLPOINT_BIN_DIR) + "/kp-retry"},
-                   {{"KILLPOINT_WORKDIR", dir_.path()}, {"KILLPOINT_BIZ_DATE", kDate}, {"KILLPOINT_DOWNSTREAM", downstream.url()}},
+                   {{"KILLPOINT_WORKDIR", dir_.path()},
+                    {"KILLPOINT_BIZ_DATE", kDate},
+                    {"KILLPOINT_DOWNSTREAM", downstream.url()}},
                    dir_.path()};
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     return RunProcess(spec);
@@ -44,9 +46,11 @@ class KpRetryTest : public ::testing::Test {
   }
 
   // Backoff 1, 2, 4 ... ms capped at 3 ms; `max_attempts` attempts; then `extra`.
-  static std::vector<std::string> Policy(const std::string& max_attempts, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"--max-attempts", max_attempts, "--initial-ms", "1", "--coefficient", "2",
-                                     "--maximum-ms", "3", "--timeout-ms", "2000"};
+  static std::vector<std::string> Policy(const std::string& max_attempts,
+                                         std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"--max-attempts", max_attempts, "--initial-ms", "1",
+                                     "--coefficient",  "2",          "--maximum-ms", "3",
+                                     "--timeout-ms",   "2000"};
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   }
@@ -61,7 +65,8 @@ TEST_F(KpRetryTest, ChecksBeforePublishingOnceAndRecordsDone) {
   ASSERT_EQ(r.exit_code, 0) << r;
   EXPECT_THAT(Paths(downstream), ElementsAre("GET /deliveries", "POST /publish"));
   EXPECT_EQ(downstream.deliveries(kKey), 1);
-  EXPECT_THAT(ReadFileOrEmpty(dir_.File("publish-state.json")), HasSubstr("\"2026-11-05\": \"done\""));
+  EXPECT_THAT(ReadFileOrEmpty(dir_.File("publish-state.json")),
+              HasSubstr("\"2026-11-05\": \"done\""));
 }
 
 TEST_F(KpRetryTest, ReconcilesWhenTheDownstreamAlreadyHasTheDelivery) {
@@ -77,8 +82,9 @@ TEST_F(KpRetryTest, CorrectBacksOffUpToTheCapReloadsAndReportsEveryRetry) {
   FakeDownstream downstream(FakeDownstream::Mode::kFail);
   ProcessResult r = Retry(policy_, downstream);
   EXPECT_EQ(r.exit_code, 1) << r;
-  EXPECT_THAT(Paths(downstream), ElementsAre("GET /deliveries", "POST /retry", "GET /deliveries", "POST /retry",
-                                             "GET /deliveries", "POST /retry", "GET /deliveries"));
+  EXPECT_THAT(Paths(downstream),
+              ElementsAre("GET /deliveries", "POST /retry", "GET /deliveries", "POST /retry",
+                          "GET /deliveries", "POST /retry", "GET /deliveries"));
   std::vector<json> reports = Reports(downstream);
   ASSERT_EQ(reports.size(), 3u);
   std::vector<int64_t> backoffs;
@@ -96,8 +102,8 @@ TEST_F(KpRetryTest, NoReloadRetriesThePublishBlindly) {
   FakeDownstream downstream(FakeDownstream::Mode::kFail);
   ProcessResult r = Retry(Policy("3", {"--variant", "no-reload"}), downstream);
   EXPECT_EQ(r.exit_code, 1) << r;
-  EXPECT_THAT(Paths(downstream),
-              ElementsAre("GET /deliveries", "POST /retry", "POST /publish", "POST /retry", "POST /publish"));
+  EXPECT_THAT(Paths(downstream), ElementsAre("GET /deliveries", "POST /retry", "POST /publish",
+                                             "POST /retry", "POST /publish"));
 }
 
 TEST_F(KpRetryTest, TightLoopRetriesWithoutBackoffFarBeyondThePolicy) {
@@ -112,7 +118,8 @@ TEST_F(KpRetryTest, TightLoopRetriesWithoutBackoffFarBeyondThePolicy) {
 
 TEST_F(KpRetryTest, BreakerOpensAndTheProbeIsReportedHalfOpen) {
   FakeDownstream downstream(FakeDownstream::Mode::kFail);
-  ProcessResult r = Retry(Policy("3", {"--breaker-threshold", "2", "--breaker-open-ms", "5"}), downstream);
+  ProcessResult r =
+      Retry(Policy("3", {"--breaker-threshold", "2", "--breaker-open-ms", "5"}), downstream);
   EXPECT_EQ(r.exit_code, 1) << r;
   std::vector<json> reports = Reports(downstream);
   ASSERT_EQ(reports.size(), 2u);
@@ -123,8 +130,10 @@ TEST_F(KpRetryTest, BreakerOpensAndTheProbeIsReportedHalfOpen) {
 
 TEST_F(KpRetryTest, BadUsageExitsTwoNamingTheFlag) {
   FakeDownstream downstream;
-  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"--variant", "sometimes"}, {"--jitter", "wobbly"}, {"--initial-ms", "10", "--maximum-ms", "5"}}) {
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{"--variant", "sometimes"},
+                                             {"--jitter", "wobbly"},
+                                             {"--initial-ms", "10", "--maximum-ms", "5"}}) {
     ProcessResult r = Retry(args, downstream);
     EXPECT_EQ(r.exit_code, 2) << r;
     EXPECT_THAT(r.err, HasSubstr(args[0].substr(0, 5))) << r;

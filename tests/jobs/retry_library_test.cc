@@ -1,7 +1,6 @@
 // killpoint/retry.h with a fake clock: no test sleeps.
-#include <killpoint/retry.h>
-
 #include <gtest/gtest.h>
+#include <killpoint/retry.h>
 #include <rapidcheck/gtest.h>
 
 #include <vector>
@@ -37,7 +36,8 @@ std::vector<RetryEvent> FailEveryTime(const Policy& p, FakeClock& clock, int* at
   Retrier r(p, &clock, 1);
   std::vector<RetryEvent> seen;
   int n = 0;
-  Outcome out = r.Run([&](int) { return ++n, Outcome::kRetryable; }, [&](const RetryEvent& e) { seen.push_back(e); });
+  Outcome out = r.Run([&](int) { return ++n, Outcome::kRetryable; },
+                      [&](const RetryEvent& e) { seen.push_back(e); });
   EXPECT_EQ(out, Outcome::kRetryable);
   if (attempts) *attempts = n;
   return seen;
@@ -68,7 +68,8 @@ TEST(Retrier, StopsAtTheFirstSuccess) {
   FakeClock clock;
   Retrier r(Exponential(), &clock, 1);
   int n = 0;
-  Outcome out = r.Run([&](int a) { return ++n, a == 3 ? Outcome::kOk : Outcome::kRetryable; }, [](const RetryEvent&) {});
+  Outcome out = r.Run([&](int a) { return ++n, a == 3 ? Outcome::kOk : Outcome::kRetryable; },
+                      [](const RetryEvent&) {});
   EXPECT_EQ(out, Outcome::kOk);
   EXPECT_EQ(n, 3);
 }
@@ -108,8 +109,8 @@ TEST(CircuitBreaker, OpensWaitsAndLetsOneProbeThrough) {
   FakeClock clock;
   Retrier r(p, &clock, 1);
   std::vector<RetryEvent> seen;
-  Outcome out =
-      r.Run([&](int a) { return a == 3 ? Outcome::kOk : Outcome::kRetryable; }, [&](const RetryEvent& e) { seen.push_back(e); });
+  Outcome out = r.Run([&](int a) { return a == 3 ? Outcome::kOk : Outcome::kRetryable; },
+                      [&](const RetryEvent& e) { seen.push_back(e); });
   EXPECT_EQ(out, Outcome::kOk);
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[0].breaker, CircuitBreaker::State::kClosed);
@@ -156,7 +157,8 @@ rc::Gen<Policy> GenPolicy() {
     p.initial_ms = *rc::gen::inRange<int64_t>(0, 1000);
     p.maximum_ms = p.initial_ms + *rc::gen::inRange<int64_t>(0, 10000);
     p.coefficient = *rc::gen::element(1.0, 1.5, 2.0, 3.0);
-    p.jitter = *rc::gen::element(Jitter::kNone, Jitter::kFull, Jitter::kEqual, Jitter::kDecorrelated);
+    p.jitter =
+        *rc::gen::element(Jitter::kNone, Jitter::kFull, Jitter::kEqual, Jitter::kDecorrelated);
     if (*rc::gen::arbitrary<bool>()) {
       p.rate_max = *rc::gen::inRange(1, 4);
       p.rate_window_ms = *rc::gen::inRange<int64_t>(1, 3000);
@@ -176,8 +178,10 @@ RC_GTEST_PROP(Retrier, KeepsItsPolicy, ()) {
   Policy p = *GenPolicy();
   FakeClock clock;
   Retrier r(p, &clock, *rc::gen::arbitrary<uint64_t>());
-  std::vector<int64_t> durations = *rc::gen::container<std::vector<int64_t>>(15, rc::gen::inRange<int64_t>(0, 500));
-  std::vector<bool> results = *rc::gen::container<std::vector<bool>>(15, rc::gen::arbitrary<bool>());
+  std::vector<int64_t> durations =
+      *rc::gen::container<std::vector<int64_t>>(15, rc::gen::inRange<int64_t>(0, 500));
+  std::vector<bool> results =
+      *rc::gen::container<std::vector<bool>>(15, rc::gen::arbitrary<bool>());
   std::vector<int64_t> starts;
   int64_t previous = p.initial_ms;
   int n = 0;

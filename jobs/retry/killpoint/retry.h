@@ -23,15 +23,15 @@ enum class Jitter { kNone, kFull, kEqual, kDecorrelated };
 
 // The field names users know from workflow engines; 0 turns the rate limit or breaker off.
 struct Policy {
-  int max_attempts = 5;          // the first attempt counts
-  int64_t initial_ms = 100;      // the backoff before attempt 2
-  double coefficient = 2.0;      // 1.0: a fixed interval
-  int64_t maximum_ms = 10000;    // the cap of every backoff
+  int max_attempts = 5;        // the first attempt counts
+  int64_t initial_ms = 100;    // the backoff before attempt 2
+  double coefficient = 2.0;    // 1.0: a fixed interval
+  int64_t maximum_ms = 10000;  // the cap of every backoff
   Jitter jitter = Jitter::kNone;
-  int rate_max = 0;              // at most rate_max attempt starts in any rate_window_ms
+  int rate_max = 0;  // at most rate_max attempt starts in any rate_window_ms
   int64_t rate_window_ms = 0;
-  int breaker_threshold = 0;     // opens after this many consecutive failures
-  int64_t breaker_open_ms = 0;   // then lets one probe through after this long
+  int breaker_threshold = 0;    // opens after this many consecutive failures
+  int64_t breaker_open_ms = 0;  // then lets one probe through after this long
 };
 
 class Clock {
@@ -44,7 +44,9 @@ class Clock {
 class SteadyClock : public Clock {
  public:
   int64_t NowMs() override {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start_).count();
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                 start_)
+        .count();
   }
   void SleepMs(int64_t ms) override {
     if (ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
@@ -81,7 +83,8 @@ class Random {
 
 // min(maximum, initial * coefficient^(next_attempt - 2)) for next_attempt >= 2.
 inline int64_t BaseDelay(const Policy& p, int next_attempt) {
-  double d = static_cast<double>(p.initial_ms) * std::pow(p.coefficient, std::max(0, next_attempt - 2));
+  double d =
+      static_cast<double>(p.initial_ms) * std::pow(p.coefficient, std::max(0, next_attempt - 2));
   return d < static_cast<double>(p.maximum_ms) ? static_cast<int64_t>(d) : p.maximum_ms;
 }
 
@@ -103,7 +106,8 @@ inline Bounds DelayBounds(const Policy& p, int next_attempt, int64_t previous) {
       return {base - base / 2, base};
     case Jitter::kDecorrelated: {
       int64_t grown = previous > INT64_MAX / 3 ? INT64_MAX : 3 * previous;
-      return {std::min(p.maximum_ms, p.initial_ms), std::min(p.maximum_ms, std::max(p.initial_ms, grown))};
+      return {std::min(p.maximum_ms, p.initial_ms),
+              std::min(p.maximum_ms, std::max(p.initial_ms, grown))};
     }
   }
   return {base, base};
@@ -180,10 +184,10 @@ enum class Outcome { kOk, kRetryable, kNonRetryable };
 
 // What a retry waited for, passed to the observer just before the attempt runs.
 struct RetryEvent {
-  int attempt = 0;          // 2, 3, ...
-  int64_t backoff_ms = 0;   // the jittered backoff drawn for this attempt
-  int64_t delay_ms = 0;     // everything waited since the previous attempt ended (>= backoff)
-  int64_t at_ms = 0;        // when the attempt starts, on the clock, since Run began
+  int attempt = 0;         // 2, 3, ...
+  int64_t backoff_ms = 0;  // the jittered backoff drawn for this attempt
+  int64_t delay_ms = 0;    // everything waited since the previous attempt ended (>= backoff)
+  int64_t at_ms = 0;       // when the attempt starts, on the clock, since Run began
   CircuitBreaker::State breaker = CircuitBreaker::State::kClosed;  // as the attempt goes
 };
 

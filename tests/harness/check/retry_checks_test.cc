@@ -22,9 +22,11 @@ class RetryChecks : public ::testing::Test {
   }
   RetryPolicy& policy() { return f_.scenario().retry; }
 
-  void Wait(const std::string& date, int next_attempt, int64_t delay, const char* reason = "backoff") {
+  void Wait(const std::string& date, int next_attempt, int64_t delay,
+            const char* reason = "backoff") {
     f_.history().SetContext({date, 1, next_attempt - 1});
-    f_.history().Add(event::kRetryWait, {{"delay_ms", delay}, {"next_attempt", next_attempt}, {"reason", reason}});
+    f_.history().Add(event::kRetryWait,
+                     {{"delay_ms", delay}, {"next_attempt", next_attempt}, {"reason", reason}});
     f_.history().AdvanceClock(delay);
   }
   void Attempt(const std::string& date, int attempt, int code) {
@@ -35,10 +37,15 @@ class RetryChecks : public ::testing::Test {
   void Transition(const std::string& from, const std::string& to) {
     f_.history().Add(event::kBreaker, {{"from", from}, {"to", to}});
   }
-  void JobRetry(int attempt, int64_t backoff, int64_t delay, int64_t at, const std::string& breaker = "closed") {
+  void JobRetry(int attempt, int64_t backoff, int64_t delay, int64_t at,
+                const std::string& breaker = "closed") {
     f_.history().SetContext({kDay, 1, 1});
-    f_.history().Add(event::kJobRetry, {{"key", "publish-2026-11-01"}, {"attempt", attempt}, {"backoff_ms", backoff},
-                                        {"delay_ms", delay}, {"at_ms", at}, {"breaker", breaker}});
+    f_.history().Add(event::kJobRetry, {{"key", "publish-2026-11-01"},
+                                        {"attempt", attempt},
+                                        {"backoff_ms", backoff},
+                                        {"delay_ms", delay},
+                                        {"at_ms", at},
+                                        {"breaker", breaker}});
   }
   void UseJobPolicy() {
     RetryPolicy job;
@@ -82,7 +89,10 @@ TEST_F(RetryChecks, CountsAttemptsPerFiring) {
 TEST_F(RetryChecks, CatchesARetryWithoutWaiting) {
   Attempt(kDay, 1, 1);
   Attempt(kDay, 2, 0);
-  EXPECT_THAT(Violation(), HasSubstr("attempt 2 of 2026-11-01 came 0 ms after attempt 1; the policy asks at least 1000 ms"));
+  EXPECT_THAT(
+      Violation(),
+      HasSubstr(
+          "attempt 2 of 2026-11-01 came 0 ms after attempt 1; the policy asks at least 1000 ms"));
 }
 
 TEST_F(RetryChecks, CatchesADelayThatDoesNotGrow) {
@@ -91,7 +101,8 @@ TEST_F(RetryChecks, CatchesADelayThatDoesNotGrow) {
   Attempt(kDay, 2, 1);
   Wait(kDay, 3, 1000);
   Attempt(kDay, 3, 0);
-  EXPECT_THAT(Violation(), HasSubstr("attempt 3 of 2026-11-01 came 1000 ms after attempt 2; the policy asks at least 2000 ms"));
+  EXPECT_THAT(Violation(), HasSubstr("attempt 3 of 2026-11-01 came 1000 ms after attempt 2; the "
+                                     "policy asks at least 2000 ms"));
 }
 
 TEST_F(RetryChecks, CatchesADelayAboveTheCap) {
@@ -103,13 +114,15 @@ TEST_F(RetryChecks, CatchesADelayAboveTheCap) {
   Attempt(kDay, 3, 1);
   Wait(kDay, 4, 4000);
   Attempt(kDay, 4, 0);
-  EXPECT_THAT(Violation(), HasSubstr("attempt 4 of 2026-11-01 waited 4000 ms, above the policy's maximum interval of 3000 ms"));
+  EXPECT_THAT(Violation(), HasSubstr("attempt 4 of 2026-11-01 waited 4000 ms, above the policy's "
+                                     "maximum interval of 3000 ms"));
 }
 
 TEST_F(RetryChecks, CatchesAWaitThatTheClockDoesNotShow) {
   Attempt(kDay, 1, 1);
   f_.history().SetContext({kDay, 1, 1});
-  f_.history().Add(event::kRetryWait, {{"delay_ms", 1000}, {"next_attempt", 2}, {"reason", "backoff"}});
+  f_.history().Add(event::kRetryWait,
+                   {{"delay_ms", 1000}, {"next_attempt", 2}, {"reason", "backoff"}});
   Attempt(kDay, 2, 0);  // the clock did not move
   EXPECT_THAT(Violation(), HasSubstr("came 0 ms after attempt 1 though its wait was 1000 ms"));
 }
@@ -134,7 +147,8 @@ TEST_F(RetryChecks, DecorrelatedJitterAllowsAtMostThreeTimesThePreviousDelay) {
   Attempt(kDay, 2, 1);
   Wait(kDay, 3, 4600);
   Attempt(kDay, 3, 0);
-  EXPECT_THAT(Violation(), HasSubstr("waited 4600 ms; the policy's decorrelated jitter allows at most 4500 ms"));
+  EXPECT_THAT(Violation(),
+              HasSubstr("waited 4600 ms; the policy's decorrelated jitter allows at most 4500 ms"));
 }
 
 TEST_F(RetryChecks, CatchesMoreStartsInAWindowThanTheRateLimitAllows) {
@@ -142,7 +156,8 @@ TEST_F(RetryChecks, CatchesMoreStartsInAWindowThanTheRateLimitAllows) {
   Attempt("2026-11-01", 1, 0);
   Attempt("2026-11-02", 1, 0);
   Attempt("2026-11-03", 1, 0);
-  EXPECT_THAT(Violation(), HasSubstr("the scheduler started 3 attempts within 10000 ms (the last at 0 ms); the rate limit allows 2"));
+  EXPECT_THAT(Violation(), HasSubstr("the scheduler started 3 attempts within 10000 ms (the last "
+                                     "at 0 ms); the rate limit allows 2"));
 }
 
 TEST_F(RetryChecks, AcceptsARateLimitWait) {
@@ -160,8 +175,10 @@ TEST_F(RetryChecks, CatchesAnAttemptWhileTheBreakerIsOpen) {
   Attempt("2026-11-01", 1, 1);
   Transition("closed", "open");
   Attempt("2026-11-02", 1, 0);
-  EXPECT_THAT(Violation(), HasSubstr("attempt 1 of 2026-11-02 started at 0 ms while the circuit breaker was open "
-                                     "(opened at 0 ms after 1 consecutive failures, open until 5000 ms)"));
+  EXPECT_THAT(
+      Violation(),
+      HasSubstr("attempt 1 of 2026-11-02 started at 0 ms while the circuit breaker was open "
+                "(opened at 0 ms after 1 consecutive failures, open until 5000 ms)"));
 }
 
 TEST_F(RetryChecks, LetsTheProbeThroughOnceTheBreakerHasBeenOpenLongEnough) {
@@ -188,7 +205,9 @@ TEST_F(RetryChecks, AFailedProbeOpensTheBreakerAgain) {
 
 TEST_F(RetryChecks, CatchesABreakerTransitionTheStateMachineHasNot) {
   Transition("closed", "half_open");
-  EXPECT_THAT(Violation(), HasSubstr("the circuit breaker went from closed to half_open at 0 ms while it was closed"));
+  EXPECT_THAT(
+      Violation(),
+      HasSubstr("the circuit breaker went from closed to half_open at 0 ms while it was closed"));
 }
 
 TEST_F(RetryChecks, CatchesARetryAfterANonRetryableExit) {
@@ -196,7 +215,8 @@ TEST_F(RetryChecks, CatchesARetryAfterANonRetryableExit) {
   Attempt(kDay, 1, 4);
   Wait(kDay, 2, 1000);
   Attempt(kDay, 2, 0);
-  EXPECT_THAT(Violation(), HasSubstr("attempt 2 of 2026-11-01 ran after attempt 1 exited with 4, which the policy says is not retryable"));
+  EXPECT_THAT(Violation(), HasSubstr("attempt 2 of 2026-11-01 ran after attempt 1 exited with 4, "
+                                     "which the policy says is not retryable"));
 }
 
 TEST_F(RetryChecks, HoldsForTheJobsRetriesWithinItsPolicy) {
@@ -211,8 +231,10 @@ TEST_F(RetryChecks, HoldsForTheJobsRetriesWithinItsPolicy) {
 TEST_F(RetryChecks, CatchesTheJobsTightLoop) {
   UseJobPolicy();
   JobRetry(2, 0, 0, 1);
-  EXPECT_THAT(Violation(), HasSubstr("the job's attempt 2 of publish-2026-11-01 (in scheduler attempt 1 of 2026-11-01) "
-                                     "came 0 ms after attempt 1; the policy asks at least 20 ms"));
+  EXPECT_THAT(
+      Violation(),
+      HasSubstr("the job's attempt 2 of publish-2026-11-01 (in scheduler attempt 1 of 2026-11-01) "
+                "came 0 ms after attempt 1; the policy asks at least 20 ms"));
 }
 
 TEST_F(RetryChecks, CatchesTheJobsAttemptsBeyondItsMaximum) {
@@ -220,8 +242,11 @@ TEST_F(RetryChecks, CatchesTheJobsAttemptsBeyondItsMaximum) {
   JobRetry(2, 20, 20, 20);
   JobRetry(3, 40, 40, 60);
   JobRetry(4, 50, 50, 110);
-  EXPECT_THAT(Violation(), HasSubstr("the job's attempt 4 of publish-2026-11-01 (in scheduler attempt 1 of 2026-11-01) ran; "
-                                     "the job's policy allows 3 attempts"));
+  EXPECT_THAT(
+      Violation(),
+      HasSubstr(
+          "the job's attempt 4 of publish-2026-11-01 (in scheduler attempt 1 of 2026-11-01) ran; "
+          "the job's policy allows 3 attempts"));
 }
 
 TEST_F(RetryChecks, CatchesTheJobsBackoffAboveItsCap) {
@@ -256,7 +281,8 @@ TEST_F(RetryChecks, CatchesTheJobBreakingItsRateLimit) {
   f_.scenario().job_retry->rate_limit = {2, 1000};
   JobRetry(2, 20, 20, 20);
   JobRetry(3, 40, 40, 60);
-  EXPECT_THAT(Violation(), HasSubstr("the job for publish-2026-11-01 (in scheduler attempt 1 of 2026-11-01) started 3 attempts within 1000 ms"));
+  EXPECT_THAT(Violation(), HasSubstr("the job for publish-2026-11-01 (in scheduler attempt 1 of "
+                                     "2026-11-01) started 3 attempts within 1000 ms"));
 }
 
 TEST_F(RetryChecks, IgnoresTheJobsReportsWhenTheScenarioDeclaresNoJobPolicy) {

@@ -13,7 +13,8 @@ rc::Gen<RetryPolicy> GenPolicy() {
     p.initial_interval_ms = *rc::gen::inRange<int64_t>(0, 5000);
     p.maximum_interval_ms = p.initial_interval_ms + *rc::gen::inRange<int64_t>(0, 100000);
     p.backoff_coefficient = *rc::gen::element(1.0, 1.5, 2.0, 3.0, 10.0);
-    p.jitter = *rc::gen::element<std::string>(kJitterNone, kJitterFull, kJitterEqual, kJitterDecorrelated);
+    p.jitter =
+        *rc::gen::element<std::string>(kJitterNone, kJitterFull, kJitterEqual, kJitterDecorrelated);
     return p;
   });
 }

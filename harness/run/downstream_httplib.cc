@@ -143,14 +143,16 @@ class HttplibDownstream : public Downstream {
     for (const char* field : {"attempt", "backoff_ms", "delay_ms", "at_ms"}) {
       auto it = body.find(field);
       if (it == body.end() || !it->is_number_integer()) {
-        history_->Add(event::kBadRequest, {{"path", req.path}, {"reason", std::string("needs an integer ") + field}});
+        history_->Add(event::kBadRequest,
+                      {{"path", req.path}, {"reason", std::string("needs an integer ") + field}});
         res.status = 400;
         return;
       }
       record[field] = *it;
     }
     auto breaker = body.find("breaker");
-    record["breaker"] = breaker != body.end() && breaker->is_string() ? breaker->get<std::string>() : "closed";
+    record["breaker"] =
+        breaker != body.end() && breaker->is_string() ? breaker->get<std::string>() : "closed";
     history_->Add(event::kJobRetry, record);
     res.set_content("{}", "application/json");
   }

@@ -180,7 +180,8 @@ class TrialDriver {
   }
 
   void Wait(int64_t delay, int next_attempt, const char* reason) {
-    history_.Add(event::kRetryWait, {{"delay_ms", delay}, {"next_attempt", next_attempt}, {"reason", reason}});
+    history_.Add(event::kRetryWait,
+                 {{"delay_ms", delay}, {"next_attempt", next_attempt}, {"reason", reason}});
     history_.AdvanceClock(delay);
   }
 
@@ -211,7 +212,8 @@ class TrialDriver {
     if (scenario_.retry.non_retryable_exit_codes.empty()) return -1;
     std::vector<Event> events = history_.Events();
     for (auto it = events.rbegin(); it != events.rend(); ++it) {
-      if (it->type == event::kExit) return it->data.contains("signal") ? -1 : it->data.value("code", -1);
+      if (it->type == event::kExit)
+        return it->data.contains("signal") ? -1 : it->data.value("code", -1);
     }
     return -1;
   }
@@ -278,7 +280,7 @@ class TrialDriver {
   std::unique_ptr<ControlChannel> channel_;
   std::map<std::string, bool> succeeded_;  // by date: did its last planned run succeed
   std::map<std::string, int> last_trigger_;
-  RateWindow rate_{scenario_.retry.rate_limit};         // scheduler-wide, on the virtual clock
+  RateWindow rate_{scenario_.retry.rate_limit};       // scheduler-wide, on the virtual clock
   Breaker breaker_{scenario_.retry.circuit_breaker};  // scheduler-wide, on the virtual clock
 };
 

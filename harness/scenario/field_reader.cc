@@ -129,7 +129,8 @@ std::vector<int64_t> FieldReader::Integers(const std::string& key, int64_t min, 
     if (!item.is_number_integer() || item.get<double>() < static_cast<double>(min) ||
         item.get<double>() > static_cast<double>(max)) {
       Fail(key + "[" + std::to_string(i) + "]", "expected an integer from " + std::to_string(min) +
-                                                    " to " + std::to_string(max) + ", got " + DescribeJson(item));
+                                                    " to " + std::to_string(max) + ", got " +
+                                                    DescribeJson(item));
     }
     out.push_back(item.get<int64_t>());
   }

@@ -125,7 +125,8 @@ void ReadRetryStrategies(FieldReader& r, RetryPolicy& p) {
   }
   rate.Finish();
   FieldReader breaker = r.Object("circuit_breaker");
-  p.circuit_breaker.failure_threshold = static_cast<int>(breaker.Integer("failure_threshold", 0, 1000, &zero));
+  p.circuit_breaker.failure_threshold =
+      static_cast<int>(breaker.Integer("failure_threshold", 0, 1000, &zero));
   p.circuit_breaker.open_ms = breaker.Integer("open_ms", 0, 86'400'000, &zero);
   if (p.circuit_breaker.failure_threshold > 0 && p.circuit_breaker.open_ms == 0) {
     breaker.Fail("open_ms", "must be above 0 when failure_threshold is set");

@@ -118,7 +118,8 @@ TEST_F(BundledSuite, AReferenceJobWithoutDirectoryFsyncIsExplainedByItsModel) {
 // Retry strategies (docs/retry.md): the correct job keeps both policies and publishes once;
 // each bug breaks what it should, and nothing else.
 TEST_F(BundledSuite, RetryBackoffKeepsBothPoliciesAndPublishesOnce) {
-  for (const char* i : {"retry_policy_respected", "no_double_publish", "no_loss", "converges", "state_readable"}) {
+  for (const char* i :
+       {"retry_policy_respected", "no_double_publish", "no_loss", "converges", "state_readable"}) {
     ExpectStatus("retry/backoff", i, "held");
   }
 }
@@ -129,8 +130,9 @@ TEST_F(BundledSuite, RetryTightLoopBreaksTheJobsPolicyOnly) {
   ExpectStatus("retry/tight-loop", "converges", "held");
   nlohmann::json i = Invariant(run_->Results(), "retry/tight-loop", "retry_policy_respected");
   EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
-              ::testing::ContainsRegex("the job's attempt 2 of publish-2026-11-0[1-3] \\(in scheduler attempt 1 of "
-                                       "2026-11-0[1-3]\\) came 0 ms after attempt 1; the policy asks at least 10 ms"));
+              ::testing::ContainsRegex(
+                  "the job's attempt 2 of publish-2026-11-0[1-3] \\(in scheduler attempt 1 of "
+                  "2026-11-0[1-3]\\) came 0 ms after attempt 1; the policy asks at least 10 ms"));
 }
 
 TEST_F(BundledSuite, RetryWithoutReloadingPublishesTwice) {
@@ -142,7 +144,8 @@ TEST_F(BundledSuite, RetryWithoutReloadingPublishesTwice) {
 // The scheduler's rate limit and breaker hold, and the histories show them at work.
 TEST_F(BundledSuite, RetryRateLimitAndBreakerHoldAndAreSeenInTheHistory) {
   for (const char* s : {"retry/rate-limit", "retry/breaker"}) {
-    for (const char* i : {"retry_policy_respected", "no_double_publish", "no_loss", "converges"}) ExpectStatus(s, i, "held");
+    for (const char* i : {"retry_policy_respected", "no_double_publish", "no_loss", "converges"})
+      ExpectStatus(s, i, "held");
   }
   std::map<std::string, int> seen;
   for (const char* slug : {"retry-rate-limit", "retry-breaker"}) {
@@ -150,8 +153,10 @@ TEST_F(BundledSuite, RetryRateLimitAndBreakerHoldAndAreSeenInTheHistory) {
     ASSERT_TRUE(log) << log.error().message;
     for (const auto& [trial, events] : log.value()) {
       for (const Event& e : events) {
-        if (e.type == event::kRetryWait) ++seen[std::string(slug) + " wait " + e.data.value("reason", "")];
-        if (e.type == event::kBreaker) ++seen[std::string(slug) + " breaker " + e.data.value("to", "")];
+        if (e.type == event::kRetryWait)
+          ++seen[std::string(slug) + " wait " + e.data.value("reason", "")];
+        if (e.type == event::kBreaker)
+          ++seen[std::string(slug) + " breaker " + e.data.value("to", "")];
         if (e.type == event::kJobRetry) ++seen[std::string(slug) + " job_retry"];
       }
     }

@@ -104,16 +104,24 @@ INSTANTIATE_TEST_SUITE_P(
 INSTANTIATE_TEST_SUITE_P(
     RetryStrategies, ScenarioParserRejects,
     ::testing::Values(
-        BadCase{"/retry/jitter", "\"wobbly\"", "retry.jitter: unknown jitter 'wobbly' (known: none, full, equal, decorrelated)"},
+        BadCase{"/retry/jitter", "\"wobbly\"",
+                "retry.jitter: unknown jitter 'wobbly' (known: none, full, equal, decorrelated)"},
         BadCase{"/retry/jitter", "1", "retry.jitter: expected a string"},
-        BadCase{"/retry/non_retryable_exit_codes", "[3, 0]", "retry.non_retryable_exit_codes[1]: expected an integer from 1 to 255"},
-        BadCase{"/retry/non_retryable_exit_codes", "3", "retry.non_retryable_exit_codes: expected a list of integers"},
-        BadCase{"/retry/rate_limit", "{\"max_attempts\": 2}", "retry.rate_limit.window_ms: must be above 0 when max_attempts is set"},
+        BadCase{"/retry/non_retryable_exit_codes", "[3, 0]",
+                "retry.non_retryable_exit_codes[1]: expected an integer from 1 to 255"},
+        BadCase{"/retry/non_retryable_exit_codes", "3",
+                "retry.non_retryable_exit_codes: expected a list of integers"},
+        BadCase{"/retry/rate_limit", "{\"max_attempts\": 2}",
+                "retry.rate_limit.window_ms: must be above 0 when max_attempts is set"},
         BadCase{"/retry/rate_limit", "{\"per\": 2}", "retry.rate_limit.per: unknown field"},
-        BadCase{"/retry/circuit_breaker", "{\"failure_threshold\": 2}", "retry.circuit_breaker.open_ms: must be above 0"},
-        BadCase{"/retry/circuit_breaker", "{\"open_ms\": -1}", "retry.circuit_breaker.open_ms: expected an integer from 0"},
-        BadCase{"/job_retry", "{\"max_attempts\": 0}", "job_retry.max_attempts: expected an integer from 1 to 100"},
-        BadCase{"/job_retry", "{\"initial_interval_ms\": 100, \"maximum_interval_ms\": 50}", "job_retry.maximum_interval_ms: must be >= initial"},
+        BadCase{"/retry/circuit_breaker", "{\"failure_threshold\": 2}",
+                "retry.circuit_breaker.open_ms: must be above 0"},
+        BadCase{"/retry/circuit_breaker", "{\"open_ms\": -1}",
+                "retry.circuit_breaker.open_ms: expected an integer from 0"},
+        BadCase{"/job_retry", "{\"max_attempts\": 0}",
+                "job_retry.max_attempts: expected an integer from 1 to 100"},
+        BadCase{"/job_retry", "{\"initial_interval_ms\": 100, \"maximum_interval_ms\": 50}",
+                "job_retry.maximum_interval_ms: must be >= initial"},
         BadCase{"/job_retry", "[]", "job_retry: expected an object"}));
 
 TEST(ScenarioParser, ReadsTheRetryStrategiesAndTheJobsPolicy) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include "check/checker.h"
 #include "plan/retry_schedule.h"
@@ -179,8 +180,10 @@ class JobCheck {
   explicit JobCheck(const RetryPolicy& p) : p_(p) {}
 
   Problem Add(const Event& e) {
+    if (e.type == event::kQuery || e.type == event::kPublish) return Reload(e);
     if (e.type != event::kJobRetry) return std::nullopt;
     Group& g = groups_[{e.biz_date, e.trigger, e.attempt, e.data.value("key", "")}];
+    g.unreloaded = p_.reload_before_retry ? e.data.value("attempt", 0) : 0;
     int attempt = e.data.value("attempt", 0);
     int64_t backoff = e.data.value("backoff_ms", int64_t{-1});
     int64_t delay = e.data.value("delay_ms", int64_t{-1});
@@ -209,7 +212,20 @@ class JobCheck {
   }
 
  private:
+  // With reload_before_retry: after a retry is reported, the key's next publish in that
+  // scheduler attempt must come after a query of the key.
+  Problem Reload(const Event& e) {
+    auto it = groups_.find({e.biz_date, e.trigger, e.attempt, e.data.value("key", "")});
+    if (it == groups_.end() || it->second.unreloaded == 0) return std::nullopt;
+    int attempt = std::exchange(it->second.unreloaded, 0);
+    if (e.type == event::kQuery) return std::nullopt;
+    return "the job's attempt " + std::to_string(attempt) + " of " + e.data.value("key", "?") +
+           " (in scheduler attempt " + std::to_string(e.attempt) + " of " + Firing(e) +
+           ") published again without asking the downstream first; its policy reloads before every retry";
+  }
+
   struct Group {
+    int unreloaded = 0;  // a retry reported and not yet followed by a query: its attempt
     int last = 1;
     int64_t previous = -1;           // the last backoff; -1: none yet
     std::vector<int64_t> starts{0};  // attempt 1 starts the job's clock

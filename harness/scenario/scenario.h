@@ -45,6 +45,10 @@ struct RetryPolicy {
   std::vector<int> non_retryable_exit_codes;  // an attempt exiting with one is not retried
   RateLimit rate_limit;
   CircuitBreakerPolicy circuit_breaker;
+  // job_retry only: each in-process retry asks the downstream about its key (GET
+  // /deliveries) before it publishes again. A scheduler's retry is a new process, which
+  // reloads by starting.
+  bool reload_before_retry = false;
 
   // The virtual delay before attempt `next_attempt` (2, 3, ...): initial * coeff^(n-2), capped.
   int64_t DelayBeforeAttempt(int next_attempt) const;

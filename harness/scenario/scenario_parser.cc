@@ -134,7 +134,8 @@ void ReadRetryStrategies(FieldReader& r, RetryPolicy& p) {
   breaker.Finish();
 }
 
-RetryPolicy ReadRetry(FieldReader r) {
+// `job`: the job's own policy (job_retry), which may also ask for a reload before each retry.
+RetryPolicy ReadRetry(FieldReader r, bool job = false) {
   RetryPolicy p;
   const int64_t attempts = p.max_attempts, initial = p.initial_interval_ms,
                 maximum = p.maximum_interval_ms;
@@ -147,6 +148,7 @@ RetryPolicy ReadRetry(FieldReader r) {
                                       std::to_string(p.initial_interval_ms) + ")");
   }
   ReadRetryStrategies(r, p);
+  if (job) p.reload_before_retry = r.Boolean("reload_before_retry", false);
   r.Finish();
   return p;
 }
@@ -265,7 +267,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   }
   CheckUnique(r, "models", s.models);
   s.retry = ReadRetry(r.Object("retry"));
-  if (r.Has("job_retry")) s.job_retry = ReadRetry(r.Object("job_retry"));
+  if (r.Has("job_retry")) s.job_retry = ReadRetry(r.Object("job_retry"), true);
   s.downstream = ReadDownstream(r.Object("downstream"));
   s.check = ReadCheckParams(r.Object("check"));
   FieldReader inv = r.Object("invariants");

@@ -137,8 +137,12 @@ TEST_F(BundledSuite, RetryTightLoopBreaksTheJobsPolicyOnly) {
 
 TEST_F(BundledSuite, RetryWithoutReloadingPublishesTwice) {
   ExpectStatus("retry/no-reload", "no_double_publish", "expected, shown");
-  ExpectStatus("retry/no-reload", "retry_policy_respected", "held");
+  ExpectStatus("retry/no-reload", "retry_policy_respected", "expected, shown");
   ExpectStatus("retry/no-reload", "no_loss", "held");
+  ExpectStatus("retry/no-reload", "converges", "held");
+  nlohmann::json i = Invariant(run_->Results(), "retry/no-reload", "retry_policy_respected");
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("published again without asking the downstream first"));
 }
 
 // The scheduler's rate limit and breaker hold, and the histories show them at work.

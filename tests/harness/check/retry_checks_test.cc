@@ -285,6 +285,27 @@ TEST_F(RetryChecks, CatchesTheJobBreakingItsRateLimit) {
                                      "2026-11-01) started 3 attempts within 1000 ms"));
 }
 
+TEST_F(RetryChecks, HoldsWhenEveryRetryAsksTheDownstreamBeforePublishing) {
+  UseJobPolicy();
+  f_.scenario().job_retry->reload_before_retry = true;
+  f_.Publish(kDay, false, 1);  // attempt 1's publish, before any retry
+  JobRetry(2, 20, 20, 20);
+  f_.history().Add(event::kQuery, {{"key", "publish-2026-11-01"}, {"count", 0}});
+  f_.Publish(kDay, true, 1);
+  Verdict v = Check();
+  EXPECT_TRUE(v.held) << v;
+}
+
+TEST_F(RetryChecks, CatchesARetryThatPublishesWithoutReloading) {
+  UseJobPolicy();
+  JobRetry(2, 20, 20, 20);
+  f_.Publish(kDay, true, 2);
+  EXPECT_TRUE(Check().held);  // the policy does not ask for a reload
+  f_.scenario().job_retry->reload_before_retry = true;
+  EXPECT_THAT(Violation(), HasSubstr("the job's attempt 2 of publish-2026-11-01 (in scheduler attempt 1 of 2026-11-01) "
+                                     "published again without asking the downstream first"));
+}
+
 TEST_F(RetryChecks, IgnoresTheJobsReportsWhenTheScenarioDeclaresNoJobPolicy) {
   JobRetry(2, 0, 0, 0);
   EXPECT_TRUE(Check().held);

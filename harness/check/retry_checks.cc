@@ -221,7 +221,8 @@ class JobCheck {
     if (e.type == event::kQuery) return std::nullopt;
     return "the job's attempt " + std::to_string(attempt) + " of " + e.data.value("key", "?") +
            " (in scheduler attempt " + std::to_string(e.attempt) + " of " + Firing(e) +
-           ") published again without asking the downstream first; its policy reloads before every retry";
+           ") published again without asking the downstream first; its policy reloads before every "
+           "retry";
   }
 
   struct Group {

@@ -302,8 +302,10 @@ TEST_F(RetryChecks, CatchesARetryThatPublishesWithoutReloading) {
   f_.Publish(kDay, true, 2);
   EXPECT_TRUE(Check().held);  // the policy does not ask for a reload
   f_.scenario().job_retry->reload_before_retry = true;
-  EXPECT_THAT(Violation(), HasSubstr("the job's attempt 2 of publish-2026-11-01 (in scheduler attempt 1 of 2026-11-01) "
-                                     "published again without asking the downstream first"));
+  EXPECT_THAT(
+      Violation(),
+      HasSubstr("the job's attempt 2 of publish-2026-11-01 (in scheduler attempt 1 of 2026-11-01) "
+                "published again without asking the downstream first"));
 }
 
 TEST_F(RetryChecks, IgnoresTheJobsReportsWhenTheScenarioDeclaresNoJobPolicy) {

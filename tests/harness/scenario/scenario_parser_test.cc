@@ -123,7 +123,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"/job_retry", "{\"initial_interval_ms\": 100, \"maximum_interval_ms\": 50}",
                 "job_retry.maximum_interval_ms: must be >= initial"},
         BadCase{"/job_retry", "[]", "job_retry: expected an object"},
-        BadCase{"/job_retry", "{\"reload_before_retry\": 1}", "job_retry.reload_before_retry: expected true or false"},
+        BadCase{"/job_retry", "{\"reload_before_retry\": 1}",
+                "job_retry.reload_before_retry: expected true or false"},
         BadCase{"/retry/reload_before_retry", "true", "retry.reload_before_retry: unknown field"}));
 
 TEST(ScenarioParser, ReadsTheRetryStrategiesAndTheJobsPolicy) {
@@ -132,7 +133,10 @@ TEST(ScenarioParser, ReadsTheRetryStrategiesAndTheJobsPolicy) {
   j["retry"]["non_retryable_exit_codes"] = {3, 4};
   j["retry"]["rate_limit"] = {{"max_attempts", 2}, {"window_ms", 60000}};
   j["retry"]["circuit_breaker"] = {{"failure_threshold", 3}, {"open_ms", 5000}};
-  j["job_retry"] = {{"max_attempts", 5}, {"initial_interval_ms", 20}, {"jitter", "equal"}, {"reload_before_retry", true}};
+  j["job_retry"] = {{"max_attempts", 5},
+                    {"initial_interval_ms", 20},
+                    {"jitter", "equal"},
+                    {"reload_before_retry", true}};
   auto s = ParseScenario(j.dump(), "s.json");
   ASSERT_TRUE(s) << s.error().message;
   const RetryPolicy& r = s.value().retry;

@@ -33,8 +33,14 @@ class Builder {
   void Add(const Event& e) {
     if (e.type == event::kSpawn && InstanceOf(e) == 2) return;  // drawn by its overlap mark
     if (e.type == event::kSpawn) return Spawn(e);
-    if (e.type == event::kRetryWait) {
-      waits_[{e.biz_date, e.trigger}] = Int(e.data, "delay_ms");
+    if (e.type == event::kRetryWait) return Wait(e);
+    if (e.type == event::kBreaker) {
+      notes_.push_back(fmt::format("circuit breaker {} -> {} at {}", Str(e.data, "from"), Str(e.data, "to"), Ms(e.t_ms)));
+      return;
+    }
+    if (e.type == event::kNonRetryable) {
+      notes_.push_back(fmt::format("{}#{}: exit {} is not retryable, no attempt after {}", e.biz_date, e.trigger,
+                                   Int(e.data, "code"), e.attempt));
       return;
     }
     if (e.type == event::kFinalPass) return FinalPass(e);
@@ -74,10 +80,23 @@ class Builder {
     lane.final_pass = in_final_pass_;
     lane.start_ms = e.t_ms;
     auto wait = waits_.find({e.biz_date, e.trigger});
-    if (wait != waits_.end() && e.attempt > 1) lane.wait_before_ms = wait->second;
+    if (wait != waits_.end()) {
+      if (e.attempt > 1) lane.wait_before_ms = wait->second;
+      waits_.erase(wait);
+    }
     lanes_[{e.biz_date, e.trigger, e.attempt}] = timeline_.lanes.size();
     timeline_.lanes.push_back(std::move(lane));
     if (std::find(dates_.begin(), dates_.end(), e.biz_date) == dates_.end()) dates_.push_back(e.biz_date);
+  }
+
+  // The waits before an attempt add up (backoff, then a rate limit or an open breaker).
+  void Wait(const Event& e) {
+    waits_[{e.biz_date, e.trigger}] += Int(e.data, "delay_ms");
+    std::string reason = e.data.value("reason", "backoff");
+    if (reason != "backoff") {
+      notes_.push_back(fmt::format("{}#{} a{} waited {} ({})", e.biz_date, e.trigger, Int(e.data, "next_attempt"),
+                                   Ms(Int(e.data, "delay_ms")), reason));
+    }
   }
 
   void FinalPass(const Event& e) {
@@ -213,6 +232,11 @@ class Builder {
     if (e.type == event::kTimeout) {
       return Mark{MarkKind::kTimeout, "timeout", fmt::format("hung; killed at its {} timeout", Ms(Int(d, "timeout_ms")))};
     }
+    if (e.type == event::kJobRetry) {
+      return Mark{MarkKind::kRetry, fmt::format("retry {}", Int(d, "attempt")),
+                  fmt::format("in-process retry {} of {} after {} (backoff {}, breaker {})", Int(d, "attempt"),
+                              Str(d, "key"), Ms(Int(d, "delay_ms")), Ms(Int(d, "backoff_ms")), Str(d, "breaker"))};
+    }
     if (e.type == event::kBadRequest) {
       return Mark{MarkKind::kBadRequest, Str(d, "path"), fmt::format("bad request {}: {}", Str(d, "path"), Str(d, "reason"))};
     }
@@ -282,7 +306,7 @@ class Builder {
   Timeline timeline_;
   std::vector<std::string> notes_;
   std::map<LaneKey, size_t> lanes_;
-  std::map<std::pair<std::string, int>, int64_t> waits_;  // (date, trigger) -> last retry wait
+  std::map<std::pair<std::string, int>, int64_t> waits_;  // (date, trigger) -> waits since its last attempt
   bool in_final_pass_ = false;
   std::vector<std::string> dates_, keys_;
   std::map<std::string, std::vector<int64_t>> deliveries_;
@@ -308,6 +332,7 @@ const char* ToString(MarkKind k) {
     case MarkKind::kPause: return "pause (SIGSTOP)";
     case MarkKind::kResume: return "resume (SIGCONT)";
     case MarkKind::kOverlap: return "second instance";
+    case MarkKind::kRetry: return "in-process retry";
   }
   return "?";
 }

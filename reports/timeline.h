@@ -28,6 +28,7 @@ enum class MarkKind {
   kPause,       // the harness stopped the attempt (SIGSTOP) at a point (docs/faults.md)
   kResume,      // ... and let it go on (SIGCONT)
   kOverlap,     // a second instance of the attempt: started, the first released, its exit
+  kRetry,       // the job retried a call in-process (POST /retry, docs/retry.md)
 };
 const char* ToString(MarkKind k);
 

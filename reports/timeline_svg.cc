@@ -71,6 +71,9 @@ std::string Shape(MarkKind k, int x, int y) {
     case MarkKind::kOverlap:
       return fmt::format(R"(<circle cx="{}" cy="{}" r="6" fill="none" stroke="#0891b2" stroke-width="2"/><circle cx="{}" cy="{}" r="6" fill="none" stroke="#0891b2" stroke-width="2"/>)",
                          x - 3, y, x + 3, y);
+    case MarkKind::kRetry:
+      return fmt::format(R"(<circle cx="{0}" cy="{1}" r="7" fill="#fff" stroke="#0d9488" stroke-width="2"/><path d="M{0} {2}l4 -3l-4 -3" fill="none" stroke="#0d9488" stroke-width="2"/>)",
+                         x, y, y + 3);
   }
   return "";
 }
@@ -136,7 +139,8 @@ std::string RenderTimelineLegend() {
   const MarkKind kinds[] = {MarkKind::kFailpoint,     MarkKind::kFailpoints, MarkKind::kKill,    MarkKind::kRollback,
                             MarkKind::kPublish,       MarkKind::kDuplicate,  MarkKind::kPublishFailed,
                             MarkKind::kQuery,         MarkKind::kAlert,      MarkKind::kTimeout, MarkKind::kBadRequest,
-                            MarkKind::kPause,         MarkKind::kResume,     MarkKind::kOverlap};
+                            MarkKind::kPause,         MarkKind::kResume,     MarkKind::kOverlap,
+                            MarkKind::kRetry};
   std::string out;
   for (MarkKind k : kinds) {
     int width = k == MarkKind::kFailpoints ? 52 : 22;

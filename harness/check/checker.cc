@@ -26,6 +26,7 @@ const std::map<std::string, Checker>& BuiltinCheckers() {
     AddCommitCheckers(all);
     AddSelftestCheckers(all);
     AddDeliveryCheckers(all);
+    AddRetryCheckers(all);
     return all;
   }();
   return checkers;

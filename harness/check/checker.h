@@ -53,5 +53,6 @@ void AddLifecycleCheckers(std::map<std::string, Checker>& out);
 void AddCommitCheckers(std::map<std::string, Checker>& out);
 void AddSelftestCheckers(std::map<std::string, Checker>& out);  // the harness's own writer
 void AddDeliveryCheckers(std::map<std::string, Checker>& out);
+void AddRetryCheckers(std::map<std::string, Checker>& out);  // retry_policy_respected
 
 }  // namespace killpoint

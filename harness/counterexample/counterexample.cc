@@ -75,6 +75,8 @@ std::vector<nlohmann::json> Fingerprint(const std::vector<Event>& events) {
     nlohmann::json data = e.data;
     if (data.is_object()) {
       for (const char* volatile_key : {"pid", "sandbox", "elapsed_ms", "stderr"}) data.erase(volatile_key);
+      // A job's in-process retries are timed by its real clock (docs/retry.md).
+      if (e.type == event::kJobRetry) data.erase("delay_ms"), data.erase("at_ms");
     }
     if (!overlapped) {
       out.push_back({e.seq, e.t_ms, e.type, e.biz_date, e.trigger, e.attempt, data});

@@ -23,7 +23,15 @@ inline constexpr const char* kKill = "kill";                // data: point, hit,
 inline constexpr const char* kExit = "exit";                // data: code or signal, stderr
 inline constexpr const char* kRollback = "rollback";        // data: model, changes
 inline constexpr const char* kTimeout = "timeout";          // data: timeout_ms
-inline constexpr const char* kRetryWait = "retry_wait";     // data: delay_ms
+// data: delay_ms, next_attempt, reason (backoff, rate_limit or breaker_open; docs/retry.md)
+inline constexpr const char* kRetryWait = "retry_wait";
+// Retry strategies (docs/retry.md). breaker: the scheduler's circuit breaker changed state,
+// data: from, to. non_retryable: an attempt exited with a non-retryable code, data: code.
+// job_retry: the job reported an in-process retry (POST /retry), data: key, attempt,
+// delay_ms, backoff_ms, at_ms, breaker.
+inline constexpr const char* kBreaker = "breaker";
+inline constexpr const char* kNonRetryable = "non_retryable";
+inline constexpr const char* kJobRetry = "job_retry";
 inline constexpr const char* kGiveUp = "give_up";           // data: attempts
 inline constexpr const char* kFinalPass = "final_pass";     // data: biz_dates
 inline constexpr const char* kPublish = "publish";          // data: key, delivery_id, ...

@@ -4,6 +4,8 @@
 //   POST /publish  {"key","biz_date","payload"} -> {"delivery_id","deduplicated"}
 //   GET  /deliveries?key=K                      -> {"key","count"}
 //   POST /alert    {"key","biz_date","reason"}  -> {"alert_id"}
+//   POST /retry    {"key","attempt","backoff_ms","delay_ms","at_ms","breaker"} -> {}
+//                  (a job's in-process retry, for retry_policy_respected; docs/retry.md)
 #pragma once
 
 #include <memory>

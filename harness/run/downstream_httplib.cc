@@ -30,6 +30,7 @@ class HttplibDownstream : public Downstream {
     server_.Post("/publish", [this](const auto& req, auto& res) { Publish(req, res); });
     server_.Get("/deliveries", [this](const auto& req, auto& res) { Deliveries(req, res); });
     server_.Post("/alert", [this](const auto& req, auto& res) { Alert(req, res); });
+    server_.Post("/retry", [this](const auto& req, auto& res) { JobRetry(req, res); });
     server_.set_error_handler([this](const auto& req, auto& res) {
       if (res.status == 404) {
         history_->Add(event::kBadRequest, {{"path", req.method + " " + req.path}, {"reason", "no such endpoint"}});
@@ -171,6 +172,29 @@ class HttplibDownstream : public Downstream {
     Attribute(req, record);
     history_->Add(event::kAlert, record);
     res.set_content(json{{"alert_id", id}}.dump(), "application/json");
+  }
+
+  // POST /retry (docs/retry.md): a job reports one of its in-process retries. Recorded as a
+  // job_retry event for retry_policy_respected; it changes nothing downstream.
+  void JobRetry(const httplib::Request& req, httplib::Response& res) {
+    json body;
+    if (!ReadBody(req, res, body)) return;
+    json record = {{"key", body["key"]}};
+    for (const char* field : {"attempt", "backoff_ms", "delay_ms", "at_ms"}) {
+      auto it = body.find(field);
+      if (it == body.end() || !it->is_number_integer()) {
+        history_->Add(event::kBadRequest,
+                      {{"path", req.path}, {"reason", std::string("needs an integer ") + field}});
+        res.status = 400;
+        return;
+      }
+      record[field] = *it;
+    }
+    auto breaker = body.find("breaker");
+    record["breaker"] =
+        breaker != body.end() && breaker->is_string() ? breaker->get<std::string>() : "closed";
+    history_->Add(event::kJobRetry, record);
+    res.set_content("{}", "application/json");
   }
 
   const bool dedupe_;

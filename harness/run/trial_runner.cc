@@ -1,5 +1,6 @@
 #include "run/trial_runner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -7,6 +8,7 @@
 #include <set>
 
 #include "history/history.h"
+#include "plan/retry_schedule.h"
 #include "run/attempt_state.h"
 #include "run/control_channel.h"
 #include "run/downstream.h"
@@ -163,20 +165,70 @@ class TrialDriver {
   }
 
   // Runs one firing of the scheduler with its retries; true when an attempt succeeded.
+  // Waits are virtual (docs/retry.md): the backoff before a retry, then whatever the rate
+  // limit and the circuit breaker add before any attempt, each a retry_wait with its reason.
   Result<bool> RunWithRetries(const std::string& date, int trigger, const PlannedRun* planned) {
-    for (int attempt = 1; attempt <= scenario_.retry.max_attempts; ++attempt) {
+    const RetryPolicy& policy = scenario_.retry;
+    int64_t previous = policy.initial_interval_ms;
+    for (int attempt = 1; attempt <= policy.max_attempts; ++attempt) {
+      history_.SetContext({date, trigger, attempt - 1});
       if (attempt > 1) {
-        history_.SetContext({date, trigger, attempt - 1});
-        int64_t delay = scenario_.retry.DelayBeforeAttempt(attempt);
-        history_.Add(event::kRetryWait, {{"delay_ms", delay}, {"next_attempt", attempt}});
-        history_.AdvanceClock(delay);
+        PlanRng rng(RetrySeed(scenario_.name, plan_.seed, plan_.trial, date, trigger, attempt));
+        previous = DrawDelay(policy, attempt, previous, rng);
+        Wait(previous, attempt, "backoff");
       }
+      Gate(attempt);
       static const AttemptFault kNoFault;
       auto ok = RunAttempt(date, trigger, attempt, planned ? planned->FaultFor(attempt) : kNoFault);
-      if (!ok || ok.value()) return ok;
+      if (!ok) return ok;
+      RecordBreaker(breaker_.OnResult(ok.value(), history_.Now()));
+      if (ok.value()) return ok;
+      if (int code = LastExitCode(); IsNonRetryable(code)) {
+        history_.Add(event::kNonRetryable, {{"code", code}, {"attempts", attempt}});
+        return false;
+      }
     }
-    history_.Add(event::kGiveUp, {{"attempts", scenario_.retry.max_attempts}});
+    history_.Add(event::kGiveUp, {{"attempts", policy.max_attempts}});
     return false;
+  }
+
+  void Wait(int64_t delay, int next_attempt, const char* reason) {
+    history_.Add(event::kRetryWait,
+                 {{"delay_ms", delay}, {"next_attempt", next_attempt}, {"reason", reason}});
+    history_.AdvanceClock(delay);
+  }
+
+  // Scheduler-wide: the rate limit and the breaker may hold any attempt back.
+  void Gate(int attempt) {
+    int64_t now = history_.Now();
+    if (int64_t at = rate_.EarliestStart(now); at > now) Wait(at - now, attempt, "rate_limit");
+    now = history_.Now();
+    if (int64_t at = breaker_.EarliestStart(now); at > now) Wait(at - now, attempt, "breaker_open");
+    // The breaker's wait may have taken the window past a start; a start never needs both.
+    rate_.Record(history_.Now());
+    RecordBreaker(breaker_.OnStart(history_.Now()));
+  }
+
+  void RecordBreaker(const std::vector<BreakerTransition>& transitions) {
+    for (const auto& t : transitions) {
+      history_.Add(event::kBreaker, {{"from", ToString(t.from)}, {"to", ToString(t.to)}});
+    }
+  }
+
+  bool IsNonRetryable(int code) const {
+    const auto& codes = scenario_.retry.non_retryable_exit_codes;
+    return std::find(codes.begin(), codes.end(), code) != codes.end();
+  }
+
+  // The exit code of the attempt that just ended; -1 when it was killed by a signal.
+  int LastExitCode() const {
+    if (scenario_.retry.non_retryable_exit_codes.empty()) return -1;
+    std::vector<Event> events = history_.Events();
+    for (auto it = events.rbegin(); it != events.rend(); ++it) {
+      if (it->type == event::kExit)
+        return it->data.contains("signal") ? -1 : it->data.value("code", -1);
+    }
+    return -1;
   }
 
   Result<bool> RunAttempt(const std::string& date, int trigger, int attempt, const AttemptFault& fault) {
@@ -279,6 +331,8 @@ class TrialDriver {
   std::unique_ptr<ControlChannel> channel_;
   std::map<std::string, bool> succeeded_;  // by date: did its last planned run succeed
   std::map<std::string, int> last_trigger_;
+  RateWindow rate_{scenario_.retry.rate_limit};       // scheduler-wide, on the virtual clock
+  Breaker breaker_{scenario_.retry.circuit_breaker};  // scheduler-wide, on the virtual clock
 };
 
 }  // namespace

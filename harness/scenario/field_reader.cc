@@ -119,6 +119,24 @@ std::map<std::string, std::string> FieldReader::StringMap(const std::string& key
   return out;
 }
 
+std::vector<int64_t> FieldReader::Integers(const std::string& key, int64_t min, int64_t max) {
+  const nlohmann::json* v = Find(key);
+  if (!v) return {};
+  if (!v->is_array()) Fail(key, "expected a list of integers, got " + DescribeJson(*v));
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < v->size(); ++i) {
+    const nlohmann::json& item = (*v)[i];
+    if (!item.is_number_integer() || item.get<double>() < static_cast<double>(min) ||
+        item.get<double>() > static_cast<double>(max)) {
+      Fail(key + "[" + std::to_string(i) + "]", "expected an integer from " + std::to_string(min) +
+                                                    " to " + std::to_string(max) + ", got " +
+                                                    DescribeJson(item));
+    }
+    out.push_back(item.get<int64_t>());
+  }
+  return out;
+}
+
 FieldReader FieldReader::Object(const std::string& key) {
   const nlohmann::json* v = Find(key);
   if (!v) return FieldReader(kEmptyObject, PathOf(key));

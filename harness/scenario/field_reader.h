@@ -29,6 +29,8 @@ class FieldReader {
   bool Boolean(const std::string& key, bool fallback);
   std::vector<std::string> Strings(const std::string& key, bool required, bool allow_empty);
   std::map<std::string, std::string> StringMap(const std::string& key);
+  // A list of integers, each from min to max; a missing list reads as empty.
+  std::vector<int64_t> Integers(const std::string& key, int64_t min, int64_t max);
   FieldReader Object(const std::string& key);  // a missing object reads as {}
 
   // Throws if the object holds a key nobody asked for.

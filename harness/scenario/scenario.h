@@ -6,17 +6,49 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace killpoint {
 
+// Retry strategies (docs/retry.md): jitter on the backoff delay, a rate limit on attempts per
+// window and a circuit breaker. Their arithmetic is plan/retry_schedule.h.
+inline constexpr const char* kJitterNone = "none";
+inline constexpr const char* kJitterFull = "full";
+inline constexpr const char* kJitterEqual = "equal";
+inline constexpr const char* kJitterDecorrelated = "decorrelated";
+
+// At most max_attempts attempt starts in any window of window_ms. max_attempts 0: no limit.
+struct RateLimit {
+  int max_attempts = 0;
+  int64_t window_ms = 0;
+  bool operator==(const RateLimit&) const = default;
+};
+
+// Opens after failure_threshold consecutive failed attempts; after open_ms one attempt (the
+// half-open probe) may go; its success closes the breaker, its failure opens it again.
+// failure_threshold 0: no breaker.
+struct CircuitBreakerPolicy {
+  int failure_threshold = 0;
+  int64_t open_ms = 0;
+  bool operator==(const CircuitBreakerPolicy&) const = default;
+};
+
 // The scheduler's retry policy, with the field names users know from workflow engines.
 struct RetryPolicy {
   int max_attempts = 3;
   int64_t initial_interval_ms = 1000;
-  double backoff_coefficient = 2.0;
+  double backoff_coefficient = 2.0;  // 1.0: a fixed interval
   int64_t maximum_interval_ms = 60000;
+  std::string jitter = kJitterNone;
+  std::vector<int> non_retryable_exit_codes;  // an attempt exiting with one is not retried
+  RateLimit rate_limit;
+  CircuitBreakerPolicy circuit_breaker;
+  // job_retry only: each in-process retry asks the downstream about its key (GET
+  // /deliveries) before it publishes again. A scheduler's retry is a new process, which
+  // reloads by starting.
+  bool reload_before_retry = false;
 
   // The virtual delay before attempt `next_attempt` (2, 3, ...): initial * coeff^(n-2), capped.
   int64_t DelayBeforeAttempt(int next_attempt) const;
@@ -116,6 +148,9 @@ struct Scenario {
   // among the failpoints or by a model other than process.
   bool UsesShim() const;
   RetryPolicy retry;
+  // The policy the job declares for its own in-process retries (reported to the downstream's
+  // POST /retry); checked by retry_policy_respected. Absent: the job does not retry itself.
+  std::optional<RetryPolicy> job_retry;
   DownstreamSpec downstream;
   FaultSpec faults = {};  // pause, overlap, downstream_burst (docs/faults.md)
   CheckParams check;

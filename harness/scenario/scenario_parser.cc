@@ -108,7 +108,36 @@ JobSpec ReadJob(FieldReader r) {
   return job;
 }
 
-RetryPolicy ReadRetry(FieldReader r) {
+// Retry strategies (docs/retry.md): jitter, non-retryable exit codes, rate limit, breaker.
+void ReadRetryStrategies(FieldReader& r, RetryPolicy& p) {
+  const std::string none = kJitterNone;
+  p.jitter = r.String("jitter", &none);
+  if (!OneOf(p.jitter, kJitterNames)) {
+    r.Fail("jitter", "unknown jitter '" + p.jitter + "' (known: " + Join(kJitterNames) + ")");
+  }
+  for (int64_t code : r.Integers("non_retryable_exit_codes", 1, 255)) {
+    p.non_retryable_exit_codes.push_back(static_cast<int>(code));
+  }
+  const int64_t zero = 0;
+  FieldReader rate = r.Object("rate_limit");
+  p.rate_limit.max_attempts = static_cast<int>(rate.Integer("max_attempts", 0, 1000, &zero));
+  p.rate_limit.window_ms = rate.Integer("window_ms", 0, 86'400'000, &zero);
+  if (p.rate_limit.max_attempts > 0 && p.rate_limit.window_ms == 0) {
+    rate.Fail("window_ms", "must be above 0 when max_attempts is set");
+  }
+  rate.Finish();
+  FieldReader breaker = r.Object("circuit_breaker");
+  p.circuit_breaker.failure_threshold =
+      static_cast<int>(breaker.Integer("failure_threshold", 0, 1000, &zero));
+  p.circuit_breaker.open_ms = breaker.Integer("open_ms", 0, 86'400'000, &zero);
+  if (p.circuit_breaker.failure_threshold > 0 && p.circuit_breaker.open_ms == 0) {
+    breaker.Fail("open_ms", "must be above 0 when failure_threshold is set");
+  }
+  breaker.Finish();
+}
+
+// `job`: the job's own policy (job_retry), which may also ask for a reload before each retry.
+RetryPolicy ReadRetry(FieldReader r, bool job = false) {
   RetryPolicy p;
   const int64_t attempts = p.max_attempts, initial = p.initial_interval_ms,
                 maximum = p.maximum_interval_ms;
@@ -120,6 +149,8 @@ RetryPolicy ReadRetry(FieldReader r) {
     r.Fail("maximum_interval_ms", "must be >= initial_interval_ms (" +
                                       std::to_string(p.initial_interval_ms) + ")");
   }
+  ReadRetryStrategies(r, p);
+  if (job) p.reload_before_retry = r.Boolean("reload_before_retry", false);
   r.Finish();
   return p;
 }
@@ -251,6 +282,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   }
   CheckUnique(r, "models", s.models);
   s.retry = ReadRetry(r.Object("retry"));
+  if (r.Has("job_retry")) s.job_retry = ReadRetry(r.Object("job_retry"), true);
   s.downstream = ReadDownstream(r.Object("downstream"));
   s.faults = ReadFaults(r.Object("faults"), s.failpoints);  // issue 6: pause, overlap, bursts
   s.check = ReadCheckParams(r.Object("check"));

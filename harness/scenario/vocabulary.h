@@ -7,13 +7,18 @@
 
 namespace killpoint {
 
-inline constexpr std::array<std::string_view, 10> kInvariantNames = {
+inline constexpr std::array<std::string_view, 11> kInvariantNames = {
     "one_row_per_date", "amount_matches_source", "no_double_publish", "no_loss",
     "no_silent_loss",   "state_readable",        "converges",         "commits_survive",
     // the harness's own results writer (docs/hardening.md, "Dogfood")
     "journal_complete",
     // the catalogue (docs/catalogue.md): per business key, not per date
-    "one_delivery_per_key"};
+    "one_delivery_per_key",
+    // retry strategies (docs/retry.md)
+    "retry_policy_respected"};
+
+// Jitter of a retry policy's backoff delay (plan/retry_schedule.h, docs/retry.md).
+inline constexpr std::array<std::string_view, 4> kJitterNames = {"none", "full", "equal", "decorrelated"};
 
 // Persistence models (harness/run/durability.h). "process" is a kill -9: the page cache
 // survives. The others need the syscall shim, which a scenario naming them loads.

@@ -31,8 +31,8 @@ CliRun* BundledSuite::run_ = nullptr;
 
 TEST_F(BundledSuite, ExitsZeroAndPrintsTheTable) {
   EXPECT_EQ(run_->exit_code, 0) << run_->err;
-  // 14 at the top, 15 in catalogue/, 8 in sqlite/: folders are read recursively.
-  ASSERT_EQ(run_->Results()["scenarios"].size(), 37u);
+  // 19 at the top, 15 in catalogue/, 2 in selftest/, 8 in sqlite/: folders are read recursively.
+  ASSERT_EQ(run_->Results()["scenarios"].size(), 44u);
   EXPECT_THAT(run_->out, HasSubstr("every must-hold invariant held"));
   EXPECT_THAT(run_->out, HasSubstr("expected, shown"));
   // scenarios/sqlite/ is made for --exhaustive (docs/sqlite-guarantees.md): sampled, what SQLite
@@ -119,6 +119,64 @@ TEST_F(BundledSuite, AReferenceJobWithoutDirectoryFsyncIsExplainedByItsModel) {
   EXPECT_EQ(i["violated_by_model"].value("process", 0), 0);
   EXPECT_GT(i["violated_by_model"].value("power", 0), 0);
   EXPECT_THAT(run_->out, HasSubstr("by model: "));
+}
+
+// Retry strategies (docs/retry.md): the correct job keeps both policies and publishes once;
+// each bug breaks what it should, and nothing else.
+TEST_F(BundledSuite, RetryBackoffKeepsBothPoliciesAndPublishesOnce) {
+  for (const char* i :
+       {"retry_policy_respected", "no_double_publish", "no_loss", "converges", "state_readable"}) {
+    ExpectStatus("retry/backoff", i, "held");
+  }
+}
+
+TEST_F(BundledSuite, RetryTightLoopBreaksTheJobsPolicyOnly) {
+  ExpectStatus("retry/tight-loop", "retry_policy_respected", "expected, shown");
+  ExpectStatus("retry/tight-loop", "no_double_publish", "held");
+  ExpectStatus("retry/tight-loop", "converges", "held");
+  nlohmann::json i = Invariant(run_->Results(), "retry/tight-loop", "retry_policy_respected");
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              ::testing::ContainsRegex(
+                  "the job's attempt 2 of publish-2026-11-0[1-3] \\(in scheduler attempt 1 of "
+                  "2026-11-0[1-3]\\) came 0 ms after attempt 1; the policy asks at least 10 ms"));
+}
+
+TEST_F(BundledSuite, RetryWithoutReloadingPublishesTwice) {
+  ExpectStatus("retry/no-reload", "no_double_publish", "expected, shown");
+  ExpectStatus("retry/no-reload", "retry_policy_respected", "expected, shown");
+  ExpectStatus("retry/no-reload", "no_loss", "held");
+  ExpectStatus("retry/no-reload", "converges", "held");
+  nlohmann::json i = Invariant(run_->Results(), "retry/no-reload", "retry_policy_respected");
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("published again without asking the downstream first"));
+}
+
+// The scheduler's rate limit and breaker hold, and the histories show them at work.
+TEST_F(BundledSuite, RetryRateLimitAndBreakerHoldAndAreSeenInTheHistory) {
+  for (const char* s : {"retry/rate-limit", "retry/breaker"}) {
+    for (const char* i : {"retry_policy_respected", "no_double_publish", "no_loss", "converges"})
+      ExpectStatus(s, i, "held");
+  }
+  std::map<std::string, int> seen;
+  for (const char* slug : {"retry-rate-limit", "retry-breaker"}) {
+    auto log = ReadHistoryLog(run_->dir / slug / "history.jsonl");
+    ASSERT_TRUE(log) << log.error().message;
+    for (const auto& [trial, events] : log.value()) {
+      for (const Event& e : events) {
+        if (e.type == event::kRetryWait)
+          ++seen[std::string(slug) + " wait " + e.data.value("reason", "")];
+        if (e.type == event::kBreaker)
+          ++seen[std::string(slug) + " breaker " + e.data.value("to", "")];
+        if (e.type == event::kJobRetry) ++seen[std::string(slug) + " job_retry"];
+      }
+    }
+  }
+  EXPECT_GT(seen["retry-rate-limit wait rate_limit"], 0);
+  EXPECT_GT(seen["retry-rate-limit job_retry"], 0);
+  EXPECT_GT(seen["retry-breaker wait breaker_open"], 0);
+  EXPECT_GT(seen["retry-breaker breaker open"], 0);
+  EXPECT_GT(seen["retry-breaker breaker half_open"], 0);
+  EXPECT_GT(seen["retry-breaker breaker closed"], 0);
 }
 
 TEST_F(BundledSuite, WritesAReportNamingEveryScenario) {

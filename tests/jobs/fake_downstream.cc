@@ -49,6 +49,9 @@ void FakeDownstream::Route() {
   server_.Get("/deliveries", [this](const httplib::Request& req, httplib::Response& res) {
     if (Admit(req, res)) Deliveries(req, res);
   });
+  server_.Post("/retry", [this](const httplib::Request& req, httplib::Response& res) {
+    if (Admit(req, res)) res.set_content("{}", "application/json");
+  });
   server_.Post("/alert", [this](const httplib::Request& req, httplib::Response& res) {
     if (Admit(req, res)) res.set_content("{}", "application/json");
   });

@@ -1,6 +1,6 @@
 // A small stand-in for the harness's downstream service (docs/reference-jobs.md), on
 // 127.0.0.1 with an ephemeral port: POST /publish deduplicates by Idempotency-Key,
-// GET /deliveries counts, POST /alert records. It remembers every request it got.
+// GET /deliveries counts, POST /alert and POST /retry record. It remembers every request it got.
 #ifndef KILLPOINT_TESTS_JOBS_FAKE_DOWNSTREAM_H_
 #define KILLPOINT_TESTS_JOBS_FAKE_DOWNSTREAM_H_
 

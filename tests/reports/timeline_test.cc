@@ -40,6 +40,42 @@ TEST(Timeline, OneLanePerAttemptWithItsMarksWaitAndOutcome) {
   EXPECT_TRUE(retry.succeeded);
 }
 
+// Retry strategies (docs/retry.md): waits add up, the job's retries are marks, and the
+// breaker, a rate-limit wait and a non-retryable exit are notes.
+TEST(Timeline, ShowsRetryStrategies) {
+  const std::string d = "2026-11-01";
+  std::vector<Event> h = {
+      Ev(0, 0, "spawn", d, 1, 1, {{"pid", 10}}),
+      Ev(1, 0, "job_retry", d, 1, 1,
+         {{"key", "publish-2026-11-01"},
+          {"attempt", 2},
+          {"backoff_ms", 15},
+          {"delay_ms", 215},
+          {"at_ms", 215},
+          {"breaker", "closed"}}),
+      Ev(2, 0, "exit", d, 1, 1, {{"code", 1}}),
+      Ev(3, 0, "breaker", d, 1, 1, {{"from", "closed"}, {"to", "open"}}),
+      Ev(4, 0, "retry_wait", d, 1, 1,
+         {{"delay_ms", 1000}, {"next_attempt", 2}, {"reason", "backoff"}}),
+      Ev(5, 1000, "retry_wait", d, 1, 1,
+         {{"delay_ms", 4000}, {"next_attempt", 2}, {"reason", "breaker_open"}}),
+      Ev(6, 5000, "spawn", d, 1, 2, {{"pid", 11}}),
+      Ev(7, 5000, "exit", d, 1, 2, {{"code", 4}}),
+      Ev(8, 5000, "non_retryable", d, 1, 2, {{"code", 4}, {"attempts", 2}}),
+  };
+  Timeline t = BuildTimeline(h);
+  ASSERT_EQ(t.lanes.size(), 2u);
+  ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kRetry));
+  EXPECT_EQ(t.lanes[0].marks[0].label, "retry 2");
+  EXPECT_EQ(t.lanes[0].marks[0].detail,
+            "in-process retry 2 of publish-2026-11-01 after 215ms (backoff 15ms, breaker closed)");
+  EXPECT_EQ(t.lanes[1].wait_before_ms, 5000);
+  EXPECT_THAT(t.notes, ::testing::Contains("circuit breaker closed -> open at 0s"));
+  EXPECT_THAT(t.notes, ::testing::Contains("2026-11-01#1 a2 waited 4s (breaker_open)"));
+  EXPECT_THAT(t.notes,
+              ::testing::Contains("2026-11-01#1: exit 4 is not retryable, no attempt after 2"));
+}
+
 TEST(Timeline, FinalStateSaysWhatWasDeliveredAndHowEachDateEnded) {
   Timeline t = BuildTimeline(testing::DoublePublishHistory());
   ASSERT_EQ(t.final_state.size(), 3u);

@@ -28,6 +28,7 @@ class CheckFixture {
   const std::filesystem::path& dir() const { return dir_; }
   History& history() { return history_; }
   Plan& plan() { return plan_; }
+  Scenario& scenario() { return scenario_; }
 
   Verdict Check(const std::string& invariant) {
     events_ = history_.Events();

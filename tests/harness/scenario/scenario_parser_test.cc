@@ -135,6 +135,67 @@ TEST(ScenarioParser, ReadsTheFaultsObject) {
   EXPECT_EQ(defaults.value().faults.overlap.hold_ms, 3000);
 }
 
+// Retry strategies (docs/retry.md).
+INSTANTIATE_TEST_SUITE_P(
+    RetryStrategies, ScenarioParserRejects,
+    ::testing::Values(
+        BadCase{"/retry/jitter", "\"wobbly\"",
+                "retry.jitter: unknown jitter 'wobbly' (known: none, full, equal, decorrelated)"},
+        BadCase{"/retry/jitter", "1", "retry.jitter: expected a string"},
+        BadCase{"/retry/non_retryable_exit_codes", "[3, 0]",
+                "retry.non_retryable_exit_codes[1]: expected an integer from 1 to 255"},
+        BadCase{"/retry/non_retryable_exit_codes", "3",
+                "retry.non_retryable_exit_codes: expected a list of integers"},
+        BadCase{"/retry/rate_limit", "{\"max_attempts\": 2}",
+                "retry.rate_limit.window_ms: must be above 0 when max_attempts is set"},
+        BadCase{"/retry/rate_limit", "{\"per\": 2}", "retry.rate_limit.per: unknown field"},
+        BadCase{"/retry/circuit_breaker", "{\"failure_threshold\": 2}",
+                "retry.circuit_breaker.open_ms: must be above 0"},
+        BadCase{"/retry/circuit_breaker", "{\"open_ms\": -1}",
+                "retry.circuit_breaker.open_ms: expected an integer from 0"},
+        BadCase{"/job_retry", "{\"max_attempts\": 0}",
+                "job_retry.max_attempts: expected an integer from 1 to 100"},
+        BadCase{"/job_retry", "{\"initial_interval_ms\": 100, \"maximum_interval_ms\": 50}",
+                "job_retry.maximum_interval_ms: must be >= initial"},
+        BadCase{"/job_retry", "[]", "job_retry: expected an object"},
+        BadCase{"/job_retry", "{\"reload_before_retry\": 1}",
+                "job_retry.reload_before_retry: expected true or false"},
+        BadCase{"/retry/reload_before_retry", "true", "retry.reload_before_retry: unknown field"}));
+
+TEST(ScenarioParser, ReadsTheRetryStrategiesAndTheJobsPolicy) {
+  nlohmann::json j = nlohmann::json::parse(kValid);
+  j["retry"]["jitter"] = "decorrelated";
+  j["retry"]["non_retryable_exit_codes"] = {3, 4};
+  j["retry"]["rate_limit"] = {{"max_attempts", 2}, {"window_ms", 60000}};
+  j["retry"]["circuit_breaker"] = {{"failure_threshold", 3}, {"open_ms", 5000}};
+  j["job_retry"] = {{"max_attempts", 5},
+                    {"initial_interval_ms", 20},
+                    {"jitter", "equal"},
+                    {"reload_before_retry", true}};
+  auto s = ParseScenario(j.dump(), "s.json");
+  ASSERT_TRUE(s) << s.error().message;
+  const RetryPolicy& r = s.value().retry;
+  EXPECT_EQ(r.jitter, "decorrelated");
+  EXPECT_EQ(r.non_retryable_exit_codes, (std::vector<int>{3, 4}));
+  EXPECT_EQ(r.rate_limit, (RateLimit{2, 60000}));
+  EXPECT_EQ(r.circuit_breaker, (CircuitBreakerPolicy{3, 5000}));
+  ASSERT_TRUE(s.value().job_retry);
+  EXPECT_EQ(s.value().job_retry->max_attempts, 5);
+  EXPECT_EQ(s.value().job_retry->initial_interval_ms, 20);
+  EXPECT_EQ(s.value().job_retry->jitter, "equal");
+  EXPECT_TRUE(s.value().job_retry->reload_before_retry);
+}
+
+TEST(ScenarioParser, AnOldRetryBlockReadsWithoutStrategies) {
+  auto s = ParseScenario(kValid, "s.json");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s.value().retry.jitter, "none");
+  EXPECT_TRUE(s.value().retry.non_retryable_exit_codes.empty());
+  EXPECT_EQ(s.value().retry.rate_limit, RateLimit{});
+  EXPECT_EQ(s.value().retry.circuit_breaker, CircuitBreakerPolicy{});
+  EXPECT_FALSE(s.value().job_retry);
+}
+
 TEST(ScenarioParser, RejectsAMissingJob) {
   nlohmann::json j = nlohmann::json::parse(kValid);
   j.erase("job");

@@ -131,7 +131,7 @@ class PosixProcess : public RunningProcess {
     ::killpg(child_.id(), signal);
   }
 
-  bool WaitForExit(std::chrono::milliseconds timeout) override { return WaitExit(timeout); }
+  bool WaitForExit(std::chrono::milliseconds timeout) override { return WaitExit(timeout) == Waited::kExited; }
 
   ExitStatus Wait(std::chrono::milliseconds timeout) override {
     SetForegroundGroup(child_.id());

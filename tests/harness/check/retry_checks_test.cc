@@ -315,3 +315,21 @@ TEST_F(RetryChecks, IgnoresTheJobsReportsWhenTheScenarioDeclaresNoJobPolicy) {
 
 }  // namespace
 }  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+// An overlap's second instance (docs/faults.md) runs beside an attempt; it is no attempt of the
+// scheduler's, so it counts toward no maximum and needs no backoff.
+TEST_F(RetryChecks, IgnoresTheSecondInstanceOfAnOverlap) {
+  policy().max_attempts = 1;
+  f_.history().SetContext({kDay, 1, 1});
+  f_.history().Add(event::kSpawn, {{"pid", 1}});
+  f_.history().Add(event::kSpawn, {{"pid", 2}, {"instance", 2}});
+  f_.history().Add(event::kExit, {{"code", 75}, {"stderr", ""}, {"instance", 2}});
+  f_.history().Add(event::kExit, {{"code", 0}, {"stderr", ""}});
+  EXPECT_TRUE(Check().held) << Check();
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -112,7 +112,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Checks, AnUnknownNameListsTheScenariosOwnChecks) {
   std::string message = ErrorOf(ParseWith("/invariants/must_hold/0", "\"nope\""));
-  EXPECT_THAT(message, HasSubstr("one_delivery_per_key, one_status_per_order)"));
+  EXPECT_THAT(message, HasSubstr("retry_policy_respected, one_status_per_order)"));
 }
 
 TEST(SqlProblem, AcceptsQueriesOverTablesItCannotSee) {

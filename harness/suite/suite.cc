@@ -174,9 +174,10 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
   std::error_code ec;
   fs::create_directories(o.out, ec);
   if (ec) return Error::BadInput("cannot create output folder " + o.out.string() + ": " + ec.message());
-  auto root = SandboxRoot::Make(o.sandbox_root, o.keep_sandboxes);
+  auto root = SandboxRoot::Make(o.sandbox_root, o.keep_sandboxes, StorageFor(o.real_disk));
   if (!root) return root.error();
   TrialOptions to{o.bindir, root.value()->path(), o.keep_sandboxes};
+  to.real_fsync = o.real_disk;
   for (const Scenario& s : scenarios) {
     auto r = RunScenario(s, o, to);
     if (!r) return r.error();

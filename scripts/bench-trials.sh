@@ -1,26 +1,42 @@
 #!/usr/bin/env bash
-# Whole-run throughput of the bundled suite: runs `killpoint run scenarios` REPEAT times
-# (default 3) and prints trials, seconds and trials per second of each run, from results.json.
-# Usage: scripts/bench-trials.sh [REPEAT] [extra killpoint run arguments...]
+# Whole-run throughput of the bundled suite against the physical limit (issue 8). Each round
+# runs `killpoint run scenarios` and then kp-bare-loop over that run's output: the same job
+# attempts with the same arguments, spawned with nothing else (bench/bare_loop.cc). Prints per
+# round the trials, attempts and seconds of both and the ratio killpoint / bare loop (goal:
+# 1.15x at most), then the medians.
+# Usage: scripts/bench-trials.sh [ROUNDS] [extra killpoint run arguments...]
+#   e.g. scripts/bench-trials.sh 3 --real-disk     (sandboxes on the disk, real fsyncs)
+#        KILLPOINT_SCENARIOS=bench/scenarios/memory-flat.json scripts/bench-trials.sh 3 --trials 2000
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repeat=${1:-3}
+rounds=${1:-3}
 shift || true
-bin=${KILLPOINT_BUILD_DIR:-build}/bin/killpoint
-[[ -x $bin ]] || { echo "build first: bash scripts/build.sh" >&2; exit 2; }
+build=${KILLPOINT_BUILD_DIR:-build}
+bin=$build/bin/killpoint
+[[ -x $bin && -x $build/bin/kp-bare-loop ]] || { echo "build first: bash scripts/build.sh" >&2; exit 2; }
+bare_args=()
+for a in "$@"; do [[ $a == --real-disk ]] && bare_args+=(--real-disk); done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-echo "machine: $(nproc) cores, $(uname -r)"
-for i in $(seq 1 "$repeat"); do
+echo "machine: $(nproc) cores, $(uname -r); killpoint run ${KILLPOINT_SCENARIOS:-scenarios} $*"
+for i in $(seq 1 "$rounds"); do
   start=$(date +%s.%N)
-  "$bin" run scenarios --quiet --out "$out/run$i" "$@" || true
+  "$bin" run ${KILLPOINT_SCENARIOS:-scenarios} --quiet --out "$out/run$i" "$@" >/dev/null || true
   end=$(date +%s.%N)
-  python3 - "$out/run$i/results.json" "$start" "$end" <<'PY'
+  "$build/bin/kp-bare-loop" "$out/run$i" "${bare_args[@]}" > "$out/bare$i.json"
+  python3 - "$out/run$i" "$start" "$end" "$out/bare$i.json" >> "$out/rounds.tsv" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[1] + "/results.json"))
 wall = float(sys.argv[3]) - float(sys.argv[2])
-print(f"run: {r['trials']} trials in {wall:.2f}s wall = {r['trials'] / wall:.1f} trials/s")
-for s in r["scenarios"]:
-    print(f"  {s['name']:<32} {s['trials']:>5} trials {s['elapsed_s']:6.2f}s {s['trials'] / s['elapsed_s']:6.1f}/s")
+bare = json.load(open(sys.argv[4]))
+print(f"{r['trials']}\t{bare['attempts']}\t{wall:.3f}\t{bare['seconds']:.3f}")
 PY
+  tail -1 "$out/rounds.tsv" | awk -F'\t' '{printf "round: %d trials, %d attempts: killpoint %.2f s (%.1f trials/s), bare loop %.2f s: %.2fx\n", $1, $2, $3, $1/$3, $4, $3/$4}'
 done
+python3 - "$out/rounds.tsv" <<'PY'
+import statistics, sys
+rows = [list(map(float, l.split("\t"))) for l in open(sys.argv[1])]
+k = statistics.median(r[2] for r in rows)
+b = statistics.median(r[3] for r in rows)
+print(f"median of {len(rows)}: killpoint {k:.2f} s, bare loop {b:.2f} s, ratio {k / b:.2f}x (goal: 1.15x at most)")
+PY

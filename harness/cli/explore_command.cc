@@ -7,6 +7,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/paths.h"
+#include "cli/sandbox_options.h"
 #include "explore/explorer.h"
 #include "run/sandbox.h"
 #include "scenario/scenario_parser.h"
@@ -27,7 +28,7 @@ struct ExploreArgs {
   std::vector<std::string> invariants;
   std::string out = "killpoint-out";
   std::string bindir;
-  std::string sandbox_root;
+  SandboxArgs sandbox;
   bool quiet = false;
 };
 
@@ -58,7 +59,7 @@ int Execute(const ExploreArgs& a) {
   }
   auto text = ReadFile(s.file);
   if (!text) return Report(text.error());
-  auto root = SandboxRoot::Make(a.sandbox_root, false);
+  auto root = SandboxRoot::Make(a.sandbox.root, false, a.sandbox.Storage());
   if (!root) return Report(root.error());
 
   ExploreOptions o;
@@ -68,6 +69,7 @@ int Execute(const ExploreArgs& a) {
   o.shrink_trials = a.shrink_trials;
   o.invariants = a.invariants;
   o.trial = {a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir), root.value()->path(), false};
+  o.trial.real_fsync = a.sandbox.real_disk;
   bool progress = !a.quiet && ::isatty(STDERR_FILENO);
   o.on_trial = [&](int n, bool shrinking, const std::string& summary, bool violated) {
     if (!a.quiet && violated && !shrinking) std::cout << "trial " << n << " violates: " << summary << "\n";
@@ -121,7 +123,7 @@ void AddExploreCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", args->out, "Results folder: counterexamples go to OUT/<scenario>/counterexamples/")
       ->capture_default_str();
   cmd->add_option("--bindir", args->bindir, "Folder of the reference jobs, {bindir} (default: killpoint's own)");
-  cmd->add_option("--sandbox-root", args->sandbox_root, "Folder for the trials' sandboxes (default: in $TMPDIR)");
+  AddSandboxOptions(cmd, &args->sandbox);
   cmd->add_flag("--quiet,-q", args->quiet, "Print nothing but errors");
   cmd->callback([args, &exit_code] { exit_code = Execute(*args); });
 }

@@ -6,6 +6,7 @@
 #include "cli/exit_codes.h"
 #include "cli/inspect.h"
 #include "cli/paths.h"
+#include "cli/sandbox_options.h"
 #include "replay/replay.h"
 #include "reports/text_timeline.h"
 #include "run/sandbox.h"
@@ -19,16 +20,17 @@ struct ReplayArgs {
   std::string file;
   bool keep = false;
   std::string bindir;
-  std::string sandbox_root;
+  SandboxArgs sandbox;
   bool quiet = false;
 };
 
 int Execute(const ReplayArgs& a) {
   auto c = ReadCounterexample(a.file);
   if (!c) return Report(c.error());
-  auto root = SandboxRoot::Make(a.sandbox_root, a.keep);
+  auto root = SandboxRoot::Make(a.sandbox.root, a.keep, a.sandbox.Storage());
   if (!root) return Report(root.error());
   TrialOptions o{a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir), root.value()->path(), a.keep};
+  o.real_fsync = a.sandbox.real_disk;
   auto r = Replay(c.value(), o);
   if (!r) return Report(r.error());
   const ReplayOutcome& out = r.value();
@@ -61,7 +63,7 @@ void AddReplayCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("counterexample", args->file, "A counterexample file (killpoint run or explore wrote it)")->required();
   cmd->add_flag("--keep", args->keep, "Keep the sandbox and print how to look inside");
   cmd->add_option("--bindir", args->bindir, "Folder of the reference jobs, {bindir} (default: killpoint's own)");
-  cmd->add_option("--sandbox-root", args->sandbox_root, "Folder for the sandbox (default: in $TMPDIR)");
+  AddSandboxOptions(cmd, &args->sandbox);
   cmd->add_flag("--quiet,-q", args->quiet, "Print nothing but errors");
   cmd->callback([args, &exit_code] { exit_code = Execute(*args); });
 }

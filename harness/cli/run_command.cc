@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/paths.h"
 #include "cli/report_outputs.h"
+#include "cli/sandbox_options.h"
 #include "reports/progress.h"
 #include "reports/report_loader.h"
 #include "reports/terminal.h"
@@ -36,7 +37,7 @@ struct RunArgs {
   std::string junit;
   std::string markdown;
   std::string bindir;
-  std::string sandbox_root;
+  SandboxArgs sandbox;
   std::optional<int> trial;
   bool keep = false;
   bool exhaustive = false;
@@ -100,7 +101,8 @@ int Execute(const RunArgs& a) {
   o.out = a.out;
   o.bindir = a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir);
   o.keep_sandboxes = a.keep;
-  o.sandbox_root = a.sandbox_root;
+  o.sandbox_root = a.sandbox.root;
+  o.real_disk = a.sandbox.real_disk;
   o.exhaustive = a.exhaustive;
   o.exhaustive_limit = a.limit;
   if (!a.shard.empty()) {
@@ -160,9 +162,7 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   run->add_option("--bindir", args->bindir, "Folder of the reference jobs, {bindir} (default: killpoint's own)");
   run->add_option("--trial", args->trial, "Run only this trial (replay), printing its verdicts")
       ->check(CLI::NonNegativeNumber);
-  run->add_option("--sandbox-root", args->sandbox_root,
-                  "Folder for the trials' sandboxes (default: a new one in $TMPDIR); a RAM-backed one "
-                  "such as /dev/shm makes the jobs' real fsyncs free, the models still decide what survives");
+  AddSandboxOptions(run, &args->sandbox);
   run->add_flag("--keep", args->keep, "Keep the trials' sandboxes and print where they are");
   run->add_flag("--exhaustive", args->exhaustive,
                 "One trial per (crash point, before/after/mid, model) the job passes, not a sample");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <cstdint>
 #include <memory>
 
 #include "util/result.h"
@@ -35,11 +36,27 @@ class Sandbox {
   bool keep_ = false;
 };
 
-// The folder the trials' sandboxes go in: `requested`, or else a new one in the system's temp
-// folder, which is removed with everything in it when this object goes, unless `keep`.
+// Where a run's sandboxes go when it names no folder. Real fsyncs are not what is under test
+// (the persistence models decide what a crash keeps), so by default they go to RAM.
+enum class SandboxStorage {
+  kRam,   // /dev/shm when it is a RAM file system with room (kMinRamFree), else the temp folder
+  kDisk,  // the system's temp folder ($TMPDIR, else /tmp)
+};
+inline constexpr uintmax_t kMinRamFree = uintmax_t{512} << 20;
+
+// kDisk when a run asked for real disks (--real-disk), else kRam.
+inline SandboxStorage StorageFor(bool real_disk) { return real_disk ? SandboxStorage::kDisk : SandboxStorage::kRam; }
+
+// The RAM-backed folder a kRam root goes in, or empty when there is none with kMinRamFree free.
+std::filesystem::path RamFolder();
+
+// The folder the trials' sandboxes go in: `requested`, or else a new one in RAM or the system's
+// temp folder (`storage`), which is removed with everything in it when this object goes, unless
+// `keep`.
 class SandboxRoot {
  public:
-  static Result<std::unique_ptr<SandboxRoot>> Make(const std::filesystem::path& requested, bool keep);
+  static Result<std::unique_ptr<SandboxRoot>> Make(const std::filesystem::path& requested, bool keep,
+                                                   SandboxStorage storage = SandboxStorage::kRam);
   SandboxRoot(std::filesystem::path path, bool owned) : path_(std::move(path)), owned_(owned) {}
   SandboxRoot(const SandboxRoot&) = delete;
   SandboxRoot& operator=(const SandboxRoot&) = delete;

@@ -16,6 +16,7 @@
 #include "run/interrupt.h"
 #include "run/hold_driver.h"
 #include "plan/crash_point.h"
+#include "run/placeholders.h"
 #include "run/process.h"
 
 namespace killpoint {
@@ -31,16 +32,6 @@ std::string Tail(const fs::path& file, size_t max) {
   std::ifstream in(file, std::ios::binary);
   std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return s.size() > max ? "..." + s.substr(s.size() - max) : s;
-}
-
-std::string Substitute(std::string s, const std::map<std::string, std::string>& vars) {
-  for (const auto& [name, value] : vars) {
-    std::string token = "{" + name + "}";
-    for (size_t at = s.find(token); at != std::string::npos; at = s.find(token, at + value.size())) {
-      s.replace(at, token.size(), value);
-    }
-  }
-  return s;
 }
 
 class TrialDriver {
@@ -109,6 +100,7 @@ class TrialDriver {
     if (!shim_.empty()) {
       const char* inherited = std::getenv("LD_PRELOAD");
       r.env["LD_PRELOAD"] = shim_.string() + (inherited && *inherited ? std::string(":") + inherited : "");
+      if (!options_.real_fsync) r.env["KILLPOINT_SKIP_FSYNC"] = "1";
     }
     r.cwd = sandbox_.work();
     r.stdout_path = sandbox_.logs() / (log_name + ".out");

@@ -21,6 +21,9 @@ struct TrialOptions {
   // Every syscall point waits for its answer and is recorded as it comes, in order with the
   // named ones (discovery). Otherwise the shim waits only where the attempt may be killed.
   bool every_point_waits = false;
+  // Every fsync and fdatasync of a sandbox file reaches the kernel. Otherwise the shim answers
+  // them itself (KILLPOINT_SKIP_FSYNC=1): the persistence models decide what a crash keeps.
+  bool real_fsync = false;
 };
 
 // A finished trial. The sandbox stays on disk while this object lives, so that the checkers

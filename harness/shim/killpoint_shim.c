@@ -23,10 +23,13 @@ static char *g_ctl;            /* KILLPOINT_CTL */
 static char g_workdir[KP_PATH_MAX];       /* KILLPOINT_WORKDIR, normalized */
 static char g_workdir_real[KP_PATH_MAX];  /* its realpath, or the same */
 static pid_t g_owner_pid;      /* the process the shim's state belongs to */
+static int g_skip_sync;        /* KILLPOINT_SKIP_FSYNC=1: sandbox files are never really synced */
 
 const char *kp_ctl(void) { return g_ctl; }
 const char *kp_workdir(void) { return g_workdir; }
 const char *kp_workdir_real(void) { return g_workdir_real; }
+
+int kp_skip_sync(void) { return g_skip_sync; }
 
 pid_t kp_pid(void) { return __atomic_load_n(&g_owner_pid, __ATOMIC_RELAXED); }
 
@@ -89,6 +92,8 @@ __attribute__((constructor)) static void kp_init(void) {
   g_owner_pid = getpid();
   if (pthread_atfork(kp_atfork_prepare, kp_atfork_parent, kp_atfork_child) != 0) goto out;
   kp_channel_configure(getenv("KILLPOINT_ARMED"), getenv("KILLPOINT_WAIT_OPS"));
+  const char *skip = getenv("KILLPOINT_SKIP_FSYNC");
+  g_skip_sync = skip != NULL && strcmp(skip, "1") == 0;
   /* Files the job inherited already open on the sandbox ("cmd > file" in a shell). */
   kp_fd_adopt_inherited();
   __atomic_store_n(&kp_active_flag, 1, __ATOMIC_RELEASE);

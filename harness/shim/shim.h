@@ -35,6 +35,8 @@ int kp_own_process(void);
 /* getpid() without a system call: the owner's pid, kept by fork()'s handlers. */
 pid_t kp_pid(void);
 const char *kp_ctl(void);
+/* KILLPOINT_SKIP_FSYNC=1: fsync and fdatasync of sandbox files return 0 without the kernel. */
+int kp_skip_sync(void);
 /* The sandbox root, lexically normalized, and its realpath (the same when no symlink). */
 const char *kp_workdir(void);
 const char *kp_workdir_real(void);

@@ -264,9 +264,10 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
     return Error::BadInput("cannot create output folder " + o.out.string() + ": " + ec.message());
   if (Status st = SyncDirectory(fs::absolute(o.out).parent_path()); !st) return st.error();
   if (Status st = StartRun(scenarios, o, results); !st) return st.error();
-  auto root = SandboxRoot::Make(o.sandbox_root, o.keep_sandboxes);
+  auto root = SandboxRoot::Make(o.sandbox_root, o.keep_sandboxes, StorageFor(o.real_disk));
   if (!root) return root.error();
   TrialOptions to{o.bindir, root.value()->path(), o.keep_sandboxes};
+  to.real_fsync = o.real_disk;
   for (const Scenario& s : scenarios) {
     if (InterruptSignal() != 0) break;
     ScenarioResult r;

@@ -37,6 +37,8 @@ struct SuiteOptions {
   std::filesystem::path bindir;   // {bindir}
   std::filesystem::path sandbox_root;  // empty: a fresh folder under the system temp dir
   bool keep_sandboxes = false;
+  // Sandboxes in the temp folder instead of RAM, and every fsync of a job reaches the disk.
+  bool real_disk = false;
   bool exhaustive = false;       // one trial per (crash point, moment, model) instead of sampling
   int exhaustive_limit = 1000;   // at most this many of those trials per scenario
   std::optional<ShardInfo> shard;  // make only this shard's trials (suite/shard.h)

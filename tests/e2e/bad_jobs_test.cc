@@ -27,13 +27,15 @@ class BadJob : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_); }
 
-  // `killpoint run tests/fixtures/bad-jobs/NAME.json ARGS...` with TMPDIR and KP_TEST_PIDS of
-  // this test's own, so that what the run leaves behind can be seen.
+  // `killpoint run tests/fixtures/bad-jobs/NAME.json --real-disk ARGS...` with TMPDIR and
+  // KP_TEST_PIDS of this test's own, so that what the run leaves behind can be seen (--real-disk:
+  // the sandboxes go in TMPDIR, not in RAM).
   CliRun Run(const std::string& name, std::vector<std::string> args = {}) {
     CliRun r;
     r.dir = root_ / "out";
     std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint", "run",
-                                     "tests/fixtures/bad-jobs/" + name + ".json", "--out", r.dir.string()};
+                                     "tests/fixtures/bad-jobs/" + name + ".json", "--out", r.dir.string(),
+                                     "--real-disk"};
     argv.insert(argv.end(), args.begin(), args.end());
     auto p = Spawn({argv,
                     {{"TMPDIR", tmp_.string()}, {"KP_TEST_PIDS", pids_.string()}},

@@ -55,11 +55,12 @@ nlohmann::json Comparable(nlohmann::json j) {
   return j;
 }
 
-// A `killpoint run` started in the background, with a TMPDIR and KP_TEST_PIDS of its own.
+// A `killpoint run --real-disk` started in the background, with a TMPDIR and KP_TEST_PIDS of its
+// own (--real-disk: the sandboxes go in that TMPDIR, not in RAM, so that what is left is seen).
 class Harness {
  public:
   Harness(const fs::path& root, std::vector<std::string> args) : root_(root) {
-    std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint", "run"};
+    std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint", "run", "--real-disk"};
     argv.insert(argv.end(), args.begin(), args.end());
     auto p =
         Spawn({argv,

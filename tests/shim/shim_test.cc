@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -389,6 +390,27 @@ TEST_F(ShimTest, ErrnoIsWhatTheRealCallLeft) {
   ASSERT_EQ(result.exit_code, 0) << result;
   EXPECT_THAT(harness.hits(), ElementsAre("open:e", "write:e", "fsync:e", "unlink:missing",
                                           "mkdir:e", "rename:missing:other", "close:e"));
+}
+
+// KILLPOINT_SKIP_FSYNC=1 (the runner's default, docs/decisions.md): the shim answers fsync and
+// fdatasync of sandbox files itself. A FIFO shows whether the kernel was asked: it refuses to
+// sync one with EINVAL. The crash points are reported either way.
+TEST_F(ShimTest, SkipFsyncAnswersSandboxSyncsWithoutTheKernel) {
+  const std::vector<std::string> hits = {"fsync:fifo", "fdatasync:fifo", "close:fifo"};
+  {
+    FakeHarness harness;
+    JobResult result = RunProbe({"syncfifo"}, &harness);
+    ASSERT_EQ(result.exit_code, 0) << result;
+    EXPECT_THAT(result.out, HasSubstr("fsync=-1 errno=" + std::to_string(EINVAL)));
+    EXPECT_THAT(harness.hits(), ElementsAreArray(hits));
+  }
+  std::filesystem::remove(sandbox_ + "/fifo");
+  extra_env_["KILLPOINT_SKIP_FSYNC"] = "1";
+  FakeHarness harness;
+  JobResult result = RunProbe({"syncfifo"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_THAT(result.out, HasSubstr("fsync=0 errno=0\nfdatasync=0 errno=0"));
+  EXPECT_THAT(harness.hits(), ElementsAreArray(hits));
 }
 
 TEST_F(ShimTest, ForkedChildHitsOnItsOwnConnectionWithItsPid) {

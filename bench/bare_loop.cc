@@ -1,0 +1,171 @@
+// kp-bare-loop: the physical limit a killpoint run is measured against (issue 8). Given the
+// output folder of a finished `killpoint run`, it spawns the same job attempts the run spawned,
+// with the same arguments, in a fresh sandbox per trial (RAM, as the run's default), and
+// nothing else: no control channel, no shim, no kills, no output capture (the job's output
+// goes straight to files), no checks, no journal. It prints how many attempts it spawned and
+// how long they took. scripts/bench-trials.sh divides killpoint's time by this one.
+//
+//   kp-bare-loop OUT_DIR [--bindir DIR] [--real-disk]
+//
+// The downstream (a job's environment, not the harness's overhead) runs here too, one per
+// scenario, with the fault each attempt had. An attempt the run killed at a failpoint runs
+// here to its end (failpoints are no-ops without KILLPOINT_CTL), so on suites with kills the
+// loop does more of the jobs' work than the run did, which flatters the ratio a little; a suite
+// with no kills (bench/scenarios/memory-flat.json) gives the exact overhead.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/paths.h"
+#include "history/history.h"
+#include "history/history_log.h"
+#include "run/downstream.h"
+#include "run/placeholders.h"
+#include "run/sandbox.h"
+#include "scenario/scenario_parser.h"
+#include "suite/suite.h"
+#include "util/atomic_file.h"
+
+extern char** environ;
+
+namespace killpoint {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Loop {
+  fs::path bindir;
+  Downstream* downstream;
+  std::string url;  // the downstream's
+  int attempts = 0;
+};
+
+// posix_spawn of argv in `cwd` with `extra` added to the environment; output to two files.
+// Returns the exit status as waitpid gives it, or -1 when the job could not start.
+int RunOnce(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra,
+            const fs::path& cwd, const fs::path& out, const fs::path& err) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const char* eq = std::strchr(*e, '=');
+    if (eq != nullptr) env[std::string(*e, static_cast<size_t>(eq - *e))] = eq + 1;
+  }
+  for (const auto& [k, v] : extra) env[k] = v;
+  std::vector<std::string> env_lines;
+  for (const auto& [k, v] : env) env_lines.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& l : env_lines) envp.push_back(l.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& a : argv_copy) args.push_back(a.data());
+  args.push_back(nullptr);
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+Status RunScenario(Loop& loop, const Scenario& s, const fs::path& out_dir, const fs::path& root) {
+  fs::path log = out_dir / Slug(s.name) / "history.jsonl";
+  auto trials = ReadHistoryLog(log);
+  if (!trials) return trials.error();
+  std::string dates;
+  for (const auto& d : s.dates) dates += (dates.empty() ? "" : ",") + d;
+  for (const auto& [trial, events] : trials.value()) {
+    auto box = Sandbox::Create(root, "bare-" + std::to_string(trial) + "-");
+    if (!box) return box.error();
+    const Sandbox& b = box.value();
+    auto run = [&](const std::vector<std::string>& command, const std::string& date, int attempt,
+                   const std::string& name) {
+      std::map<std::string, std::string> vars = {
+          {"bindir", loop.bindir.string()}, {"scenario_dir", fs::absolute(s.file).parent_path().string()},
+          {"workdir", b.work().string()},   {"biz_date", date},
+          {"dates", dates},                 {"downstream", loop.url},
+          {"attempt", std::to_string(attempt)}, {"trial", std::to_string(trial)}};
+      std::vector<std::string> argv;
+      for (const auto& a : command) argv.push_back(Substitute(a, vars));
+      std::map<std::string, std::string> env;
+      for (const auto& [k, v] : s.job.env) env[k] = Substitute(v, vars);
+      env["KILLPOINT_WORKDIR"] = b.work().string();
+      env["KILLPOINT_BIZ_DATE"] = date;
+      env["KILLPOINT_ATTEMPT"] = std::to_string(attempt);
+      env["KILLPOINT_DOWNSTREAM"] = loop.url;
+      RunOnce(argv, env, b.work(), b.logs() / (name + ".out"), b.logs() / (name + ".err"));
+    };
+    if (!s.job.setup.empty()) run(s.job.setup, "", 0, "setup");
+    for (const Event& e : events) {
+      if (e.type != event::kSpawn) continue;
+      // The downstream misbehaves as it did in the run: a commit_no_answer costs the job its
+      // client timeout there and here alike.
+      std::string fault;
+      if (auto f = e.data.find("fault"); f != e.data.end() && f->is_object()) fault = f->value("downstream_fault", "");
+      loop.downstream->ArmFault(fault);
+      run(s.job.command, e.biz_date, e.attempt, std::to_string(++loop.attempts));
+      loop.downstream->ReleaseHeld();
+    }
+  }
+  return Ok();
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{"Spawns the job attempts of a finished killpoint run, and nothing else"};
+  std::string out_dir, bindir;
+  bool real_disk = false;
+  app.add_option("out", out_dir, "The output folder of a finished `killpoint run`")->required();
+  app.add_option("--bindir", bindir, "Folder of the reference jobs, {bindir} (default: this binary's)");
+  app.add_flag("--real-disk", real_disk, "Sandboxes in $TMPDIR instead of RAM");
+  CLI11_PARSE(app, argc, argv);
+
+  auto text = ReadFile(fs::path(out_dir) / "results.json");
+  if (!text) return std::cerr << "kp-bare-loop: " << text.error().message << "\n", 2;
+  nlohmann::json results = nlohmann::json::parse(text.value(), nullptr, false);
+  auto list = results.find("scenarios");
+  if (results.is_discarded() || list == results.end() || !list->is_array()) {
+    std::cerr << "kp-bare-loop: " << out_dir << "/results.json: not a killpoint results file\n";
+    return 2;
+  }
+  auto root = SandboxRoot::Make("", false, StorageFor(real_disk));
+  if (!root) return std::cerr << "kp-bare-loop: " << root.error().message << "\n", 3;
+  Loop loop{bindir.empty() ? DefaultBindir() : fs::path(bindir), nullptr, "", 0};
+
+  auto started = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < list->size(); ++i) {
+    auto scenario = LoadScenario((*list)[i].value("file", ""));
+    if (!scenario) return std::cerr << "kp-bare-loop: " << scenario.error().message << "\n", 2;
+    History sink;  // the downstream's requests land here and are not looked at
+    auto downstream = Downstream::Start(scenario.value().downstream.dedupe, &sink);
+    if (!downstream) return std::cerr << "kp-bare-loop: " << downstream.error().message << "\n", 3;
+    loop.downstream = downstream.value().get();
+    loop.url = downstream.value()->BaseUrl();
+    if (Status st = RunScenario(loop, scenario.value(), out_dir, root.value()->path()); !st) {
+      std::cerr << "kp-bare-loop: " << st.error().message << "\n";
+      return 2;
+    }
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cout << nlohmann::json{{"attempts", loop.attempts}, {"seconds", seconds}}.dump() << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace killpoint
+
+int main(int argc, char** argv) { return killpoint::Main(argc, argv); }

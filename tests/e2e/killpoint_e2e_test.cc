@@ -196,7 +196,9 @@ TEST_F(BundledSuite, EveryViolationNamesItsTrialSeedAndReplay) {
       for (const auto& e : i["examples"]) {
         EXPECT_THAT(e["replay"].get<std::string>(),
                     HasSubstr("--seed 1 --trial " + std::to_string(e["trial"].get<int>())));
-        EXPECT_THAT(e["explanation"].get<std::string>(), ::testing::ContainsRegex("2026-11-0[1-3]|state|settle|commits.db"));
+        // Each names what broke: a date, a file, or (the dogfood's journal_complete) the journal.
+        EXPECT_THAT(e["explanation"].get<std::string>(),
+                    ::testing::ContainsRegex("2026-11-0[1-3]|state|settle|commits.db|trials.jsonl"));
       }
     }
   }

@@ -41,20 +41,6 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-// The results without what differs between equal runs: times, and the folder the run wrote to.
-nlohmann::json Comparable(nlohmann::json j) {
-  j.erase("started_at");
-  j.erase("elapsed_s");
-  for (auto& s : j["scenarios"]) {
-    s.erase("elapsed_s");
-    for (auto& inv : s["invariants"]) {
-      for (auto& e : inv["examples"])
-        e["file"] = fs::path(e["file"].get<std::string>()).filename().string();
-    }
-  }
-  return j;
-}
-
 // A `killpoint run --real-disk` started in the background, with a TMPDIR and KP_TEST_PIDS of its
 // own (--real-disk: the sandboxes go in that TMPDIR, not in RAM, so that what is left is seen).
 class Harness {
@@ -262,7 +248,7 @@ TEST_F(Resumed, TheKilledRunWasCutMidScenario) {
 TEST_F(Resumed, ResultsEqualAnUninterruptedRun) {
   ASSERT_NE(resumed_exit_, 2) << *resumed_err_;
   EXPECT_EQ(resumed_exit_, whole_exit_) << *resumed_err_;
-  nlohmann::json resumed = Comparable(ResultsOf("resumed")), whole = Comparable(ResultsOf("whole"));
+  nlohmann::json resumed = ComparableResults(ResultsOf("resumed")), whole = ComparableResults(ResultsOf("whole"));
   int examples = 0;
   for (const auto& s : whole["scenarios"]) {
     for (const auto& inv : s["invariants"]) examples += static_cast<int>(inv["examples"].size());
@@ -310,7 +296,7 @@ TEST_F(Resumed, ResumingAFinishedRunIsANoOp) {
   EXPECT_EQ(again.exit_code, whole_exit_) << again.err;
   EXPECT_EQ(Slurp(*root_ / "resumed" / kSlugs[1] / "trials.jsonl"), trials);
   EXPECT_EQ(Slurp(*root_ / "resumed" / kSlugs[1] / "history.jsonl"), history);
-  EXPECT_EQ(Comparable(ResultsOf("resumed")), Comparable(ResultsOf("whole")));
+  EXPECT_EQ(ComparableResults(ResultsOf("resumed")), ComparableResults(ResultsOf("whole")));
 }
 
 TEST_F(Resumed, ATornJournalTailIsCutAndTheTrialRunsAgain) {
@@ -327,7 +313,7 @@ TEST_F(Resumed, ATornJournalTailIsCutAndTheTrialRunsAgain) {
   EXPECT_EQ(Slurp(trials), Slurp(*root_ / "whole" / kSlugs[0] / "trials.jsonl"));
   EXPECT_EQ(Lines(Slurp(history)).size(),
             Lines(Slurp(*root_ / "whole" / kSlugs[0] / "history.jsonl")).size());
-  EXPECT_EQ(Comparable(ResultsOf("torn")), Comparable(ResultsOf("whole")));
+  EXPECT_EQ(ComparableResults(ResultsOf("torn")), ComparableResults(ResultsOf("whole")));
 }
 
 TEST_F(Resumed, GarbageInAJournalsMiddleIsRefusedAndNothingIsOverwritten) {

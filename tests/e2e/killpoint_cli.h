@@ -65,6 +65,20 @@ inline CliRun RunKillpoint(const std::string& name, std::vector<std::string> arg
 }
 
 // The results entry of one invariant of one scenario.
+// A results.json without what differs between equal runs (times, and the folder the
+// counterexample files were written to): for comparing a run with its shards or its resume.
+inline nlohmann::json ComparableResults(nlohmann::json j) {
+  j.erase("started_at");
+  j.erase("elapsed_s");
+  for (auto& s : j["scenarios"]) {
+    s.erase("elapsed_s");
+    for (auto& inv : s["invariants"]) {
+      for (auto& e : inv["examples"]) e["file"] = fs::path(e["file"].get<std::string>()).filename().string();
+    }
+  }
+  return j;
+}
+
 inline nlohmann::json Invariant(const nlohmann::json& results, const std::string& scenario,
                                 const std::string& invariant) {
   for (const auto& s : results["scenarios"]) {

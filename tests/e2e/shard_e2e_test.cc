@@ -33,20 +33,6 @@ CliRun Merge(const std::string& name, const std::vector<fs::path>& dirs) {
   return r;
 }
 
-// The results without what may differ between equal runs: times, paths, the shard tag.
-nlohmann::json Comparable(nlohmann::json j) {
-  j.erase("started_at");
-  j.erase("elapsed_s");
-  for (auto& s : j["scenarios"]) {
-    s.erase("elapsed_s");
-    for (auto& inv : s["invariants"]) {
-      for (auto& e : inv["examples"])
-        e["file"] = fs::path(e["file"].get<std::string>()).filename().string();
-    }
-  }
-  return j;
-}
-
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);
@@ -98,8 +84,8 @@ TEST_F(Sharded, EachShardRunsItsShareAndSaysWhichShardItIs) {
 TEST_F(Sharded, MergedResultsEqualTheUnshardedRunTrialForTrial) {
   ASSERT_NE(merged_->exit_code, 2) << merged_->err;
   EXPECT_EQ(merged_->exit_code, whole_->exit_code) << merged_->err;
-  nlohmann::json merged = Comparable(merged_->Results());
-  nlohmann::json whole = Comparable(whole_->Results());
+  nlohmann::json merged = ComparableResults(merged_->Results());
+  nlohmann::json whole = ComparableResults(whole_->Results());
   ASSERT_EQ(merged["scenarios"].size(), 2u);
   // The comparison is worth something only if there are violations and examples to compare.
   int examples = 0;
@@ -176,7 +162,7 @@ TEST(ShardExhaustive, ShardsSplitTheEnumeratedCombinationsAndMergeToTheUnsharded
   ASSERT_EQ(merged.exit_code, whole.exit_code) << merged.err;
   EXPECT_EQ(merged.Results()["scenarios"][0]["exhaustive_total"],
             whole.Results()["scenarios"][0]["exhaustive_total"]);
-  EXPECT_EQ(Comparable(merged.Results()), Comparable(whole.Results()));
+  EXPECT_EQ(ComparableResults(merged.Results()), ComparableResults(whole.Results()));
   std::string slug = "publish-execute-then-mark";
   EXPECT_EQ(Lines(Slurp(merged.dir / slug / "trials.jsonl")),
             Lines(Slurp(whole.dir / slug / "trials.jsonl")));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace killpoint {
 namespace {
 
@@ -41,12 +43,19 @@ std::string Wrap(const std::string& prefix, const std::string& text) {
   return out + "\n";
 }
 
-std::string Line(const InvariantResult& r, bool color) {
+// The invariant column fits the scenario's longest name (a scenario's own checks have long ones).
+size_t NameWidth(const ScenarioResult& s) {
+  size_t width = 22;
+  for (const InvariantResult& r : s.invariants) width = std::max(width, r.name.size());
+  return width;
+}
+
+std::string Line(const InvariantResult& r, size_t width, bool color) {
   std::string status = ToString(r.Status());
   if (color) status = ColorOf(r.Status()) + status + "\033[0m";
   std::string kind = r.expectation == kMustHold ? "must hold" : "may break";
-  return fmt::format("  {:<22} {:<10} {:>5}/{:<5} {}\n", r.name, kind, r.violated, r.held + r.violated,
-                     status);
+  return fmt::format("  {:<{}} {:<10} {:>5}/{:<5} {}\n", r.name, width, kind, r.violated,
+                     r.held + r.violated, status);
 }
 
 }  // namespace
@@ -59,9 +68,10 @@ std::string RenderTable(const RunResults& results, bool color) {
       out += Wrap("  ", fmt::format("exhaustive: {} of {} (crash point, moment, model) combinations tried{}", s.trials,
                                     s.exhaustive_total, s.trials < s.exhaustive_total ? " (--limit)" : ", all"));
     }
-    out += fmt::format("  {:<22} {:<10} {:>11} {}\n", "invariant", "", "violated", "verdict");
+    const size_t width = NameWidth(s);
+    out += fmt::format("  {:<{}} {:<10} {:>11} {}\n", "invariant", width, "", "violated", "verdict");
     for (const InvariantResult& r : s.invariants) {
-      out += Line(r, color);
+      out += Line(r, width, color);
       if (r.violated > 0 && !s.ByModel(r).empty()) out += Wrap("    by model: ", s.ByModel(r));
       if (r.Status() == InvariantStatus::kViolated && !r.examples.empty()) {
         out += Wrap("    e.g. ", r.examples.front().explanation);

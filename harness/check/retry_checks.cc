@@ -203,18 +203,44 @@ class JobCheck {
       return what + " ran; the job's policy allows " + std::to_string(p_.max_attempts) +
              " attempts";
     }
-    if (e.data.value("breaker", "closed") == "open")
-      return what + " went while its circuit breaker was open";
+    const std::string breaker = e.data.value("breaker", "closed");
+    if (breaker == "open") return what + " went while its circuit breaker was open";
+    const int64_t at = e.data.value("at_ms", int64_t{0});
+    if (Problem p = BreakerOpened(attempt, breaker, at - g.starts.back(), what)) return p;
     if (delay < backoff)
       return what + " waited " + Ms(delay) + ", less than its own backoff of " + Ms(backoff);
     Problem p = CheckDelay(p_, attempt, g.previous, backoff, what);
     g.previous = backoff;
-    g.starts.push_back(e.data.value("at_ms", int64_t{0}));
+    g.starts.push_back(at);
     if (p) return p;
     return CheckRate(p_.rate_limit, g.starts, "the job for " + where);
   }
 
  private:
+  // Every reported retry follows a failure of the attempt before it, so attempt n of a group
+  // comes after n - 1 consecutive failures. From `failure_threshold` of them on, the job's
+  // breaker is open: the attempt is its half-open probe and starts `open_ms` after the failure
+  // that opened it, so at least that long after the previous attempt started. The job's
+  // own word ("breaker") is not trusted alone: the timing is checked too.
+  Problem BreakerOpened(int attempt, const std::string& breaker, int64_t since_previous_start,
+                        const std::string& what) const {
+    const CircuitBreakerPolicy& b = p_.circuit_breaker;
+    if (b.failure_threshold <= 0 || attempt - 1 < b.failure_threshold) return std::nullopt;
+    std::string after = "after " + std::to_string(attempt - 1) +
+                        " consecutive failures (its breaker opens at " +
+                        std::to_string(b.failure_threshold) + ")";
+    if (since_previous_start < b.open_ms) {
+      return what + " started " + Ms(since_previous_start) + " after attempt " +
+             std::to_string(attempt - 1) + " did, " + after + "; an open breaker waits " +
+             Ms(b.open_ms) + " before its probe";
+    }
+    if (breaker != "half_open") {
+      return what + " reported its breaker '" + breaker + "' " + after +
+             "; that attempt is the breaker's half-open probe";
+    }
+    return std::nullopt;
+  }
+
   // With reload_before_retry: after a retry is reported, the key's next publish in that
   // scheduler attempt must come after a query of the key.
   Problem Reload(const Event& e) {

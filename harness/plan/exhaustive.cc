@@ -1,5 +1,7 @@
 #include "plan/exhaustive.h"
 
+#include <algorithm>
+
 namespace killpoint {
 
 std::vector<AttemptFault> EnumerateFaults(const std::vector<CrashPoint>& points,
@@ -38,6 +40,17 @@ std::vector<AttemptFault> EnumerateProcessFaults(const Scenario& s) {
     out.push_back(f);
   }
   return out;
+}
+
+std::vector<AttemptFault> ExhaustiveSpace(const Scenario& s,
+                                          const std::vector<CrashPoint>& discovered) {
+  std::vector<CrashPoint> killable = discovered;
+  std::erase_if(killable, [&](const CrashPoint& p) {
+    return std::find(s.hold_points.begin(), s.hold_points.end(), p.name) != s.hold_points.end();
+  });
+  std::vector<AttemptFault> space = EnumerateFaults(killable, s.models);
+  for (AttemptFault& f : EnumerateProcessFaults(s)) space.push_back(std::move(f));
+  return space;
 }
 
 Plan MakeExhaustivePlan(const Scenario& s, uint64_t seed, int trial, const AttemptFault& fault) {

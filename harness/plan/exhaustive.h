@@ -19,6 +19,12 @@ std::vector<AttemptFault> EnumerateFaults(const std::vector<CrashPoint>& points,
 // allow (docs/faults.md); exhaustive runs try each once, after the kills.
 std::vector<AttemptFault> EnumerateProcessFaults(const Scenario& scenario);
 
+// The whole exhaustive space of a scenario: a kill at every discovered point but its
+// hold_points (held, never killed: docs/faults.md), each moment and model, then
+// EnumerateProcessFaults. Trial i of an exhaustive run is element i.
+std::vector<AttemptFault> ExhaustiveSpace(const Scenario& scenario,
+                                          const std::vector<CrashPoint>& discovered);
+
 // The first date's first attempt dies by `fault`; the retries and the final pass are fault-free.
 Plan MakeExhaustivePlan(const Scenario& scenario, uint64_t seed, int trial, const AttemptFault& fault);
 

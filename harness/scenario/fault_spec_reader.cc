@@ -10,18 +10,24 @@ constexpr int64_t kMaxPauseMs = 600'000;  // ten minutes of real time: more is a
 constexpr int64_t kMaxHoldMs = 600'000;
 constexpr int64_t kMaxBurst = 1000;
 
-// A pause or overlap point: one of the scenario's failpoints, each listed once. The harness
-// cannot know which named points a job has, so a point outside `failpoints` is a typo.
-std::vector<std::string> ReadPoints(FieldReader& r, const std::vector<std::string>& failpoints) {
+bool Lists(const std::vector<std::string>& list, const std::string& point) {
+  return std::find(list.begin(), list.end(), point) != list.end();
+}
+
+// A pause or overlap point: one of the scenario's failpoints or hold_points, each listed once.
+// The harness cannot know which named points a job has, so an undeclared point is a typo.
+std::vector<std::string> ReadPoints(FieldReader& r, const DeclaredPoints& declared) {
   std::vector<std::string> points = r.Strings("points", true, false);
   std::set<std::string> seen;
   for (size_t i = 0; i < points.size(); ++i) {
     std::string where = "points[" + std::to_string(i) + "]";
-    if (std::find(failpoints.begin(), failpoints.end(), points[i]) == failpoints.end()) {
+    if (!Lists(declared.failpoints, points[i]) && !Lists(declared.hold_points, points[i])) {
       std::string known;
-      for (const auto& f : failpoints) known += (known.empty() ? "" : ", ") + f;
+      for (const auto* list : {&declared.failpoints, &declared.hold_points}) {
+        for (const auto& f : *list) known += (known.empty() ? "" : ", ") + f;
+      }
       r.Fail(where, "unknown point '" + points[i] +
-                        "': it must be one of the scenario's failpoints (" +
+                        "': it must be one of the scenario's failpoints or hold_points (" +
                         (known.empty() ? "none listed" : known) + ")");
     }
     if (!seen.insert(points[i]).second) r.Fail(where, "'" + points[i] + "' is listed twice");
@@ -34,9 +40,9 @@ double ReadProbability(FieldReader& r) {
   return r.Number("probability", 0.0, 1.0, 0.0);
 }
 
-PauseSpec ReadPause(FieldReader r, const std::vector<std::string>& failpoints) {
+PauseSpec ReadPause(FieldReader r, const DeclaredPoints& declared) {
   PauseSpec p;
-  p.points = ReadPoints(r, failpoints);
+  p.points = ReadPoints(r, declared);
   const int64_t duration = p.duration_ms;
   p.duration_ms = r.Integer("duration_ms", 1, kMaxPauseMs, &duration);
   p.probability = ReadProbability(r);
@@ -44,9 +50,9 @@ PauseSpec ReadPause(FieldReader r, const std::vector<std::string>& failpoints) {
   return p;
 }
 
-OverlapSpec ReadOverlap(FieldReader r, const std::vector<std::string>& failpoints) {
+OverlapSpec ReadOverlap(FieldReader r, const DeclaredPoints& declared) {
   OverlapSpec o;
-  o.points = ReadPoints(r, failpoints);
+  o.points = ReadPoints(r, declared);
   o.probability = ReadProbability(r);
   const int64_t hold = o.hold_ms;
   o.hold_ms = r.Integer("hold_ms", 1, kMaxHoldMs, &hold);
@@ -64,10 +70,10 @@ BurstSpec ReadBurst(FieldReader r) {
 
 }  // namespace
 
-FaultSpec ReadFaults(FieldReader r, const std::vector<std::string>& failpoints) {
+FaultSpec ReadFaults(FieldReader r, const DeclaredPoints& declared) {
   FaultSpec f;
-  if (r.Has("pause")) f.pause = ReadPause(r.Object("pause"), failpoints);
-  if (r.Has("overlap")) f.overlap = ReadOverlap(r.Object("overlap"), failpoints);
+  if (r.Has("pause")) f.pause = ReadPause(r.Object("pause"), declared);
+  if (r.Has("overlap")) f.overlap = ReadOverlap(r.Object("overlap"), declared);
   if (r.Has("downstream_burst")) f.downstream_burst = ReadBurst(r.Object("downstream_burst"));
   r.Finish();
   return f;

@@ -10,7 +10,13 @@
 
 namespace killpoint {
 
-// `failpoints`: the scenario's crash points; every pause or overlap point must be one of them.
-FaultSpec ReadFaults(FieldReader r, const std::vector<std::string>& failpoints);
+// The points a scenario declares: its crash points (`failpoints`) and the points where it may
+// only hold the job (`hold_points`). Every pause or overlap point must be one of them.
+struct DeclaredPoints {
+  const std::vector<std::string>& failpoints;
+  const std::vector<std::string>& hold_points;
+};
+
+FaultSpec ReadFaults(FieldReader r, const DeclaredPoints& declared);
 
 }  // namespace killpoint

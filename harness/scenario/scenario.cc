@@ -14,6 +14,7 @@ bool Scenario::UsesShim() const {
            std::find(kSyscallOps.begin(), kSyscallOps.end(), point.substr(0, colon)) != kSyscallOps.end();
   };
   return syscall_points || std::any_of(failpoints.begin(), failpoints.end(), syscall) ||
+         std::any_of(hold_points.begin(), hold_points.end(), syscall) ||
          std::any_of(models.begin(), models.end(), [](const std::string& m) { return m != "process"; });
 }
 

@@ -87,7 +87,8 @@ struct DownstreamSpec {
 };
 
 // Process and downstream faults beyond kills (issue 6, docs/faults.md). A plan draws each per
-// attempt with its probability; every point named here must be among the scenario's failpoints.
+// attempt with its probability; every point named here must be among the scenario's failpoints
+// or its hold_points.
 struct PauseSpec {
   std::vector<std::string> points = {};  // empty: never
   int64_t duration_ms = 500;        // real time the attempt stays stopped
@@ -139,13 +140,16 @@ struct Scenario {
   JobSpec job;
   std::vector<std::string> dates;       // business dates, YYYY-MM-DD
   std::vector<std::string> failpoints;  // named crash points the plan may choose
+  // Points where a pause or overlap may hold the job but the plan never kills it: a live
+  // lock's holder must stay alive for the overlap to meet it (docs/faults.md).
+  std::vector<std::string> hold_points = {};
   int max_occurrence = 1;               // kill at the 1st..max_occurrence-th hit of a point
   double duplicate_trigger_probability = 0.0;  // the scheduler fires a date twice
   std::vector<std::string> models = {"process"};
   bool syscall_points = false;  // load the syscall shim
 
   // Whether attempts run with the shim preloaded: asked for, or needed by a syscall point
-  // among the failpoints or by a model other than process.
+  // among the failpoints or hold_points, or by a model other than process.
   bool UsesShim() const;
   RetryPolicy retry;
   // The policy the job declares for its own in-process retries (reported to the downstream's

@@ -267,6 +267,13 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   }
   CheckUnique(r, "dates", s.dates);
   s.failpoints = ReadNames(r, "failpoints", nullptr);
+  s.hold_points = ReadNames(r, "hold_points", nullptr);
+  for (size_t i = 0; i < s.hold_points.size(); ++i) {
+    if (std::count(s.failpoints.begin(), s.failpoints.end(), s.hold_points[i])) {
+      r.Fail("hold_points[" + std::to_string(i) + "]",
+             "'" + s.hold_points[i] + "' is also in failpoints: a point is either killed at or only held");
+    }
+  }
   const int64_t one = 1, zero = 0;
   s.max_occurrence = static_cast<int>(r.Integer("max_occurrence", 1, 1000, &one));
   s.duplicate_trigger_probability = r.Number("duplicate_trigger_probability", 0.0, 1.0, 0.0);
@@ -284,7 +291,15 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   s.retry = ReadRetry(r.Object("retry"));
   if (r.Has("job_retry")) s.job_retry = ReadRetry(r.Object("job_retry"), true);
   s.downstream = ReadDownstream(r.Object("downstream"));
-  s.faults = ReadFaults(r.Object("faults"), s.failpoints);  // issue 6: pause, overlap, bursts
+  s.faults = ReadFaults(r.Object("faults"), {s.failpoints, s.hold_points});  // docs/faults.md
+  for (size_t i = 0; i < s.hold_points.size(); ++i) {
+    const std::string& point = s.hold_points[i];
+    if (!std::count(s.faults.pause.points.begin(), s.faults.pause.points.end(), point) &&
+        !std::count(s.faults.overlap.points.begin(), s.faults.overlap.points.end(), point)) {
+      r.Fail("hold_points[" + std::to_string(i) + "]",
+             "'" + point + "' is a point of neither faults.pause nor faults.overlap, so nothing would hold the job there");
+    }
+  }
   s.check = ReadCheckParams(r.Object("check"));
   auto checks = root.find("checks");
   s.checks = ReadChecks(r.Object("checks"), checks == root.end() ? nullptr : &*checks);

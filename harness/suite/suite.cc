@@ -155,8 +155,7 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
   if (o.exhaustive) {
     auto points = DiscoverPoints(s, "", to);
     if (!points) return points.error();
-    space = EnumerateFaults(points.value(), s.models);
-    for (AttemptFault& f : EnumerateProcessFaults(s)) space.push_back(std::move(f));  // issue 6
+    space = ExhaustiveSpace(s, points.value());
     result.exhaustive_total = static_cast<int>(space.size());
     if (o.only_trial && *o.only_trial >= result.exhaustive_total) {
       return Error::BadInput(s.file.string() + ": --trial " + std::to_string(*o.only_trial) +

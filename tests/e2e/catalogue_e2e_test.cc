@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "history/history_log.h"
 #include "killpoint_cli.h"
 
 namespace killpoint::testing {
@@ -41,7 +42,7 @@ CliRun* Catalogue::run_ = nullptr;
 
 TEST_F(Catalogue, EveryMustHoldHoldsAndEveryExpectedViolationShows) {
   EXPECT_EQ(run_->exit_code, 0) << run_->out << run_->err;
-  EXPECT_EQ(run_->Results()["scenarios"].size(), 20u);
+  EXPECT_EQ(run_->Results()["scenarios"].size(), 22u);
   EXPECT_THAT(run_->out, Not(HasSubstr("not demonstrated")));
   for (const auto& s : run_->Results()["scenarios"]) {
     // The scenarios say so, so that the bundled run stays short: a paused holder costs its
@@ -139,6 +140,44 @@ TEST_F(Catalogue, LocksAgainstAPausedHolder) {
               ::testing::ContainsRegex("^a date was paid more than once: .*instances=(1,2|2,1)"));
   for (const char* s : {"lock-lease-fencing-paused-holder", "lock-flock-paused-holder"}) {
     Expect(s, {{"one_payout_per_date", kHeld}, {"every_date_paid", kHeld}, {"converges", kHeld}});
+  }
+}
+
+// A live lease (TTL 60 s) against an instance started while the first holds it at a hold
+// point, never killed there (docs/faults.md, hold_points): the second finds the lock and
+// leaves. Without idempotency the same lock still lets a rerun of the date pay again.
+TEST_F(Catalogue, LocksAgainstALiveOverlap) {
+  Expect("lock-lease-live-overlap", {{"second_instance_never_pays", kHeld},
+                                     {"one_payout_per_date", kHeld},
+                                     {"every_date_paid", kHeld},
+                                     {"converges", kHeld}});
+  Expect("lock-lease-no-idempotency-overlap", {{"second_instance_never_pays", kHeld},
+                                               {"one_payout_per_date", kShown},
+                                               {"every_date_paid", kHeld},
+                                               {"converges", kHeld}});
+  EXPECT_THAT(FirstExample("lock-lease-no-idempotency-overlap", "one_payout_per_date"),
+              ::testing::ContainsRegex("^a date was paid more than once: .*instances=1,1"));
+  // The overlaps happened: every second instance met the held lease and exited busy (75),
+  // and no attempt was killed (a hold point is never a crash point).
+  for (const char* slug : {"catalogue-lock-lease-live-overlap",
+                           "catalogue-lock-lease-no-idempotency-overlap"}) {
+    auto log = ReadHistoryLog(run_->dir / slug / "history.jsonl");
+    ASSERT_TRUE(log) << log.error().message;
+    int overlaps = 0, busy = 0, second_exits = 0, kills = 0;
+    for (const auto& [trial, events] : log.value()) {
+      for (const Event& e : events) {
+        overlaps += e.type == event::kOverlap;
+        kills += e.type == event::kKill;
+        if (e.type == event::kExit && InstanceOf(e) == 2) {
+          ++second_exits;
+          busy += e.data.value("code", -1) == 75;
+        }
+      }
+    }
+    EXPECT_GE(overlaps, 6) << slug;
+    EXPECT_EQ(second_exits, overlaps) << slug;
+    EXPECT_EQ(busy, second_exits) << slug;
+    EXPECT_EQ(kills, 0) << slug;
   }
 }
 

@@ -31,8 +31,8 @@ CliRun* BundledSuite::run_ = nullptr;
 
 TEST_F(BundledSuite, ExitsZeroAndPrintsTheTable) {
   EXPECT_EQ(run_->exit_code, 0) << run_->err;
-  // 19 at the top, 20 in catalogue/, 2 in selftest/, 8 in sqlite/: folders are read recursively.
-  ASSERT_EQ(run_->Results()["scenarios"].size(), 49u);
+  // 21 at the top, 22 in catalogue/, 2 in selftest/, 8 in sqlite/: folders are read recursively.
+  ASSERT_EQ(run_->Results()["scenarios"].size(), 53u);
   EXPECT_THAT(run_->out, HasSubstr("every must-hold invariant held"));
   EXPECT_THAT(run_->out, HasSubstr("expected, shown"));
   // scenarios/sqlite/ is made for --exhaustive (docs/sqlite-guarantees.md): sampled, what SQLite
@@ -177,6 +177,37 @@ TEST_F(BundledSuite, RetryRateLimitAndBreakerHoldAndAreSeenInTheHistory) {
   EXPECT_GT(seen["retry-breaker breaker open"], 0);
   EXPECT_GT(seen["retry-breaker breaker half_open"], 0);
   EXPECT_GT(seen["retry-breaker breaker closed"], 0);
+}
+
+// The job's own breaker under a downstream outage (faults.downstream_burst): the correct job
+// opens it after 3 failures and probes it (half_open), and the check holds; the same job with
+// its breaker switched off is caught by the probe's timing, not by its own word.
+TEST_F(BundledSuite, TheJobsBreakerOpensInAnOutageAndOneSwitchedOffIsCaught) {
+  for (const char* i : {"retry_policy_respected", "no_double_publish", "no_loss", "converges"})
+    ExpectStatus("retry/job-breaker", i, "held");
+  for (const char* i : {"no_double_publish", "no_loss", "converges"})
+    ExpectStatus("retry/job-breaker-off", i, "held");
+  ExpectStatus("retry/job-breaker-off", "retry_policy_respected", "expected, shown");
+  nlohmann::json i = Invariant(run_->Results(), "retry/job-breaker-off", "retry_policy_respected");
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              ::testing::ContainsRegex(
+                  "the job's attempt 4 of publish-2026-11-0[1-3] \\(in scheduler attempt [1-3] of "
+                  "2026-11-0[1-3]\\) started [0-9]+ ms after attempt 3 did, after 3 consecutive "
+                  "failures \\(its breaker opens at 3\\); an open breaker waits 150 ms"));
+  std::map<std::string, int> probes;
+  auto log = ReadHistoryLog(run_->dir / "retry-job-breaker" / "history.jsonl");
+  ASSERT_TRUE(log) << log.error().message;
+  for (const auto& [trial, events] : log.value()) {
+    for (const Event& e : events) {
+      if (e.type == event::kJobRetry)
+        ++probes[std::to_string(e.data.value("attempt", 0)) + " " + e.data.value("breaker", "")];
+      if (e.type == event::kPublish && e.data.contains("burst")) ++probes["burst"];
+    }
+  }
+  EXPECT_GT(probes["burst"], 0);
+  EXPECT_GT(probes["4 half_open"], 0);  // opened by 3 failures: the probe
+  EXPECT_GT(probes["5 half_open"], 0);  // the probe failed (the 4th error): opened again
+  EXPECT_EQ(probes["4 closed"], 0);
 }
 
 TEST_F(BundledSuite, WritesAReportNamingEveryScenario) {

@@ -58,5 +58,26 @@ TEST(TerminalTable, KeepsAShortVerdictOnTheTotalsLine) {
   EXPECT_THAT(RenderTable(r, false), HasSubstr("\n4 trials in 2.0s (2.0 trials/s), seed 7: a must-hold invariant was VIOLATED\n"));
 }
 
+// A scenario's own checks have long names: the columns after them stay aligned.
+TEST(TerminalTable, WidensTheNameColumnToTheLongestInvariant) {
+  RunResults r = testing::HostileReport().runs[0].results;
+  ScenarioResult& s = r.scenarios[0];
+  ASSERT_GE(s.invariants.size(), 1u);
+  s.invariants.push_back(s.invariants[0]);
+  s.invariants.back().name = "second_instance_never_pays";
+  size_t column = std::string::npos;
+  int rows = 0;
+  for (const std::string& line : Lines(RenderTable(r, false))) {
+    size_t at = line.find(" must hold");
+    if (at == std::string::npos) at = line.find(" may break");
+    if (at == std::string::npos) continue;
+    if (column == std::string::npos) column = at;
+    EXPECT_EQ(at, column) << line;
+    EXPECT_GT(at, std::string("  second_instance_never_pays").size() - 1) << line;
+    ++rows;
+  }
+  EXPECT_GE(rows, 2);
+}
+
 }  // namespace
 }  // namespace killpoint

@@ -264,6 +264,50 @@ TEST_F(RetryChecks, CatchesTheJobsAttemptWhileItsBreakerIsOpen) {
   EXPECT_THAT(Violation(), HasSubstr("went while its circuit breaker was open"));
 }
 
+// The job's breaker (threshold 2, open 100 ms): attempt 3 follows two consecutive failures,
+// so it is the half-open probe and starts at least 100 ms after attempt 2 started.
+class JobBreaker : public RetryChecks {
+ protected:
+  void SetUp() override {
+    UseJobPolicy();
+    f_.scenario().job_retry->max_attempts = 4;
+    f_.scenario().job_retry->circuit_breaker = {2, 100};
+  }
+};
+
+TEST_F(JobBreaker, HoldsForAProbeAfterTheOpenInterval) {
+  JobRetry(2, 20, 20, 20);
+  JobRetry(3, 40, 110, 135, "half_open");
+  JobRetry(4, 50, 105, 250, "half_open");  // the probe failed: open again, another probe
+  Verdict v = Check();
+  EXPECT_TRUE(v.held) << v;
+}
+
+TEST_F(JobBreaker, CatchesAJobWhoseBreakerNeverOpens) {
+  JobRetry(2, 20, 20, 20);
+  JobRetry(3, 40, 40, 60);  // 40 ms after attempt 2: the breaker was ignored
+  EXPECT_THAT(Violation(), HasSubstr("the job's attempt 3 of publish-2026-11-01 (in scheduler "
+                                     "attempt 1 of 2026-11-01) started 40 ms after attempt 2 did, "
+                                     "after 2 consecutive failures (its breaker opens at 2); an "
+                                     "open breaker waits 100 ms before its probe"));
+}
+
+TEST_F(JobBreaker, CatchesAProbeThatSaysItsBreakerIsClosed) {
+  JobRetry(2, 20, 20, 20);
+  JobRetry(3, 40, 110, 135, "closed");
+  EXPECT_THAT(Violation(), HasSubstr("reported its breaker 'closed' after 2 consecutive failures "
+                                     "(its breaker opens at 2); that attempt is the breaker's "
+                                     "half-open probe"));
+}
+
+TEST_F(JobBreaker, CatchesASecondProbeTooSoonAfterAFailedOne) {
+  JobRetry(2, 20, 20, 20);
+  JobRetry(3, 40, 110, 135, "half_open");
+  JobRetry(4, 50, 50, 190, "half_open");  // 55 ms after the failed probe started
+  EXPECT_THAT(Violation(), HasSubstr("attempt 4 of publish-2026-11-01 (in scheduler attempt 1 of "
+                                     "2026-11-01) started 55 ms after attempt 3 did"));
+}
+
 TEST_F(RetryChecks, CatchesAGapInTheJobsReports) {
   UseJobPolicy();
   JobRetry(3, 40, 40, 60);

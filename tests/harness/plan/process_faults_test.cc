@@ -174,5 +174,48 @@ TEST(ProcessFaultExhaustive, OneTrialPerPausePointPerOverlapPointAndTheBurst) {
   EXPECT_TRUE(EnumerateProcessFaults(LockScenario()).empty());
 }
 
+// hold_points (docs/faults.md): overlapped or paused there, never killed there, by the
+// sampling planner and by the exhaustive space alike.
+Scenario HeldAtTheLock() {
+  Scenario s = LockScenario();
+  s.failpoints = {"before_commit"};
+  s.hold_points = {"after_lock"};
+  s.faults.overlap = {{"after_lock"}, 0.5, 3000};
+  return s;
+}
+
+TEST(HoldPoints, ThePlannerOverlapsThereAndNeverKillsThere) {
+  Scenario s = HeldAtTheLock();
+  int overlaps = 0, kills = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    for (const PlannedRun& run : MakePlan(s, 5, trial).runs) {
+      for (const AttemptFault& f : run.attempts) {
+        EXPECT_NE(f.kill_point, "after_lock") << trial;
+        overlaps += f.overlap.point == "after_lock";
+        kills += f.kill_point == "before_commit";
+      }
+    }
+  }
+  EXPECT_GT(overlaps, 0);
+  EXPECT_GT(kills, 0);
+}
+
+TEST(HoldPoints, TheExhaustiveSpaceKillsEverywhereButThere) {
+  Scenario s = HeldAtTheLock();
+  std::vector<CrashPoint> discovered = {{"open:lock.db", 1}, {"after_lock", 1}, {"after_lock", 2},
+                                        {"before_commit", 1}};
+  std::vector<AttemptFault> space = ExhaustiveSpace(s, discovered);
+  std::vector<std::string> killed, overlapped;
+  for (const AttemptFault& f : space) {
+    if (!f.kill_point.empty()) killed.push_back(f.kill_point + "/" + f.when);
+    if (!f.overlap.point.empty()) overlapped.push_back(f.overlap.point);
+  }
+  EXPECT_EQ(killed, (std::vector<std::string>{"open:lock.db/before", "open:lock.db/after",
+                                              "before_commit/before"}));
+  EXPECT_EQ(overlapped, std::vector<std::string>{"after_lock"});
+  s.hold_points.clear();
+  EXPECT_EQ(ExhaustiveSpace(s, discovered).size(), space.size() + 2);  // after_lock #1 and #2
+}
+
 }  // namespace
 }  // namespace killpoint

@@ -104,7 +104,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"/downstream", "{\"dedupe_by\": \"key\"}", "downstream.dedupe_by: is set but dedupe is false"},
         // docs/faults.md
         BadCase{"/faults", "{\"pause\": {\"points\": [\"after_lock\"], \"probability\": 0.5}}",
-                "faults.pause.points[0]: unknown point 'after_lock': it must be one of the scenario's failpoints"},
+                "faults.pause.points[0]: unknown point 'after_lock': it must be one of the scenario's "
+                "failpoints or hold_points (before_commit, after_commit)"},
+        BadCase{"/hold_points", "[\"before_commit\"]",
+                "hold_points[0]: 'before_commit' is also in failpoints: a point is either killed at or only held"},
+        BadCase{"/hold_points", "[\"after_lock\"]",
+                "hold_points[0]: 'after_lock' is a point of neither faults.pause nor faults.overlap"},
+        BadCase{"/hold_points", "[\"after lock\"]", "hold_points[0]: a failpoint name is"},
+        BadCase{"/hold_points", "\"after_lock\"", "hold_points: expected a list"},
         BadCase{"/faults", "{\"pause\": {\"points\": [\"before_commit\"], \"duration_ms\": -1, \"probability\": 0.5}}",
                 "faults.pause.duration_ms: expected an integer from 1"},
         BadCase{"/faults", "{\"overlap\": {\"points\": [\"before_commit\"], \"probability\": 2}}",
@@ -133,6 +140,25 @@ TEST(ScenarioParser, ReadsTheFaultsObject) {
   ASSERT_TRUE(defaults) << defaults.error().message;
   EXPECT_EQ(defaults.value().faults.pause.duration_ms, 500);
   EXPECT_EQ(defaults.value().faults.overlap.hold_ms, 3000);
+}
+
+// hold_points: a pause or overlap point the plan never kills at (docs/faults.md).
+TEST(ScenarioParser, ReadsHoldPointsThatOnlyFaultsUse) {
+  nlohmann::json j = nlohmann::json::parse(kValid);
+  j["hold_points"] = {"after_lock", "write:lock.db"};
+  j["faults"] = nlohmann::json::parse(R"({"overlap": {"points": ["after_lock"], "probability": 1},
+      "pause": {"points": ["write:lock.db", "before_commit"], "probability": 0.5}})");
+  auto s = ParseScenario(j.dump(), "s.json");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s.value().hold_points, (std::vector<std::string>{"after_lock", "write:lock.db"}));
+  EXPECT_EQ(s.value().failpoints, (std::vector<std::string>{"before_commit", "after_commit"}));
+  EXPECT_EQ(s.value().faults.overlap.points, std::vector<std::string>{"after_lock"});
+  EXPECT_TRUE(s.value().UsesShim());  // a syscall hold point needs the shim as a failpoint would
+  j["hold_points"] = {"after_lock"};
+  j["faults"].erase("pause");
+  auto named = ParseScenario(j.dump(), "s.json");
+  ASSERT_TRUE(named) << named.error().message;
+  EXPECT_FALSE(named.value().UsesShim());
 }
 
 // Retry strategies (docs/retry.md).

@@ -4,7 +4,6 @@
 
 namespace killpoint {
 namespace {
-constexpr size_t kMaxExamples = 3;
 }  // namespace
 
 std::string ToString(InvariantStatus s) {

@@ -35,6 +35,9 @@ struct Counterexample {
   bool operator==(const Counterexample&) const = default;
 };
 
+// How many examples an invariant keeps: its first violating trials, in trial order.
+inline constexpr size_t kMaxExamples = 3;
+
 struct InvariantResult {
   std::string name;
   std::string expectation;  // kMustHold or kExpectedViolation

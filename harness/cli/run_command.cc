@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include "cli/exit_codes.h"
 #include "cli/paths.h"
@@ -45,6 +46,7 @@ struct RunArgs {
   bool quiet = false;
   bool resume = false;
   std::string shard;  // "INDEX/COUNT"; empty: every trial
+  int jobs = 0;       // 0: one per core
 };
 
 void PrintKept(const Scenario& s, int trial, const std::vector<Verdict>& verdicts, const fs::path& box) {
@@ -105,6 +107,7 @@ int Execute(const RunArgs& a) {
   o.real_disk = a.sandbox.real_disk;
   o.exhaustive = a.exhaustive;
   o.exhaustive_limit = a.limit;
+  o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (!a.shard.empty()) {
     auto shard = ParseShard(a.shard);
     if (!shard) return Report(shard.error());
@@ -176,6 +179,10 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
       "--resume", args->resume,
       "Continue the interrupted run in --out: keep its finished trials, run the rest (the same "
       "scenarios and options, or exit 2)");
+  run->add_option("--jobs,-j", args->jobs,
+                  "Trials run at once (default: one per core); results, verdicts and "
+                  "counterexamples are the same whatever it is (docs/performance.md)")
+      ->check(CLI::Range(1, 1024));
   run->add_flag("--quiet,-q", args->quiet, "Print nothing but errors (no table, no progress line)");
   run->callback([args, &exit_code] { exit_code = Execute(*args); });
 }

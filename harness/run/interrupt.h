@@ -38,8 +38,12 @@ void RequestInterrupt(int signal);
 // Forgets the signal and empties the self-pipe, for tests.
 void ResetInterruptForTests();
 
-// The process group of the attempt in flight (0: none); a second signal SIGKILLs it. Set by
-// the process layer around each wait.
-void SetForegroundGroup(pid_t group);
+// The process groups of the attempts in flight (one per parallel trial); a second signal
+// SIGKILLs them all. The process layer adds a group before each wait and removes it after.
+// Up to kForegroundSlots at once; beyond, a group is not tracked (the orphan guard and the
+// parent-death signal still end it when the harness exits).
+inline constexpr int kForegroundSlots = 256;
+void AddForegroundGroup(pid_t group);
+void RemoveForegroundGroup(pid_t group);
 
 }  // namespace killpoint

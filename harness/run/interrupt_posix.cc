@@ -12,7 +12,7 @@ namespace killpoint {
 namespace {
 
 std::atomic<int> g_signal{0};
-std::atomic<pid_t> g_group{0};
+std::atomic<pid_t> g_groups[kForegroundSlots];  // 0: a free slot
 int g_pipe[2] = {-1, -1};
 std::atomic<bool> g_installed{false};
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free,
@@ -22,8 +22,10 @@ void Record(int signal) {
   int expected = 0;
   if (!g_signal.compare_exchange_strong(expected, signal)) {
     // A second signal: the shutdown is taking too long for someone. End now.
-    pid_t group = g_group.load();
-    if (group > 0) ::kill(-group, SIGKILL);
+    for (auto& slot : g_groups) {
+      pid_t group = slot.load();
+      if (group > 0) ::kill(-group, SIGKILL);
+    }
     ::_exit(128 + signal);
   }
   if (g_pipe[1] >= 0) {
@@ -73,6 +75,18 @@ void ResetInterruptForTests() {
   g_signal.store(0);
 }
 
-void SetForegroundGroup(pid_t group) { g_group.store(group); }
+void AddForegroundGroup(pid_t group) {
+  for (auto& slot : g_groups) {
+    pid_t free = 0;
+    if (slot.compare_exchange_strong(free, group)) return;
+  }
+}
+
+void RemoveForegroundGroup(pid_t group) {
+  for (auto& slot : g_groups) {
+    pid_t mine = group;
+    if (slot.compare_exchange_strong(mine, 0)) return;
+  }
+}
 
 }  // namespace killpoint

@@ -2,6 +2,7 @@
 // wait on a pidfd (no polling, no sleeping) while draining the job's output pipes.
 #include <poll.h>
 #include <signal.h>
+#include <linux/close_range.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -46,6 +47,11 @@ struct ChildSetup : bp::extend::handler {
     if (::getppid() != parent) ::_exit(127);
     ::dup2(stdout_fd, STDOUT_FILENO);  // the pipes' own fds are close-on-exec
     ::dup2(stderr_fd, STDERR_FILENO);
+    // Nothing else of the harness reaches the job: with parallel trials another thread may
+    // have opened a descriptor without O_CLOEXEC (a library's) just before this fork. Marked
+    // close-on-exec rather than closed, so that Boost's exec-error pipe still works. ENOSYS
+    // (a kernel before 5.11) leaves the flags as the harness set them.
+    ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
     if (max_file_bytes > 0) {
       rlimit fsize{static_cast<rlim_t>(max_file_bytes), static_cast<rlim_t>(max_file_bytes)};
       ::setrlimit(RLIMIT_FSIZE, &fsize);
@@ -134,7 +140,7 @@ class PosixProcess : public RunningProcess {
   bool WaitForExit(std::chrono::milliseconds timeout) override { return WaitExit(timeout) == Waited::kExited; }
 
   ExitStatus Wait(std::chrono::milliseconds timeout) override {
-    SetForegroundGroup(child_.id());
+    AddForegroundGroup(child_.id());
     Waited waited = WaitExit(timeout);
     bool timed_out = waited == Waited::kTimedOut;
     if (waited != Waited::kExited) KillGroup();
@@ -143,7 +149,7 @@ class PosixProcess : public RunningProcess {
     std::error_code ec;
     child_.wait(ec);
     reaped_ = true;
-    SetForegroundGroup(0);
+    RemoveForegroundGroup(child_.id());
     ExitStatus s;
     s.timed_out = timed_out;
     s.interrupted = waited == Waited::kInterrupted;

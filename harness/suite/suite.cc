@@ -3,10 +3,15 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <ctime>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
 
 #include "check/checker.h"
 #include "counterexample/counterexample.h"
@@ -18,7 +23,9 @@
 #include "run/interrupt.h"
 #include "run/trial_runner.h"
 #include "suite/job_commit.h"
+#include "suite/example_candidates.h"
 #include "suite/journal.h"
+#include "suite/ordered_fold.h"
 #include "suite/run_manifest.h"
 #include "suite/shard.h"
 #include "util/atomic_file.h"
@@ -67,60 +74,28 @@ fs::path CounterexamplePath(const SuiteOptions& o, const Scenario& s, int trial,
          ("trial-" + std::to_string(trial) + "-" + invariant + ".json");
 }
 
-// The examples this trial just became (the first few violations of each invariant) get a
-// counterexample file each, for `killpoint replay FILE`.
-Status SaveCounterexamples(const Scenario& s, const SuiteOptions& o, const TrialRecord& t,
-                           const std::vector<Verdict>& verdicts, ScenarioResult& result) {
-  std::string text;
-  for (InvariantResult& inv : result.invariants) {
-    for (Counterexample& example : inv.examples) {
-      if (example.trial != t.plan.trial || !example.file.empty()) continue;
-      if (text.empty()) {
-        auto read = ReadFile(s.file);
-        if (!read) return read.error();
-        text = read.value();
-      }
-      CounterexampleFile c;
-      c.killpoint_version = KILLPOINT_VERSION;
-      c.scenario_file = fs::absolute(s.file).string();
-      c.scenario_name = s.name;
-      c.scenario_text = text;
-      c.source = "run";
-      c.plan = t.plan;
-      c.invariant = inv.name;
-      for (const Verdict& v : verdicts) {
-        if (v.invariant == inv.name) c.explanation = v.explanation;
-      }
-      c.verdicts = verdicts;
-      c.events = t.events;
-      c.final_state = CaptureFinalState(s, t.sandbox.work(), t.events);
-      fs::path file = CounterexamplePath(o, s, t.plan.trial, inv.name);
-      example.file = file.string();
-      c.reproduce = "killpoint replay " + Quote(example.file);
-      if (Status st = WriteCounterexample(file, c); !st) return st;
-    }
+// The counterexample file of a trial that may be one of `invariant`'s examples, for
+// `killpoint replay FILE`. `scenario_text` is the scenario file's text, embedded whole.
+Status SaveCounterexample(const Scenario& s, const SuiteOptions& o, const TrialRecord& t,
+                          const std::vector<Verdict>& verdicts, const std::string& invariant,
+                          const std::string& scenario_text) {
+  CounterexampleFile c;
+  c.killpoint_version = KILLPOINT_VERSION;
+  c.scenario_file = fs::absolute(s.file).string();
+  c.scenario_name = s.name;
+  c.scenario_text = scenario_text;
+  c.source = "run";
+  c.plan = t.plan;
+  c.invariant = invariant;
+  for (const Verdict& v : verdicts) {
+    if (v.invariant == invariant) c.explanation = v.explanation;
   }
-  return Ok();
-}
-
-// Resuming: the finished trials of the interrupted run, folded in trial order as the run folded
-// them, their examples pointing at the counterexample files it wrote (before each trial's
-// journal lines, so they are there).
-Result<std::map<int, FinishedTrial>> Recover(const Scenario& s, const SuiteOptions& o,
-                                             const fs::path& dir, ScenarioResult& result) {
-  auto recovered = RecoverJournals(dir);
-  if (!recovered) return recovered.error();
-  for (const auto& [trial, t] : recovered.value().trials) {
-    result.Add(t.plan, t.verdicts, ReplayCommand(s, o.seed, trial, o.exhaustive));
-  }
-  for (InvariantResult& inv : result.invariants) {
-    for (Counterexample& example : inv.examples) {
-      fs::path file = CounterexamplePath(o, s, example.trial, inv.name);
-      std::error_code ec;
-      if (fs::exists(file, ec)) example.file = file.string();
-    }
-  }
-  return std::move(recovered.value().trials);
+  c.verdicts = verdicts;
+  c.events = t.events;
+  c.final_state = CaptureFinalState(s, t.sandbox.work(), t.events);
+  fs::path file = CounterexamplePath(o, s, t.plan.trial, invariant);
+  c.reproduce = "killpoint replay " + Quote(file.string());
+  return WriteCounterexample(file, c);
 }
 
 Status StartJournals(const fs::path& dir) {
@@ -136,8 +111,171 @@ Status StartJournals(const fs::path& dir) {
   return Ok();
 }
 
+// The trials of one scenario, run by `jobs` workers (docs/performance.md, "Parallel
+// trials"). Each worker takes the next trial, runs and checks it, then commits it under the
+// lock: its counterexample files (while it may be an example), its journal lines, and the fold
+// of every trial that can be folded now, in trial order. So the results, the examples and the
+// counterexample files are the same whatever `jobs` is, and a finished trial is in the journals
+// as soon as it finished, whether or not an earlier one still runs.
+class ScenarioTrials {
+ public:
+  ScenarioTrials(const Scenario& s, const SuiteOptions& o, const TrialOptions& to, fs::path dir,
+                 const std::vector<AttemptFault>& space, std::vector<int> order,
+                 ScenarioResult& result)
+      : s_(s),
+        o_(o),
+        to_(to),
+        dir_(std::move(dir)),
+        space_(space),
+        result_(result),
+        fold_(order),
+        candidates_(kMaxExamples) {
+    order_ = std::move(order);
+  }
+
+  // Folds the trials a resumed run finished before, and leaves the others to Run.
+  void Recovered(std::map<int, FinishedTrial> done) {
+    for (int trial : order_) {
+      auto it = done.find(trial);
+      if (it == done.end()) {
+        todo_.push_back(trial);
+        continue;
+      }
+      for (const Verdict& v : it->second.verdicts) {
+        if (!v.held) candidates_.Add(v.invariant, trial);
+      }
+      FoldIn(fold_.Finish(trial, std::move(it->second)));
+    }
+  }
+
+  Status Run(int jobs) {
+    jobs = std::max(1, std::min<int>(jobs, static_cast<int>(todo_.size())));
+    std::vector<std::thread> workers;
+    for (int i = 1; i < jobs; ++i) workers.emplace_back([this] { Work(); });
+    Work();
+    for (std::thread& w : workers) w.join();
+    if (error_) return *error_;
+    if (InterruptSignal() != 0) {
+      FoldIn(fold_.Rest());  // the partial results: every finished trial, in trial order
+      return Ok();
+    }
+    return RemoveStaleCounterexamples();
+  }
+
+ private:
+  void Work() {
+    while (!stop_.load() && InterruptSignal() == 0) {
+      size_t i = next_.fetch_add(1);
+      if (i >= todo_.size()) return;
+      int trial = todo_[i];
+      Plan plan = o_.exhaustive ? MakeExhaustivePlan(s_, o_.seed, trial, space_[trial])
+                                : MakePlan(s_, o_.seed, trial);
+      auto record = RunTrial(s_, plan, to_);
+      if (!record && InterruptSignal() != 0) return;  // the trial in flight is abandoned
+      if (!record) return Fail(record.error());
+      CheckInput input{s_, record.value().plan, record.value().events,
+                       record.value().sandbox.work()};
+      std::vector<Verdict> verdicts = CheckTrial(input);
+      std::lock_guard<std::mutex> lock(mu_);
+      if (Status st = Commit(record.value(), verdicts); !st) return Fail(st.error());
+    }
+  }
+
+  void Fail(Error e) {
+    std::lock_guard<std::mutex> lock(error_mu_);
+    if (!error_) error_ = std::move(e);
+    stop_ = true;
+  }
+
+  // Under mu_. The counterexample files first, the journals next: once its trials line is
+  // there, the trial is finished and everything it needs is on disk (journal.h).
+  Status Commit(const TrialRecord& record, const std::vector<Verdict>& verdicts) {
+    const int trial = record.plan.trial;
+    std::vector<std::pair<std::string, int>> pushed_out;
+    for (const Verdict& v : verdicts) {
+      if (v.held || !Listed(v.invariant)) continue;
+      ExampleCandidates::Added added = candidates_.Add(v.invariant, trial);
+      if (added.pushed_out) pushed_out.emplace_back(v.invariant, *added.pushed_out);
+      if (!added.candidate) continue;
+      if (scenario_text_.empty()) {
+        auto read = ReadFile(s_.file);
+        if (!read) return read.error();
+        scenario_text_ = read.value();
+      }
+      if (Status st = SaveCounterexample(s_, o_, record, verdicts, v.invariant, scenario_text_);
+          !st) {
+        return st;
+      }
+    }
+    if (Status st = AppendFinishedTrial(dir_, record.plan, record.events, verdicts); !st) return st;
+    // Only now: a crash before leaves a file too many (removed at the end), never one missing.
+    for (const auto& [invariant, other] : pushed_out) {
+      std::error_code ec;
+      fs::remove(CounterexamplePath(o_, s_, other, invariant), ec);
+    }
+    FoldIn(fold_.Finish(trial, FinishedTrial{record.plan, verdicts}));
+    if (o_.on_trial)
+      o_.on_trial(s_, trial, verdicts, o_.keep_sandboxes ? record.sandbox.root() : fs::path());
+    return Ok();
+  }
+
+  bool Listed(const std::string& invariant) const {
+    return std::any_of(result_.invariants.begin(), result_.invariants.end(),
+                       [&](const InvariantResult& r) { return r.name == invariant; });
+  }
+
+  // Adds trials to the results in trial order; an example points at its counterexample file,
+  // which Commit wrote while the trial could become one (a resumed run: before it stopped).
+  void FoldIn(std::vector<std::pair<int, FinishedTrial>> trials) {
+    for (auto& [trial, t] : trials) {
+      result_.Add(t.plan, t.verdicts, ReplayCommand(s_, o_.seed, trial, o_.exhaustive));
+      for (InvariantResult& inv : result_.invariants) {
+        if (inv.examples.empty() || inv.examples.back().trial != trial) continue;
+        fs::path file = CounterexamplePath(o_, s_, trial, inv.name);
+        std::error_code ec;
+        if (fs::exists(file, ec)) inv.examples.back().file = file.string();
+      }
+    }
+  }
+
+  // A finished scenario keeps the counterexample files of its examples only: a parallel or
+  // resumed run may have left one of a trial that was pushed out of them.
+  Status RemoveStaleCounterexamples() {
+    std::set<fs::path> examples;
+    for (const InvariantResult& inv : result_.invariants) {
+      for (const Counterexample& e : inv.examples) {
+        if (!e.file.empty()) examples.insert(e.file);
+      }
+    }
+    std::error_code ec;
+    fs::directory_iterator files(dir_ / "counterexamples", ec);
+    if (ec) return Ok();  // no counterexample at all
+    for (const auto& entry : files) {
+      if (!examples.count(entry.path())) fs::remove(entry.path(), ec);
+    }
+    return Ok();
+  }
+
+  const Scenario& s_;
+  const SuiteOptions& o_;
+  const TrialOptions& to_;
+  const fs::path dir_;
+  const std::vector<AttemptFault>& space_;
+  ScenarioResult& result_;
+  std::vector<int> order_;  // every trial of this run, in trial order
+  std::vector<int> todo_;   // those still to run
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex error_mu_;
+  std::optional<Error> error_;
+  std::mutex mu_;  // everything below
+  OrderedFold<FinishedTrial> fold_;
+  ExampleCandidates candidates_;
+  std::string scenario_text_;
+};
+
 // Runs the scenario's trials into `result`. Interrupted (InterruptSignal() != 0), it returns
-// early with the trials finished so far in `result`; the unfinished one is not recorded.
+// early with the trials finished so far in `result`; the unfinished ones are not recorded.
 Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions& to,
                    ScenarioResult& result) {
   auto started = Clock::now();
@@ -145,9 +283,9 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
   fs::path dir = o.out / Slug(s.name);
   std::map<int, FinishedTrial> done;
   if (o.resume) {
-    auto recovered = Recover(s, o, dir, result);
+    auto recovered = RecoverJournals(dir);
     if (!recovered) return recovered.error();
-    done = std::move(recovered.value());
+    done = std::move(recovered.value().trials);
   } else if (Status st = StartJournals(dir); !st) {
     return st;
   }
@@ -167,39 +305,23 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
                            : TrialsFor(s, o);
   int first = o.only_trial.value_or(0);
   int last = o.only_trial ? first + 1 : count;
+  std::vector<int> order;
+  for (int trial = first; trial < last; ++trial) {
+    if (o.only_trial || InShard(trial, o.shard)) order.push_back(trial);
+  }
   for (const auto& [trial, t] : done) {
-    if (trial < first || trial >= last || (!o.only_trial && !InShard(trial, o.shard))) {
+    if (!std::binary_search(order.begin(), order.end(), trial)) {
       return Error::BadInput((dir / "trials.jsonl").string() + ": trial " + std::to_string(trial) +
                              " is not one this run makes: was it started with other options?");
     }
   }
   result.job_commit = JobCommit(s, o.bindir);
-  if (o.on_scenario) o.on_scenario(s, o.only_trial ? 1 : ShareOf(last, o.shard));
-  for (int trial = first; trial < last; ++trial) {
-    if (InterruptSignal() != 0) break;
-    if (!o.only_trial && !InShard(trial, o.shard)) continue;
-    if (done.count(trial)) continue;  // finished before the run was interrupted
-    Plan plan = o.exhaustive ? MakeExhaustivePlan(s, o.seed, trial, space[trial])
-                             : MakePlan(s, o.seed, trial);
-    auto record = RunTrial(s, plan, to);
-    if (!record && InterruptSignal() != 0) break;  // the trial in flight is abandoned
-    if (!record) return record.error();
-    CheckInput input{s, record.value().plan, record.value().events, record.value().sandbox.work()};
-    std::vector<Verdict> verdicts = CheckTrial(input);
-    result.Add(plan, verdicts, ReplayCommand(s, o.seed, trial, o.exhaustive));
-    // The counterexample files first, the journals last: once its trials line is there, the
-    // trial is finished and everything it needs is on disk (journal.h).
-    if (Status st = SaveCounterexamples(s, o, record.value(), verdicts, result); !st)
-      return st.error();
-    if (Status st = AppendFinishedTrial(dir, record.value().plan, record.value().events, verdicts);
-        !st) {
-      return st.error();
-    }
-    if (o.on_trial)
-      o.on_trial(s, trial, verdicts, o.keep_sandboxes ? record.value().sandbox.root() : fs::path());
-  }
+  if (o.on_scenario) o.on_scenario(s, static_cast<int>(order.size()));
+  ScenarioTrials trials(s, o, to, dir, space, std::move(order), result);
+  trials.Recovered(std::move(done));
+  Status st = trials.Run(o.jobs);
   result.elapsed_s = Seconds(Clock::now() - started);
-  return Ok();
+  return st;
 }
 
 // Writes OUT/run.json for a new run, or checks it for --resume (then the run keeps its start).

@@ -1,6 +1,7 @@
 // The whole pipeline over a set of scenarios: for each trial, plan -> run -> history -> check,
-// and the verdicts folded into RunResults. Every finished trial is appended to the output
-// folder before the next starts, so a kill of the harness loses no finished trial:
+// and the verdicts folded into RunResults, in trial order whatever order `jobs` parallel
+// workers finish them in (ordered_fold.h). Every finished trial is appended to the output
+// folder as soon as it finished, so a kill of the harness loses no finished trial:
 //   OUT/run.json                        what the run was asked to do (run_manifest.h)
 //   OUT/<scenario-slug>/history.jsonl   every event of every trial (journal.h)
 //   OUT/<scenario-slug>/trials.jsonl    per trial: plan and verdicts; a trial is finished once
@@ -8,9 +9,9 @@
 //   OUT/<scenario-slug>/counterexamples/ a file per example, written before its trial's lines
 //   OUT/results.json                    the run's results, rewritten atomically per scenario
 //                                       ("partial": "running" until the run ends)
-// A SIGINT or SIGTERM (run/interrupt.h) stops the run between trials or kills the attempt in
+// A SIGINT or SIGTERM (run/interrupt.h) stops the run between trials and kills the attempts in
 // flight; the finished trials' results are written with "partial": "interrupted by SIGINT"
-// and RunSuite returns them (the unfinished trial is not recorded). `resume` continues a run
+// and RunSuite returns them (the unfinished trials are not recorded). `resume` continues a run
 // in OUT from its journals: the finished trials are kept, only the others run, and the result
 // equals an uninterrupted run's.
 #pragma once
@@ -37,6 +38,8 @@ struct SuiteOptions {
   std::filesystem::path bindir;   // {bindir}
   std::filesystem::path sandbox_root;  // empty: a fresh folder under the system temp dir
   bool keep_sandboxes = false;
+  // Trials run at once (--jobs); the results are the same whatever it is. 0: one per core.
+  int jobs = 1;
   // Sandboxes in the temp folder instead of RAM, and every fsync of a job reaches the disk.
   bool real_disk = false;
   bool exhaustive = false;       // one trial per (crash point, moment, model) instead of sampling

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -62,6 +63,25 @@ inline CliRun RunKillpoint(const std::string& name, std::vector<std::string> arg
   r.err = Slurp(logs.string() + ".err");
   r.dir = r.dir / "out";
   return r;
+}
+
+// A journal's lines (trials.jsonl, history.jsonl) by trial, in file order within a trial.
+// Parallel trials append as they finish, so the order across trials may differ between equal
+// runs; a trial's own lines may not.
+inline std::map<int, std::vector<std::string>> JournalByTrial(const fs::path& journal) {
+  std::map<int, std::vector<std::string>> out;
+  std::ifstream in(journal);
+  for (std::string line; std::getline(in, line);)
+    out[nlohmann::json::parse(line)["trial"].get<int>()].push_back(line);
+  return out;
+}
+
+// How many history lines each trial has: what equal runs share of history.jsonl, whose events
+// carry times, pids and sandbox paths of their own.
+inline std::map<int, size_t> HistoryLinesByTrial(const fs::path& history) {
+  std::map<int, size_t> out;
+  for (const auto& [trial, lines] : JournalByTrial(history)) out[trial] = lines.size();
+  return out;
 }
 
 // The results entry of one invariant of one scenario.

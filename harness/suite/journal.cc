@@ -156,10 +156,25 @@ std::string TrialLine(const Plan& plan, const std::vector<Verdict>& verdicts) {
   return line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
+JournalEntry FormatFinishedTrial(const Plan& plan, const std::vector<Event>& events,
+                                 const std::vector<Verdict>& verdicts) {
+  return {FormatTrialHistory(plan.trial, events), TrialLine(plan, verdicts)};
+}
+
+Status AppendFinishedTrials(const fs::path& dir, const std::vector<JournalEntry>& trials) {
+  if (trials.empty()) return Ok();
+  std::string history, lines;
+  for (const JournalEntry& t : trials) {
+    history += t.history;
+    lines += t.trial_line;
+  }
+  if (Status s = AppendDurably(dir / "history.jsonl", history); !s) return s;
+  return AppendDurably(dir / "trials.jsonl", lines);
+}
+
 Status AppendFinishedTrial(const fs::path& dir, const Plan& plan, const std::vector<Event>& events,
                            const std::vector<Verdict>& verdicts) {
-  if (Status s = AppendTrialHistory(dir / "history.jsonl", plan.trial, events); !s) return s;
-  return AppendDurably(dir / "trials.jsonl", TrialLine(plan, verdicts));
+  return AppendFinishedTrials(dir, {FormatFinishedTrial(plan, events, verdicts)});
 }
 
 Result<RecoveredJournals> ReadJournals(const fs::path& dir) { return Recover(dir, false); }

@@ -25,8 +25,20 @@ struct FinishedTrial {
   std::vector<Verdict> verdicts;
 };
 
-// Appends a finished trial to `dir`'s journals, history first; the trial is finished when
-// this returns Ok.
+// A finished trial's journal lines, formatted (newlines included), ready to append.
+struct JournalEntry {
+  std::string history;     // its history.jsonl lines
+  std::string trial_line;  // its trials.jsonl line
+};
+JournalEntry FormatFinishedTrial(const Plan& plan, const std::vector<Event>& events,
+                                 const std::vector<Verdict>& verdicts);
+
+// Appends finished trials to `dir`'s journals as one group commit: every history line in one
+// write and one fdatasync, then every trials line likewise. The trials are finished when this
+// returns Ok; after a crash in between, the ones whose trials line is not whole are not.
+Status AppendFinishedTrials(const std::filesystem::path& dir, const std::vector<JournalEntry>& trials);
+
+// The same for one trial.
 Status AppendFinishedTrial(const std::filesystem::path& dir, const Plan& plan,
                            const std::vector<Event>& events, const std::vector<Verdict>& verdicts);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <ctime>
 #include <map>
 #include <memory>
@@ -112,11 +113,13 @@ Status StartJournals(const fs::path& dir) {
 }
 
 // The trials of one scenario, run by `jobs` workers (docs/performance.md, "Parallel
-// trials"). Each worker takes the next trial, runs and checks it, then commits it under the
-// lock: its counterexample files (while it may be an example), its journal lines, and the fold
-// of every trial that can be folded now, in trial order. So the results, the examples and the
-// counterexample files are the same whatever `jobs` is, and a finished trial is in the journals
-// as soon as it finished, whether or not an earlier one still runs.
+// trials"). Each worker takes the next trial, runs and checks it, formats its journal lines and
+// hands it to the committer thread. The committer takes whatever finished meanwhile as one
+// batch: each trial's counterexample files (while it may be an example), then the batch's
+// journal lines in one group commit (journal.h), then the fold, in trial order, of every trial
+// that can be folded now. So the results, the examples and the counterexample files are the
+// same whatever `jobs` is; a finished trial is in the journals as soon as its batch is, whether
+// or not an earlier one still runs; and a worker never waits for an fsync.
 class ScenarioTrials {
  public:
   ScenarioTrials(const Scenario& s, const SuiteOptions& o, const TrialOptions& to, fs::path dir,
@@ -150,10 +153,14 @@ class ScenarioTrials {
 
   Status Run(int jobs) {
     jobs = std::max(1, std::min<int>(jobs, static_cast<int>(todo_.size())));
+    max_waiting_ = static_cast<size_t>(2 * jobs);  // finished trials held at most: memory stays flat
+    workers_left_ = jobs;
+    std::thread committer([this] { Commit(); });
     std::vector<std::thread> workers;
     for (int i = 1; i < jobs; ++i) workers.emplace_back([this] { Work(); });
     Work();
     for (std::thread& w : workers) w.join();
+    committer.join();
     if (error_) return *error_;
     if (InterruptSignal() != 0) {
       FoldIn(fold_.Rest());  // the partial results: every finished trial, in trial order
@@ -163,38 +170,94 @@ class ScenarioTrials {
   }
 
  private:
+  struct Finished {
+    TrialRecord record;  // its sandbox stays until committed: counterexamples read it
+    std::vector<Verdict> verdicts;
+    JournalEntry journal;
+  };
+
   void Work() {
     while (!stop_.load() && InterruptSignal() == 0) {
       size_t i = next_.fetch_add(1);
-      if (i >= todo_.size()) return;
+      if (i >= todo_.size()) break;
       int trial = todo_[i];
       Plan plan = o_.exhaustive ? MakeExhaustivePlan(s_, o_.seed, trial, space_[trial])
                                 : MakePlan(s_, o_.seed, trial);
       auto record = RunTrial(s_, plan, to_);
-      if (!record && InterruptSignal() != 0) return;  // the trial in flight is abandoned
-      if (!record) return Fail(record.error());
+      if (!record && InterruptSignal() != 0) break;  // the trial in flight is abandoned
+      if (!record) {
+        Fail(record.error());
+        break;
+      }
       CheckInput input{s_, record.value().plan, record.value().events,
                        record.value().sandbox.work()};
       std::vector<Verdict> verdicts = CheckTrial(input);
-      std::lock_guard<std::mutex> lock(mu_);
-      if (Status st = Commit(record.value(), verdicts); !st) return Fail(st.error());
+      JournalEntry journal = FormatFinishedTrial(plan, record.value().events, verdicts);
+      std::unique_lock<std::mutex> lock(mu_);
+      room_.wait(lock, [&] { return finished_.size() < max_waiting_ || stop_.load(); });
+      finished_.push_back({std::move(record.value()), std::move(verdicts), std::move(journal)});
+      ready_.notify_one();
     }
+    std::lock_guard<std::mutex> lock(mu_);
+    --workers_left_;
+    ready_.notify_one();
   }
 
   void Fail(Error e) {
-    std::lock_guard<std::mutex> lock(error_mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     if (!error_) error_ = std::move(e);
     stop_ = true;
+    room_.notify_all();
   }
 
-  // Under mu_. The counterexample files first, the journals next: once its trials line is
-  // there, the trial is finished and everything it needs is on disk (journal.h).
-  Status Commit(const TrialRecord& record, const std::vector<Verdict>& verdicts) {
-    const int trial = record.plan.trial;
+  // The committer thread: batches until every worker is done and nothing waits.
+  void Commit() {
+    for (;;) {
+      std::vector<Finished> batch;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        ready_.wait(lock, [&] { return !finished_.empty() || workers_left_ == 0; });
+        if (finished_.empty()) return;
+        batch.swap(finished_);
+        room_.notify_all();
+      }
+      if (Status st = CommitBatch(batch); !st) {
+        Fail(st.error());
+        return;
+      }
+    }
+  }
+
+  // The counterexample files first, the journals next: once its trials line is there, a trial
+  // is finished and everything it needs is on disk (journal.h).
+  Status CommitBatch(std::vector<Finished>& batch) {
     std::vector<std::pair<std::string, int>> pushed_out;
-    for (const Verdict& v : verdicts) {
+    std::vector<JournalEntry> journal;
+    for (Finished& f : batch) {
+      if (Status st = SaveCandidates(f, pushed_out); !st) return st;
+      journal.push_back(std::move(f.journal));
+    }
+    if (Status st = AppendFinishedTrials(dir_, journal); !st) return st;
+    // Only now: a crash before leaves a file too many (removed at the end), never one missing.
+    for (const auto& [invariant, other] : pushed_out) {
+      std::error_code ec;
+      fs::remove(CounterexamplePath(o_, s_, other, invariant), ec);
+    }
+    std::vector<std::pair<int, FinishedTrial>> ready;
+    for (Finished& f : batch) {
+      const int trial = f.record.plan.trial;
+      for (auto& t : fold_.Finish(trial, FinishedTrial{f.record.plan, f.verdicts})) ready.push_back(std::move(t));
+      if (o_.on_trial)
+        o_.on_trial(s_, trial, f.verdicts, o_.keep_sandboxes ? f.record.sandbox.root() : fs::path());
+    }
+    FoldIn(std::move(ready));
+    return Ok();
+  }
+
+  Status SaveCandidates(const Finished& f, std::vector<std::pair<std::string, int>>& pushed_out) {
+    for (const Verdict& v : f.verdicts) {
       if (v.held || !Listed(v.invariant)) continue;
-      ExampleCandidates::Added added = candidates_.Add(v.invariant, trial);
+      ExampleCandidates::Added added = candidates_.Add(v.invariant, f.record.plan.trial);
       if (added.pushed_out) pushed_out.emplace_back(v.invariant, *added.pushed_out);
       if (!added.candidate) continue;
       if (scenario_text_.empty()) {
@@ -202,20 +265,11 @@ class ScenarioTrials {
         if (!read) return read.error();
         scenario_text_ = read.value();
       }
-      if (Status st = SaveCounterexample(s_, o_, record, verdicts, v.invariant, scenario_text_);
+      if (Status st = SaveCounterexample(s_, o_, f.record, f.verdicts, v.invariant, scenario_text_);
           !st) {
         return st;
       }
     }
-    if (Status st = AppendFinishedTrial(dir_, record.plan, record.events, verdicts); !st) return st;
-    // Only now: a crash before leaves a file too many (removed at the end), never one missing.
-    for (const auto& [invariant, other] : pushed_out) {
-      std::error_code ec;
-      fs::remove(CounterexamplePath(o_, s_, other, invariant), ec);
-    }
-    FoldIn(fold_.Finish(trial, FinishedTrial{record.plan, verdicts}));
-    if (o_.on_trial)
-      o_.on_trial(s_, trial, verdicts, o_.keep_sandboxes ? record.sandbox.root() : fs::path());
     return Ok();
   }
 
@@ -225,7 +279,7 @@ class ScenarioTrials {
   }
 
   // Adds trials to the results in trial order; an example points at its counterexample file,
-  // which Commit wrote while the trial could become one (a resumed run: before it stopped).
+  // which the commit wrote while the trial could become one (a resumed run: before it stopped).
   void FoldIn(std::vector<std::pair<int, FinishedTrial>> trials) {
     for (auto& [trial, t] : trials) {
       result_.Add(t.plan, t.verdicts, ReplayCommand(s_, o_.seed, trial, o_.exhaustive));
@@ -266,9 +320,14 @@ class ScenarioTrials {
   std::vector<int> todo_;   // those still to run
   std::atomic<size_t> next_{0};
   std::atomic<bool> stop_{false};
-  std::mutex error_mu_;
+  // Between the workers and the committer:
+  std::mutex mu_;
+  std::condition_variable ready_, room_;
+  std::vector<Finished> finished_;
+  size_t max_waiting_ = 2;
+  int workers_left_ = 0;
   std::optional<Error> error_;
-  std::mutex mu_;  // everything below
+  // The committer's own (and Recovered's and Run's, before and after it runs):
   OrderedFold<FinishedTrial> fold_;
   ExampleCandidates candidates_;
   std::string scenario_text_;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The test suite under sanitizers (docs/hardening.md), warnings as errors as everywhere:
 #   build-asan/  AddressSanitizer + UndefinedBehaviorSanitizer: every test.
-#   build-tsan/  ThreadSanitizer: what runs threads (control channel, downstream, runner), i.e.
-#                the run tests, the jobs' client tests and end-to-end runs of the harness.
+#   build-tsan/  ThreadSanitizer: what runs threads (control channel, downstream, runner, the
+#                hold driver of pauses and overlaps, downstream bursts, the interrupt self-pipe),
+#                i.e. the run tests, the jobs' client tests, the process-fault and interrupt
+#                tests and end-to-end runs of the harness.
 # Any report fails the test it happens in (halt_on_error, -fno-sanitize-recover).
 # Usage: bash scripts/sanitize.sh [asan|tsan]...   (default: both)
 set -euo pipefail
@@ -16,9 +18,55 @@ export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:strict_stri
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 
+# Each stage says what it cost (docs/hardening.md "Cost in CI" reads CI's log): wall seconds,
+# and the CPU seconds of everything it ran (user + sys), which a shared machine does not
+# inflate: on CI's 2 idle cores a build's wall is about its CPU / 2.
+TIMEFORMAT="sanitize: %lR wall, %lU user + %lS sys"
+timed() {  # LABEL COMMAND...
+  echo "sanitize: $1"
+  shift
+  time "$@"
+}
+
 configure() {  # DIR SANITIZERS
   cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILLPOINT_WERROR=ON \
     -DKILLPOINT_SANITIZE="$2" -DKILLPOINT_BENCHMARKS=OFF >/dev/null
+}
+
+# The control channel, the downstream server, the process waiter and the jobs' clients;
+# e2e_test: trials through the TSan-built harness with kills, failpoints, the shim and
+# downstream faults (the bundled suite as a whole is left to the ASan build);
+# process_faults_e2e_test: the hold driver's thread (pauses, overlaps' second instances) and
+# downstream bursts, in the test's own process; interrupt_test: the handlers and the self-pipe,
+# a signal from another thread; interrupt_e2e_test: SIGINT/SIGTERM to the TSan-built run,
+# explore and replay (its SIGKILL/--resume and dogfood tests run threads no other way than
+# e2e_test's, and are left to the ASan build).
+tsan_tests=(run_test failpoint_client_test publish_test python_job_test bad_jobs_test e2e_test
+  process_faults_e2e_test interrupt_test interrupt_e2e_test)
+tsan_filter() {  # TEST: its gtest filter
+  case "$1" in
+    e2e_test) echo 'Gate.*:PythonJob.*:HungJob.*:Syscalls.*:Torn.*:Replay.*' ;;
+    interrupt_e2e_test) echo 'Interrupt.*:InterruptExplore.*' ;;
+    *) echo '*' ;;
+  esac
+}
+
+# All at once (most of their time is spent waiting on jobs); fails if any fails.
+run_tsan_tests() {
+  local pids=() t i failed=0
+  for t in "${tsan_tests[@]}"; do
+    (cd build-tsan && "tests/$t" --gtest_filter="$(tsan_filter "$t")" --gtest_brief=1 >"tsan-$t.log" 2>&1) &
+    pids+=($!)
+  done
+  for i in "${!tsan_tests[@]}"; do
+    t=${tsan_tests[$i]}
+    if wait "${pids[$i]}"; then
+      echo "tsan: $t: $(grep -h 'PASSED' "build-tsan/tsan-$t.log" | tail -1)"
+    else
+      echo "tsan: $t FAILED"; tail -60 "build-tsan/tsan-$t.log"; failed=1
+    fi
+  done
+  return "$failed"
 }
 
 for kind in "${kinds[@]}"; do
@@ -26,33 +74,15 @@ for kind in "${kinds[@]}"; do
     asan)
       echo "sanitize: AddressSanitizer + UndefinedBehaviorSanitizer, every test"
       configure build-asan address,undefined
-      cmake --build build-asan -j "$jobs"
-      ctest --test-dir build-asan --output-on-failure -j "$jobs"
+      timed "build-asan: build" cmake --build build-asan -j "$jobs"
+      timed "build-asan: every test" ctest --test-dir build-asan --output-on-failure -j "$jobs"
       ;;
     tsan)
       echo "sanitize: ThreadSanitizer, the threaded parts"
       configure build-tsan thread
-      tests=(run_test failpoint_client_test publish_test python_job_test bad_jobs_test e2e_test)
-      cmake --build build-tsan -j "$jobs" --target "${tests[@]}" killpoint kp-settle kp-publish killpoint_shim
-      # The control channel, the downstream server, the process waiter and the jobs' clients;
-      # e2e_test: trials through the TSan-built harness with kills, failpoints, the shim and
-      # downstream faults (the bundled suite as a whole is left to the ASan build).
-      pids=()
-      for t in "${tests[@]}"; do
-        filter='*'
-        if [[ $t == e2e_test ]]; then filter='Gate.*:PythonJob.*:HungJob.*:Syscalls.*:Torn.*:Replay.*'; fi
-        (cd build-tsan && "tests/$t" --gtest_filter="$filter" --gtest_brief=1 >"tsan-$t.log" 2>&1) &
-        pids+=($!)
-      done
-      failed=0
-      for i in "${!tests[@]}"; do
-        if wait "${pids[$i]}"; then
-          echo "tsan: ${tests[$i]}: $(grep -h 'PASSED' "build-tsan/tsan-${tests[$i]}.log" | tail -1)"
-        else
-          echo "tsan: ${tests[$i]} FAILED"; tail -60 "build-tsan/tsan-${tests[$i]}.log"; failed=1
-        fi
-      done
-      if ((failed)); then exit 1; fi
+      timed "build-tsan: build" cmake --build build-tsan -j "$jobs" \
+        --target "${tsan_tests[@]}" killpoint kp-settle kp-publish killpoint_shim
+      timed "build-tsan: the threaded tests" run_tsan_tests
       ;;
     *) echo "sanitize: unknown kind $kind (asan, tsan)" >&2; exit 2 ;;
   esac

@@ -9,6 +9,8 @@
 #include "cli/paths.h"
 #include "cli/sandbox_options.h"
 #include "explore/explorer.h"
+#include "run/interrupt.h"
+#include "run/orphan_guard.h"
 #include "run/sandbox.h"
 #include "scenario/scenario_parser.h"
 #include "suite/suite.h"
@@ -35,14 +37,16 @@ struct ExploreArgs {
 constexpr int kDefaultExploreTrials = 200;
 
 std::string SearchCommand(const ExploreArgs& a, int trials) {
-  std::string cmd = "killpoint explore " + a.scenario + " --seed " + std::to_string(a.seed) + " --trials " +
-                    std::to_string(trials);
+  std::string cmd = "killpoint explore " + a.scenario + " --seed " + std::to_string(a.seed) +
+                    " --trials " + std::to_string(trials);
   for (const auto& i : a.invariants) cmd += " --invariant " + i;
   return cmd;
 }
 
 int Attempts(const std::vector<Event>& events) {
-  return static_cast<int>(std::count_if(events.begin(), events.end(), [](const Event& e) { return e.type == event::kSpawn && InstanceOf(e) != 2; }));
+  return static_cast<int>(std::count_if(events.begin(), events.end(), [](const Event& e) {
+    return e.type == event::kSpawn && InstanceOf(e) != 2;
+  }));
 }
 
 int Execute(const ExploreArgs& a) {
@@ -53,12 +57,16 @@ int Execute(const ExploreArgs& a) {
     bool known = std::count(s.must_hold.begin(), s.must_hold.end(), name) +
                  std::count(s.expected_violations.begin(), s.expected_violations.end(), name);
     if (!known) {
-      return Report(Error::BadInput("--invariant " + name + ": not an invariant of " + s.file.string() +
-                                    " (its must_hold and expected_violations)"));
+      return Report(Error::BadInput("--invariant " + name + ": not an invariant of " +
+                                    s.file.string() + " (its must_hold and expected_violations)"));
     }
   }
   auto text = ReadFile(s.file);
   if (!text) return Report(text.error());
+  // Before any thread, as `killpoint run` (docs/hardening.md "The harness interrupted"): the
+  // guard kills what the jobs left if the explorer dies, the handlers stop it cleanly.
+  if (Status st = StartOrphanGuard(); !st) return Report(st.error());
+  InstallInterruptHandlers();
   auto root = SandboxRoot::Make(a.sandbox.root, false, a.sandbox.Storage());
   if (!root) return Report(root.error());
 
@@ -72,28 +80,51 @@ int Execute(const ExploreArgs& a) {
   o.trial.real_fsync = a.sandbox.real_disk;
   bool progress = !a.quiet && ::isatty(STDERR_FILENO);
   o.on_trial = [&](int n, bool shrinking, const std::string& summary, bool violated) {
-    if (!a.quiet && violated && !shrinking) std::cout << "trial " << n << " violates: " << summary << "\n";
-    if (progress) std::cerr << "\r" << (shrinking ? "shrinking, step " : "searching, trial ") << n << "   " << std::flush;
+    if (!a.quiet && violated && !shrinking)
+      std::cout << "trial " << n << " violates: " << summary << "\n";
+    if (progress)
+      std::cerr << "\r" << (shrinking ? "shrinking, step " : "searching, trial ") << n << "   "
+                << std::flush;
   };
   auto outcome = Explore(s, o);
   if (progress) std::cerr << "\r\033[K" << std::flush;
   if (!outcome) return Report(outcome.error());
   const ExploreOutcome& r = outcome.value();
+  if (r.interrupted != 0 && !r.found) {
+    std::cerr << "killpoint: explore interrupted by " << InterruptName(r.interrupted) << " after "
+              << r.trials << " schedules: no violation found in them; search again: "
+              << SearchCommand(a, a.trials > 0 ? a.trials : kDefaultExploreTrials) << "\n";
+    return kExitSignalBase + r.interrupted;
+  }
   if (!r.found) {
     if (!a.quiet) {
-      std::cout << s.name << ": no violation in " << r.trials << " schedules (seed " << a.seed << ")\n"
+      std::cout << s.name << ": no violation in " << r.trials << " schedules (seed " << a.seed
+                << ")\n"
                 << "  search again: " << SearchCommand(a, r.trials) << "\n";
     }
     return kExitOk;
   }
   CounterexampleFile c = *r.found;
   c.scenario_text = text.value();
-  fs::path file = fs::path(a.out) / Slug(s.name) / "counterexamples" / ("explore-" + c.invariant + ".json");
+  fs::path file =
+      fs::path(a.out) / Slug(s.name) / "counterexamples" / ("explore-" + c.invariant + ".json");
   c.reproduce = "killpoint replay " + file.string();
+  if (r.interrupted != 0) {
+    c.partial = std::string("interrupted by ") + InterruptName(r.interrupted) +
+                " while shrinking, after " + std::to_string(r.shrink_trials) + " of at most " +
+                std::to_string(a.shrink_trials) + " steps: it violates " + c.invariant +
+                " but may not be the smallest schedule that does";
+  }
   if (Status st = WriteCounterexample(file, c); !st) return Report(st.error());
+  if (r.interrupted != 0) {
+    std::cerr << "killpoint: explore " << c.partial << "; counterexample: " << file.string()
+              << "; reproduce: " << c.reproduce << "\n";
+    return kExitSignalBase + r.interrupted;
+  }
   bool must_hold = std::count(s.must_hold.begin(), s.must_hold.end(), c.invariant) > 0;
   if (!a.quiet) {
-    std::cout << s.name << ": " << c.invariant << (must_hold ? " VIOLATED (must hold)" : " violated (expected)") << "\n"
+    std::cout << s.name << ": " << c.invariant
+              << (must_hold ? " VIOLATED (must hold)" : " violated (expected)") << "\n"
               << "  " << c.explanation << "\n"
               << "  found after " << r.trials << " schedules: " << r.first->plan.Summary() << "\n"
               << "  shrunk in " << r.shrink_trials << " trials to: " << c.plan.Summary() << " ("
@@ -109,20 +140,26 @@ int Execute(const ExploreArgs& a) {
 
 void AddExploreCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ExploreArgs>();
-  CLI::App* cmd = app.add_subcommand("explore", "Search fault schedules for a violation and shrink it to the smallest");
+  CLI::App* cmd = app.add_subcommand(
+      "explore", "Search fault schedules for a violation and shrink it to the smallest");
   cmd->add_option("scenario", args->scenario, "Scenario file")->required();
-  cmd->add_option("--trials", args->trials, "Schedules to try (default 200, or unbounded with --seconds)")
+  cmd->add_option("--trials", args->trials,
+                  "Schedules to try (default 200, or unbounded with --seconds)")
       ->check(CLI::Range(1, 100'000'000));
-  cmd->add_option("--seconds", args->seconds, "Wall-clock budget of the search (shrinking comes on top)")
+  cmd->add_option("--seconds", args->seconds,
+                  "Wall-clock budget of the search (shrinking comes on top)")
       ->check(CLI::Range(1, 30 * 24 * 3600));
   cmd->add_option("--shrink-trials", args->shrink_trials, "Most trials spent shrinking")
       ->check(CLI::Range(0, 100'000))
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the search (same seed, same schedules)");
-  cmd->add_option("--invariant", args->invariants, "Look only for this invariant's violation (repeatable)");
-  cmd->add_option("--out", args->out, "Results folder: counterexamples go to OUT/<scenario>/counterexamples/")
+  cmd->add_option("--invariant", args->invariants,
+                  "Look only for this invariant's violation (repeatable)");
+  cmd->add_option("--out", args->out,
+                  "Results folder: counterexamples go to OUT/<scenario>/counterexamples/")
       ->capture_default_str();
-  cmd->add_option("--bindir", args->bindir, "Folder of the reference jobs, {bindir} (default: killpoint's own)");
+  cmd->add_option("--bindir", args->bindir,
+                  "Folder of the reference jobs, {bindir} (default: killpoint's own)");
   AddSandboxOptions(cmd, &args->sandbox);
   cmd->add_flag("--quiet,-q", args->quiet, "Print nothing but errors");
   cmd->callback([args, &exit_code] { exit_code = Execute(*args); });

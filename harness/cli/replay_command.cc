@@ -9,6 +9,8 @@
 #include "cli/sandbox_options.h"
 #include "replay/replay.h"
 #include "reports/text_timeline.h"
+#include "run/interrupt.h"
+#include "run/orphan_guard.h"
 #include "run/sandbox.h"
 
 namespace killpoint {
@@ -27,11 +29,23 @@ struct ReplayArgs {
 int Execute(const ReplayArgs& a) {
   auto c = ReadCounterexample(a.file);
   if (!c) return Report(c.error());
+  if (!c.value().partial.empty()) std::cerr << "killpoint: note: " << c.value().partial << "\n";
+  // Before any thread, as `killpoint run` (docs/hardening.md "The harness interrupted").
+  if (Status st = StartOrphanGuard(); !st) return Report(st.error());
+  InstallInterruptHandlers();
   auto root = SandboxRoot::Make(a.sandbox.root, a.keep, a.sandbox.Storage());
   if (!root) return Report(root.error());
-  TrialOptions o{a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir), root.value()->path(), a.keep};
+  TrialOptions o{a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir), root.value()->path(),
+                 a.keep};
   o.real_fsync = a.sandbox.real_disk;
   auto r = Replay(c.value(), o);
+  if (int signal = InterruptSignal(); !r && signal != 0) {
+    // The attempt in flight was killed with its group and tagged processes; the trial's
+    // sandbox goes with the Result (unless --keep), the temporary root with `root`.
+    std::cerr << "killpoint: replay interrupted by " << InterruptName(signal)
+              << ": the attempt in flight was killed, nothing was compared\n";
+    return kExitSignalBase + signal;
+  }
   if (!r) return Report(r.error());
   const ReplayOutcome& out = r.value();
   if (!out.warning.empty()) std::cerr << "killpoint: warning: " << out.warning << "\n";
@@ -39,9 +53,12 @@ int Execute(const ReplayArgs& a) {
     std::cout << out.scenario.name << ": " << c.value().plan.Summary() << "\n\n"
               << RenderTextTimeline(out.events) << "\n";
     for (const Verdict& v : out.verdicts) std::cout << "  " << v << "\n";
-    std::cout << "\n" << c.value().invariant << (out.violated ? ": violated again" : ": held this time") << "\n";
+    std::cout << "\n"
+              << c.value().invariant << (out.violated ? ": violated again" : ": held this time")
+              << "\n";
     if (!out.first_difference) {
-      std::cout << "history: the same events in the same order as recorded (" << out.events.size() << " events)\n";
+      std::cout << "history: the same events in the same order as recorded (" << out.events.size()
+                << " events)\n";
     } else {
       size_t i = *out.first_difference;
       auto now = Fingerprint(out.events), then = Fingerprint(c.value().events);
@@ -58,11 +75,15 @@ int Execute(const ReplayArgs& a) {
 
 void AddReplayCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ReplayArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "replay", "Run a counterexample's schedule again; exit 1 if its invariant is violated again, 0 if it held");
-  cmd->add_option("counterexample", args->file, "A counterexample file (killpoint run or explore wrote it)")->required();
+  CLI::App* cmd = app.add_subcommand("replay",
+                                     "Run a counterexample's schedule again; exit 1 if its "
+                                     "invariant is violated again, 0 if it held");
+  cmd->add_option("counterexample", args->file,
+                  "A counterexample file (killpoint run or explore wrote it)")
+      ->required();
   cmd->add_flag("--keep", args->keep, "Keep the sandbox and print how to look inside");
-  cmd->add_option("--bindir", args->bindir, "Folder of the reference jobs, {bindir} (default: killpoint's own)");
+  cmd->add_option("--bindir", args->bindir,
+                  "Folder of the reference jobs, {bindir} (default: killpoint's own)");
   AddSandboxOptions(cmd, &args->sandbox);
   cmd->add_flag("--quiet,-q", args->quiet, "Print nothing but errors");
   cmd->callback([args, &exit_code] { exit_code = Execute(*args); });

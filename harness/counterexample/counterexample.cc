@@ -9,23 +9,28 @@ namespace killpoint {
 nlohmann::json ToJson(const CounterexampleFile& c) {
   nlohmann::json events = nlohmann::json::array();
   for (const Event& e : c.events) events.push_back(e);
-  return {{"format", kCounterexampleFormat},
-          {"killpoint_version", c.killpoint_version},
-          {"scenario", {{"file", c.scenario_file}, {"name", c.scenario_name}, {"text", c.scenario_text}}},
-          {"source", c.source},
-          {"summary", c.plan.Summary()},
-          {"plan", c.plan},
-          {"invariant", {{"name", c.invariant}, {"explanation", c.explanation}}},
-          {"verdicts", c.verdicts},
-          {"events", events},
-          {"final_state", c.final_state},
-          {"reproduce", c.reproduce}};
+  nlohmann::json j = {
+      {"format", kCounterexampleFormat},
+      {"killpoint_version", c.killpoint_version},
+      {"scenario",
+       {{"file", c.scenario_file}, {"name", c.scenario_name}, {"text", c.scenario_text}}},
+      {"source", c.source},
+      {"summary", c.plan.Summary()},
+      {"plan", c.plan},
+      {"invariant", {{"name", c.invariant}, {"explanation", c.explanation}}},
+      {"verdicts", c.verdicts},
+      {"events", events},
+      {"final_state", c.final_state},
+      {"reproduce", c.reproduce}};
+  if (!c.partial.empty()) j["partial"] = c.partial;
+  return j;
 }
 
 Status WriteCounterexample(const std::filesystem::path& path, const CounterexampleFile& c) {
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) return Error::Harness("cannot create " + path.parent_path().string() + ": " + ec.message());
+  if (ec)
+    return Error::Harness("cannot create " + path.parent_path().string() + ": " + ec.message());
   return WriteFileAtomically(
       path, ToJson(c).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
@@ -58,6 +63,7 @@ Result<CounterexampleFile> ReadCounterexample(const std::filesystem::path& path)
     for (const auto& e : j.at("events")) c.events.push_back(e.get<Event>());
     c.final_state = j.value("final_state", nlohmann::json::object());
     c.reproduce = j.value("reproduce", "");
+    c.partial = j.value("partial", "");
   } catch (const nlohmann::json::exception& e) {
     return bad(std::string("a field is missing or of the wrong type (") + e.what() + ")");
   }
@@ -69,12 +75,14 @@ std::vector<nlohmann::json> Fingerprint(const std::vector<Event>& events) {
   // Two instances of an attempt at once (an overlap, docs/faults.md) interleave their events
   // as the scheduler pleases: those of instance 2, and requests either may have sent, are
   // compared as a sorted set at the end, and no event's seq counts.
-  bool overlapped = std::any_of(events.begin(), events.end(), [](const Event& e) { return InstanceOf(e) != 1; });
+  bool overlapped =
+      std::any_of(events.begin(), events.end(), [](const Event& e) { return InstanceOf(e) != 1; });
   std::vector<nlohmann::json> out, concurrent;
   for (const Event& e : events) {
     nlohmann::json data = e.data;
     if (data.is_object()) {
-      for (const char* volatile_key : {"pid", "sandbox", "elapsed_ms", "stderr"}) data.erase(volatile_key);
+      for (const char* volatile_key : {"pid", "sandbox", "elapsed_ms", "stderr"})
+        data.erase(volatile_key);
       // A job's in-process retries are timed by its real clock (docs/retry.md).
       if (e.type == event::kJobRetry) data.erase("delay_ms"), data.erase("at_ms");
     }

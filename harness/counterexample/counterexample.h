@@ -29,7 +29,7 @@ struct CounterexampleFile {
   std::string scenario_file;  // absolute
   std::string scenario_name;
   std::string scenario_text;  // the scenario file as it was: replay needs no copy of it
-  std::string source;          // "run" (a sampled trial) or "explore" (a shrunk schedule)
+  std::string source;         // "run" (a sampled trial) or "explore" (a shrunk schedule)
   Plan plan;
   std::string invariant;
   std::string explanation;
@@ -37,6 +37,10 @@ struct CounterexampleFile {
   std::vector<Event> events;
   nlohmann::json final_state = nlohmann::json::object();
   std::string reproduce;
+  // Set when `killpoint explore` was interrupted (SIGINT/SIGTERM) while shrinking: the schedule
+  // violates the invariant but may not be the smallest ("interrupted by SIGINT while shrinking,
+  // after 12 of 300 steps"). Empty otherwise, and then absent from the file.
+  std::string partial;
 
   bool operator==(const CounterexampleFile&) const = default;
 };

@@ -5,6 +5,7 @@
 #include "check/checker.h"
 #include "counterexample/final_state.h"
 #include "explore/schedule_gen.h"
+#include "run/interrupt.h"
 
 namespace killpoint {
 namespace {
@@ -17,7 +18,8 @@ using Clock = std::chrono::steady_clock;
 // smallest failure it has.
 class Search {
  public:
-  Search(const Scenario& s, const ExploreOptions& o) : scenario_(s), options_(o), started_(Clock::now()) {
+  Search(const Scenario& s, const ExploreOptions& o)
+      : scenario_(s), options_(o), started_(Clock::now()) {
     targets_ = o.invariants;
     if (targets_.empty()) {
       targets_ = s.must_hold;
@@ -28,18 +30,24 @@ class Search {
   void Property(const Plan& plan) {
     if (error_) return;
     bool shrinking = outcome_.first.has_value();
+    if (Interrupted(shrinking)) return;
     if (shrinking) {
       if (outcome_.shrink_trials >= options_.shrink_trials) return;
     } else if (outcome_.trials >= options_.trials || OutOfTime()) {
       RC_DISCARD("budget spent");
     }
     auto trial = RunTrial(scenario_, plan, options_.trial);
+    if (!trial && InterruptSignal() != 0) {  // the schedule in flight is abandoned
+      (void)Interrupted(shrinking);
+      return;
+    }
     if (!trial) {
       error_ = trial.error();
       return;
     }
     int n = shrinking ? ++outcome_.shrink_trials : ++outcome_.trials;
-    std::vector<Verdict> verdicts = CheckTrial({scenario_, plan, trial.value().events, trial.value().sandbox.work()});
+    std::vector<Verdict> verdicts =
+        CheckTrial({scenario_, plan, trial.value().events, trial.value().sandbox.work()});
     const Verdict* violated = nullptr;
     for (const std::string& name : targets_) {
       for (const Verdict& v : verdicts) {
@@ -77,6 +85,20 @@ class Search {
   ExploreOutcome& outcome() { return outcome_; }
 
  private:
+  // Whether a SIGINT/SIGTERM asked the explorer to stop; then every later call ends at once.
+  // While searching, the first such call fails the property (without a counterexample): a
+  // discard would not end a search of a million schedules soon, a failure ends it, and the
+  // shrink candidates RapidCheck then tries all pass at once, so it stops after one round.
+  // While shrinking, candidates pass: RapidCheck keeps the smallest failure it has.
+  bool Interrupted(bool shrinking) {
+    if (InterruptSignal() == 0) return false;
+    if (outcome_.interrupted == 0) {
+      outcome_.interrupted = InterruptSignal();
+      if (!shrinking) RC_FAIL("interrupted");
+    }
+    return true;
+  }
+
   bool OutOfTime() const {
     return options_.time_budget && Clock::now() - started_ >= *options_.time_budget;
   }
@@ -101,7 +123,8 @@ class SilentListener : public rc::detail::TestListener {
 }  // namespace
 
 Result<ExploreOutcome> Explore(const Scenario& s, const ExploreOptions& o) {
-  if (s.dates.empty()) return Error::BadInput(s.file.string() + ": dates: explore needs at least one");
+  if (s.dates.empty())
+    return Error::BadInput(s.file.string() + ": dates: explore needs at least one");
   Search search(s, o);
   rc::detail::TestParams params;
   params.seed = o.seed;
@@ -113,8 +136,9 @@ Result<ExploreOutcome> Explore(const Scenario& s, const ExploreOptions& o) {
   metadata.id = s.name;
   metadata.description = "explore " + s.name;
   SilentListener listener;
-  rc::detail::checkProperty(rc::detail::toProperty([&] { search.Property(*GenSchedule(s, o.seed)); }), metadata,
-                            params, listener, {});
+  rc::detail::checkProperty(
+      rc::detail::toProperty([&] { search.Property(*GenSchedule(s, o.seed)); }), metadata, params,
+      listener, {});
   if (search.error()) return *search.error();
   return std::move(search.outcome());
 }

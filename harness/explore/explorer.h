@@ -23,7 +23,7 @@ struct ExploreOptions {
   int trials = 200;                                 // schedules tried before giving up
   std::optional<std::chrono::seconds> time_budget;  // and/or a wall-clock budget for the search
   int shrink_trials = 300;                          // most trials spent shrinking
-  std::vector<std::string> invariants;              // which to search for; empty: the scenario's all
+  std::vector<std::string> invariants;  // which to search for; empty: the scenario's all
   TrialOptions trial;
   // Told after each trial: its number, whether it is a shrink step, its schedule's summary and
   // whether it violated.
@@ -31,12 +31,18 @@ struct ExploreOptions {
 };
 
 struct ExploreOutcome {
-  int trials = 0;         // searching
-  int shrink_trials = 0;  // shrinking, each a real trial
+  int trials = 0;                           // searching
+  int shrink_trials = 0;                    // shrinking, each a real trial
   std::optional<CounterexampleFile> found;  // the smallest schedule that violates; none found
   std::optional<CounterexampleFile> first;  // the schedule first found, before shrinking
+  // The SIGINT/SIGTERM that stopped the search or the shrinking (run/interrupt.h), else 0. The
+  // trial in flight was abandoned; `found` is then the smallest violating schedule so far.
+  int interrupted = 0;
 };
 
+// A SIGINT/SIGTERM (InterruptSignal() != 0) ends the search between schedules, or kills the
+// attempt in flight and abandons that schedule; what was complete is returned, with
+// `interrupted` set.
 Result<ExploreOutcome> Explore(const Scenario& scenario, const ExploreOptions& options);
 
 }  // namespace killpoint

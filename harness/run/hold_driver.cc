@@ -1,11 +1,36 @@
 #include "run/hold_driver.h"
 
+#include <poll.h>
 #include <signal.h>
+
+#include <cerrno>
+
+#include "run/interrupt.h"
 
 namespace killpoint {
 
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Sleeps `ms` of real time, or less if the harness gets SIGINT/SIGTERM meanwhile: a pause of
+// minutes must not hold up the stop (interrupt.h; the attempt's wait has already returned and
+// killed the group, and Finish joins this thread). Polls the interrupt self-pipe; without the
+// handlers installed (InterruptFd() is -1, which poll ignores) it is a plain sleep.
+void SleepUnlessInterrupted(int64_t ms) {
+  auto until = Clock::now() + milliseconds(ms);
+  while (InterruptSignal() == 0) {
+    auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now()).count();
+    if (left <= 0) return;
+    pollfd p = {InterruptFd(), POLLIN, 0};
+    int rc = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 60'000)));
+    if (rc > 0) return;
+    if (rc < 0 && errno != EINTR) return;
+  }
+}
+
+}  // namespace
 
 HoldDriver::HoldDriver(const AttemptFault& fault, AttemptState* attempt, ControlChannel* channel,
                        Downstream* downstream, History* history, RunningProcess* first,
@@ -44,11 +69,11 @@ void HoldDriver::Carry(const AttemptState::Hold& hold) {
     // Real time, not the virtual clock: a stopped job is paused to let the world move on
     // without it (a lease expires, another instance takes the lock), and jobs and the
     // stores they use measure that with their own clocks (docs/faults.md).
-    std::this_thread::sleep_for(milliseconds(pause_ms_));
+    SleepUnlessInterrupted(pause_ms_);
   }
   std::unique_ptr<RunningProcess> second;
   Clock::time_point started;
-  if (hold.overlap && !first_ended_) {
+  if (hold.overlap && !first_ended_ && InterruptSignal() == 0) {
     started = Clock::now();
     second = StartSecond(hold);
   }

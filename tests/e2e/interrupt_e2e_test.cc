@@ -5,15 +5,22 @@
 // - SIGKILL of `killpoint run`: the jobs' processes die with it (the leader by its parent-death
 //   signal, the rest by the orphan guard); `--resume` then finishes the run, and its results,
 //   journals and counterexample files equal an uninterrupted run's; a second --resume is a
-//   no-op; a torn journal tail is repaired, garbage in a journal's middle is refused.
+//   no-op; a torn journal tail is repaired, garbage in a journal's middle is refused;
+// - a second signal while the first stop is stuck: the harness ends at once, 128 + the second;
+// - SIGINT / SIGTERM to `killpoint explore` (between schedules, or while shrinking: the
+//   counterexample so far is written, marked partial) and to `killpoint replay`.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "counterexample/counterexample.h"
 #include "killpoint_cli.h"
 
 namespace killpoint::testing {
@@ -45,8 +52,12 @@ std::vector<std::string> Lines(const std::string& text) {
 // own (--real-disk: the sandboxes go in that TMPDIR, not in RAM, so that what is left is seen).
 class Harness {
  public:
-  Harness(const fs::path& root, std::vector<std::string> args) : root_(root) {
-    std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint", "run", "--real-disk"};
+  // `head`: the subcommand and its first options (explore and replay take --real-disk too).
+  Harness(const fs::path& root, std::vector<std::string> args,
+          std::vector<std::string> head = {"run", "--real-disk"})
+      : root_(root) {
+    std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint"};
+    argv.insert(argv.end(), head.begin(), head.end());
     argv.insert(argv.end(), args.begin(), args.end());
     auto p =
         Spawn({argv,
@@ -250,7 +261,8 @@ TEST_F(Resumed, TheKilledRunWasCutMidScenario) {
 TEST_F(Resumed, ResultsEqualAnUninterruptedRun) {
   ASSERT_NE(resumed_exit_, 2) << *resumed_err_;
   EXPECT_EQ(resumed_exit_, whole_exit_) << *resumed_err_;
-  nlohmann::json resumed = ComparableResults(ResultsOf("resumed")), whole = ComparableResults(ResultsOf("whole"));
+  nlohmann::json resumed = ComparableResults(ResultsOf("resumed")),
+                 whole = ComparableResults(ResultsOf("whole"));
   int examples = 0;
   for (const auto& s : whole["scenarios"]) {
     for (const auto& inv : s["invariants"]) examples += static_cast<int>(inv["examples"].size());
@@ -272,7 +284,8 @@ TEST_F(Resumed, JournalsAndCounterexampleFilesEqualAnUninterruptedRun) {
       std::set<std::string> names;
       fs::path dir = *root_ / run / slug / "counterexamples";
       if (fs::exists(dir)) {
-        for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+        for (const auto& e : fs::directory_iterator(dir))
+          names.insert(e.path().filename().string());
       }
       return names;
     };
@@ -392,6 +405,201 @@ TEST(Dogfood, WithoutItsFsyncTheWriterLosesFinishedTrials) {
   EXPECT_THAT(
       inv["examples"][0]["explanation"].get<std::string>(),
       ::testing::HasSubstr("finished trials, 0 of them are in trials.jsonl after the crash"));
+}
+
+}  // namespace
+}  // namespace killpoint::testing
+
+namespace killpoint::testing {
+namespace {
+
+extern "C" char** environ;
+
+// `killpoint run --real-disk ARGS...` whose stderr is a pipe that is full and that nobody
+// reads (a log collector that stalled): the harness blocks in the first line it writes there,
+// which, with --quiet, is the last line of an interrupted run, after its partial results and
+// reports. Its first stop can then never end by itself; only a second signal ends it.
+class StuckStderrHarness {
+ public:
+  StuckStderrHarness(const fs::path& root, const std::vector<std::string>& args) {
+    int fds[2];
+    EXPECT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+    // Filled while non-blocking (O_NONBLOCK belongs to the open pipe, which the child shares:
+    // it is cleared again before the spawn, so that the harness's write blocks).
+    EXPECT_EQ(::fcntl(fds[1], F_SETFL, O_NONBLOCK), 0);
+    std::string chunk(4096, '.');
+    while (::write(fds[1], chunk.data(), chunk.size()) > 0) {
+    }
+    EXPECT_EQ(::fcntl(fds[1], F_SETFL, 0), 0);
+    std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint", "run", "--real-disk"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+      std::string_view entry(*e);
+      if (entry.rfind("TMPDIR=", 0) != 0 && entry.rfind("KP_TEST_PIDS=", 0) != 0)
+        env.emplace_back(entry);
+    }
+    env.push_back("TMPDIR=" + (root / "tmp").string());
+    env.push_back("KP_TEST_PIDS=" + (root / "pids").string());
+    std::vector<char*> cargv, cenv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    for (auto& e : env) cenv.push_back(e.data());
+    cenv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    std::string out = (root / "cli.out").string();
+    posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    posix_spawn_file_actions_addchdir_np(&fa, KILLPOINT_SOURCE_DIR);
+    EXPECT_EQ(::posix_spawn(&pid_, cargv[0], &fa, nullptr, cargv.data(), cenv.data()), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(fds[1]);
+    read_end_ = fds[0];
+  }
+  ~StuckStderrHarness() {
+    if (pid_ > 0 && !reaped_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    ::close(read_end_);
+  }
+  pid_t pid() const { return pid_; }
+  // Its shell code if it exits within kPatience, else -1 (and it is left running).
+  int WaitWithin() {
+    int status = 0;
+    bool exited = Eventually([&] {
+      if (reaped_) return true;
+      reaped_ = ::waitpid(pid_, &status, WNOHANG) == pid_;
+      return reaped_;
+    });
+    if (!exited) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int read_end_ = -1;
+  bool reaped_ = false;
+};
+
+// Whether a process other than this test carries this test's marker: the harness, its orphan
+// guard, or anything a job started.
+bool AnyProcessOf(const fs::path& pids) {
+  std::string marker = "KP_TEST_PIDS=" + pids.string();
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (std::stoi(name) == ::getpid()) continue;
+    std::string env = Slurp(e.path() / "environ");
+    for (size_t at = 0; at < env.size();) {
+      size_t end = env.find('\0', at);
+      if (end == std::string::npos) end = env.size();
+      if (env.compare(at, end - at, marker) == 0) return true;
+      at = end + 1;
+    }
+  }
+  return false;
+}
+
+TEST_F(Interrupt, ASecondSignalEndsTheHarnessAtOnceWhenTheFirstStopIsStuck) {
+  HangAt(4);
+  StuckStderrHarness h(root_, SlowJobArgs());
+  ASSERT_TRUE(Eventually([&] { return Hanging(); }));
+  ASSERT_EQ(::kill(h.pid(), SIGINT), 0);
+  // The first stop kills the attempt and writes the partial results, then blocks in its last
+  // line to stderr: it would never end by itself.
+  ASSERT_TRUE(Eventually([&] {
+    auto r = nlohmann::json::parse(Slurp(out_ / "results.json"), nullptr, false);
+    return r.is_object() && r.value("partial", "") == "interrupted by SIGINT";
+  }));
+  ASSERT_EQ(::kill(h.pid(), SIGTERM), 0);
+  // 143, the second signal's code: the first stop's own exit would be 130.
+  EXPECT_EQ(h.WaitWithin(), 143) << "the second signal did not end the harness";
+  EXPECT_EQ(Results()["trials"], 3);
+  ExpectNoJobProcessLeft();
+  EXPECT_TRUE(Eventually([&] { return !AnyProcessOf(root_ / "pids"); }))
+      << "a process of this run (the harness, its guard or a job's) is still running";
+  EXPECT_TRUE(Eventually([&] { return LeftInTmp().empty(); }));
+}
+
+// `killpoint explore` and `killpoint replay` of tests/fixtures/interrupt/failing-job.json, whose
+// job fails every start (so every schedule violates converges) and hangs in the trial
+// $KP_TEST_PIDS/hang-at-trial names.
+class InterruptExplore : public Interrupt {
+ protected:
+  void HangAtTrial(int n) { std::ofstream(root_ / "pids" / "hang-at-trial") << n; }
+  std::vector<std::string> ExploreArgs() {
+    return {"tests/fixtures/interrupt/failing-job.json",
+            "--seed",
+            "3",
+            "--out",
+            out_.string(),
+            "--quiet"};
+  }
+  fs::path CounterexamplePath() {
+    return out_ / "interrupt-failing-job" / "counterexamples" / "explore-converges.json";
+  }
+  void ExpectNothingLeft() {
+    ExpectNoJobProcessLeft();
+    EXPECT_TRUE(Eventually([&] { return !AnyProcessOf(root_ / "pids"); }));
+    EXPECT_THAT(LeftInTmp(), IsEmpty()) << "a sandbox was left behind";
+  }
+};
+
+TEST_F(InterruptExplore, SigintWhileSearchingStopsAndExits130WithoutACounterexample) {
+  HangAtTrial(1);
+  Harness h(root_, ExploreArgs(), {"explore", "--real-disk"});
+  ASSERT_TRUE(Eventually([&] { return Hanging(); })) << h.Err();
+  ASSERT_EQ(::kill(h.pid(), SIGINT), 0);
+  EXPECT_EQ(h.Wait(), 130) << h.Err();
+  EXPECT_THAT(h.Err(), HasSubstr("explore interrupted by SIGINT after 0 schedules: no violation"));
+  EXPECT_THAT(h.Err(), HasSubstr("search again: killpoint explore"));
+  EXPECT_FALSE(fs::exists(CounterexamplePath()));
+  ExpectNothingLeft();
+}
+
+TEST_F(InterruptExplore, SigtermWhileShrinkingWritesThePartialCounterexampleAndExits143) {
+  HangAtTrial(2);  // trial 1 violates: trial 2 is the first shrink step
+  Harness h(root_, ExploreArgs(), {"explore", "--real-disk"});
+  ASSERT_TRUE(Eventually([&] { return Hanging(); })) << h.Err();
+  ASSERT_EQ(::kill(h.pid(), SIGTERM), 0);
+  EXPECT_EQ(h.Wait(), 143) << h.Err();
+  EXPECT_THAT(
+      h.Err(),
+      HasSubstr("explore interrupted by SIGTERM while shrinking, after 0 of at most 300 steps"));
+  auto c = ReadCounterexample(CounterexamplePath());
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c.value().invariant, "converges");
+  EXPECT_THAT(c.value().partial, HasSubstr("interrupted by SIGTERM while shrinking"));
+  EXPECT_THAT(c.value().partial, HasSubstr("may not be the smallest"));
+  ExpectNothingLeft();
+  // It replays (the schedule does violate), and replay says it is partial.
+  fs::remove(root_ / "pids" / "hang-at-trial");
+  Harness replay(root_, {CounterexamplePath().string()}, {"replay", "--real-disk"});
+  EXPECT_EQ(replay.Wait(), 1) << replay.Err();
+  EXPECT_THAT(replay.Err(), HasSubstr("note: interrupted by SIGTERM while shrinking"));
+}
+
+TEST_F(InterruptExplore, SigintDuringReplayKillsTheAttemptAndExits130) {
+  // A whole counterexample first: explore uninterrupted, without shrinking.
+  auto args = ExploreArgs();
+  args.insert(args.end(), {"--shrink-trials", "0"});
+  Harness explore(root_, args, {"explore", "--real-disk"});
+  ASSERT_EQ(explore.Wait(), 1) << explore.Err();
+  ASSERT_TRUE(fs::exists(CounterexamplePath()));
+  int trials_so_far = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(root_ / "pids" / "trials"))
+    ++trials_so_far;
+  HangAtTrial(trials_so_far + 1);  // the replay's trial
+  Harness replay(root_, {CounterexamplePath().string()}, {"replay", "--real-disk"});
+  ASSERT_TRUE(Eventually([&] { return Hanging(); })) << replay.Err();
+  ASSERT_EQ(::kill(replay.pid(), SIGINT), 0);
+  EXPECT_EQ(replay.Wait(), 130) << replay.Err();
+  EXPECT_THAT(replay.Err(),
+              HasSubstr("replay interrupted by SIGINT: the attempt in flight was killed"));
+  ExpectNothingLeft();
 }
 
 }  // namespace

@@ -7,12 +7,15 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "history/history.h"
 #include "killpoint_cli.h"
+#include "run/interrupt.h"
 #include "run/trial_runner.h"
 #include "scenario/scenario_parser.h"
 
@@ -116,6 +119,64 @@ TEST(ProcessFaults, APauseStopsEveryThreadOfTheJobForItsDuration) {
   ASSERT_NE(exit, nullptr);
   EXPECT_EQ(exit->data["code"], 0) << exit->data.dump();
   ExpectNothingLeftAlive(events);
+}
+
+// Whether a process of a trial under `root` (its KILLPOINT_WORKDIR says so) is stopped.
+bool AStoppedJobUnder(const fs::path& root) {
+  std::string marker = "KILLPOINT_WORKDIR=" + root.string();
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream environ(e.path() / "environ", std::ios::binary);
+    std::string env((std::istreambuf_iterator<char>(environ)), std::istreambuf_iterator<char>());
+    if (env.find(marker) == std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    size_t paren = line.rfind(')');
+    if (paren != std::string::npos && line.size() > paren + 2 && line[paren + 2] == 'T')
+      return true;
+  }
+  return false;
+}
+
+// A SIGINT/SIGTERM to the harness while the job is paused ends the pause at once: the wait
+// kills the attempt's group, and the hold driver's sleep polls the interrupt self-pipe, so a
+// pause of ten minutes does not hold up the stop (docs/hardening.md). The interrupt comes from
+// another thread once the job is stopped. The bound is half the pause: no load comes near it.
+TEST(ProcessFaults, AnInterruptEndsAPauseAtOnce) {
+  InstallInterruptHandlers();
+  ResetInterruptForTests();
+  Scenario s = LeaseScenario({});
+  AttemptFault f;
+  f.pause = {"after_lock", 600'000};
+  fs::path root = fs::temp_directory_path() / ("kp-pause-interrupt-" + std::to_string(::getpid()));
+  fs::create_directories(root);
+  TrialOptions o;
+  o.bindir = KILLPOINT_BIN_DIR;
+  o.sandbox_root = root;
+  std::atomic<bool> over{false};
+  std::thread interrupter([&] {
+    while (!over) {
+      if (AStoppedJobUnder(root)) {
+        RequestInterrupt(SIGINT);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  auto started = std::chrono::steady_clock::now();
+  auto record = RunTrial(s, PlanWith(s, f), o);
+  auto took = std::chrono::steady_clock::now() - started;
+  over = true;
+  interrupter.join();
+  ResetInterruptForTests();
+  ASSERT_FALSE(record) << "the trial ran to its end: the job was never seen paused";
+  EXPECT_NE(record.error().message.find("interrupted by SIGINT"), std::string::npos)
+      << record.error().message;
+  EXPECT_LT(took, std::chrono::minutes(5)) << "the stop waited for the pause of ten minutes";
+  EXPECT_TRUE(fs::is_empty(root)) << "the trial's sandbox was left behind";
+  fs::remove_all(root);
 }
 
 TEST(ProcessFaults, AnOverlapRunsASecondInstanceWhileTheFirstIsHeld) {

@@ -74,26 +74,45 @@ TEST_F(CounterexampleTest, ReadsBackWhatWasWritten) {
   EXPECT_EQ(back.value(), c);
 }
 
+// An explore interrupted while shrinking marks its counterexample partial; a whole one has no
+// such field at all.
+TEST_F(CounterexampleTest, PartialIsWrittenOnlyWhenSetAndReadsBack) {
+  CounterexampleFile c = Sample();
+  EXPECT_FALSE(ToJson(c).contains("partial"));
+  c.partial = "interrupted by SIGINT while shrinking, after 3 of at most 300 steps";
+  EXPECT_EQ(ToJson(c)["partial"], c.partial);
+  ASSERT_TRUE(WriteCounterexample(dir_ / "partial.json", c));
+  auto back = ReadCounterexample(dir_ / "partial.json");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back.value().partial, c.partial);
+  EXPECT_EQ(back.value(), c);
+}
+
 TEST_F(CounterexampleTest, RefusesDamagedAndForeignFiles) {
   std::string good = ToJson(Sample()).dump();
   EXPECT_NE(ErrorOf(dir_ / "missing.json").find("missing.json"), std::string::npos);
-  EXPECT_NE(ErrorOf(Write("cut.json", good.substr(0, good.size() / 2))).find("not valid JSON"), std::string::npos);
+  EXPECT_NE(ErrorOf(Write("cut.json", good.substr(0, good.size() / 2))).find("not valid JSON"),
+            std::string::npos);
   EXPECT_NE(ErrorOf(Write("array.json", "[1,2]")).find("JSON object"), std::string::npos);
   EXPECT_NE(ErrorOf(Write("empty.json", "")).find("not valid JSON"), std::string::npos);
-  EXPECT_NE(ErrorOf(Write("results.json", R"({"killpoint_version":"0.1.0","scenarios":[]})")).find("format"),
+  EXPECT_NE(ErrorOf(Write("results.json", R"({"killpoint_version":"0.1.0","scenarios":[]})"))
+                .find("format"),
             std::string::npos);
   nlohmann::json future = ToJson(Sample());
   future["format"] = "killpoint-counterexample/9";
-  EXPECT_NE(ErrorOf(Write("future.json", future.dump())).find("killpoint-counterexample/9"), std::string::npos);
+  EXPECT_NE(ErrorOf(Write("future.json", future.dump())).find("killpoint-counterexample/9"),
+            std::string::npos);
   nlohmann::json no_plan = ToJson(Sample());
   no_plan.erase("plan");
-  EXPECT_NE(ErrorOf(Write("no-plan.json", no_plan.dump())).find("missing or of the wrong type"), std::string::npos);
+  EXPECT_NE(ErrorOf(Write("no-plan.json", no_plan.dump())).find("missing or of the wrong type"),
+            std::string::npos);
   nlohmann::json bad_events = ToJson(Sample());
   bad_events["events"] = "none";
   ErrorOf(Write("bad-events.json", bad_events.dump()));
   nlohmann::json empty_plan = ToJson(Sample());
   empty_plan["plan"]["runs"] = nlohmann::json::array();
-  EXPECT_NE(ErrorOf(Write("empty-plan.json", empty_plan.dump())).find("no runs"), std::string::npos);
+  EXPECT_NE(ErrorOf(Write("empty-plan.json", empty_plan.dump())).find("no runs"),
+            std::string::npos);
   fs::create_directories(dir_ / "a-dir.json");
   ErrorOf(dir_ / "a-dir.json");
 }

@@ -6,11 +6,11 @@
 #                i.e. the run tests, the jobs' client tests, the process-fault and interrupt
 #                tests and end-to-end runs of the harness.
 # Any report fails the test it happens in (halt_on_error, -fno-sanitize-recover).
-# Usage: bash scripts/sanitize.sh [asan|tsan]...   (default: both)
+# Usage: bash scripts/sanitize.sh [tsan|asan]...   (default: both)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kinds=("$@")
-if ((${#kinds[@]} == 0)); then kinds=(asan tsan); fi
+if ((${#kinds[@]} == 0)); then kinds=(tsan asan); fi  # the shorter first
 jobs=$(nproc)
 
 # Every process of a test inherits these: the harness, the jobs it runs, the test binaries.
@@ -48,9 +48,12 @@ configure() {  # DIR SANITIZERS [OPTIMIZATION]
 # downstream bursts, in the test's own process; interrupt_test: the handlers and the self-pipe,
 # a signal from another thread; interrupt_e2e_test: SIGINT/SIGTERM to the TSan-built run,
 # explore and replay (its SIGKILL/--resume and dogfood tests run threads no other way than
-# e2e_test's, and are left to the ASan build).
+# e2e_test's, and are left to the ASan build); suite_test: the ordered fold and example
+# candidates the committer thread keeps; parallel_e2e_test and shard_e2e_test: `run --jobs N`,
+# its workers and committer thread, at 1, 2, 3 and 4 workers, sharded and merged.
 tsan_tests=(run_test failpoint_client_test publish_test python_job_test bad_jobs_test e2e_test
-  process_faults_e2e_test interrupt_test interrupt_e2e_test)
+  process_faults_e2e_test interrupt_test interrupt_e2e_test suite_test parallel_e2e_test
+  shard_e2e_test)
 tsan_filter() {  # TEST: its gtest filter
   case "$1" in
     e2e_test) echo 'Gate.*:PythonJob.*:HungJob.*:Syscalls.*:Torn.*:Replay.*' ;;
@@ -89,7 +92,7 @@ for kind in "${kinds[@]}"; do
       echo "sanitize: ThreadSanitizer, the threaded parts"
       configure build-tsan thread
       timed "build-tsan: build" cmake --build build-tsan -j "$jobs" \
-        --target "${tsan_tests[@]}" killpoint kp-settle kp-publish killpoint_shim
+        --target "${tsan_tests[@]}" killpoint kp-settle kp-publish kp-retry kp-catalogue killpoint_shim
       timed "build-tsan: the threaded tests" run_tsan_tests
       ;;
     *) echo "sanitize: unknown kind $kind (asan, tsan)" >&2; exit 2 ;;

@@ -1,9 +1,13 @@
 #include <httplib.h>
 
+#include <atomic>
 #include <condition_variable>
+#include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "history/event.h"
 #include "run/downstream.h"
@@ -14,6 +18,61 @@ namespace {
 
 using nlohmann::json;
 
+// httplib's ThreadPool starts all its threads up front, and a trial starts a downstream whether
+// its job calls it or not: four threads made and joined per trial were a fifth of the harness's
+// own cost in the smallest trial (docs/performance.md). This queue starts a thread only when a
+// connection finds every thread it has busy, up to `max`: none for a job that never calls the
+// downstream, one for a job that calls it one request at a time. A connection held by
+// commit_no_answer keeps its thread, so the next one gets another.
+class GrowingPool : public httplib::TaskQueue {
+ public:
+  explicit GrowingPool(size_t max) : max_(max) {}
+  ~GrowingPool() override = default;
+
+  void enqueue(std::function<void()> fn) override {
+    std::lock_guard lock(mu_);
+    tasks_.push_back(std::move(fn));
+    if (idle_ == 0 && threads_.size() < max_) {
+      threads_.emplace_back([this] { Work(); });
+    } else {
+      ready_.notify_one();
+    }
+  }
+
+  void shutdown() override {
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
+    ready_.notify_all();
+    for (auto& t : threads_) t.join();  // only the listening thread adds threads, and it has stopped
+  }
+
+ private:
+  void Work() {
+    std::unique_lock lock(mu_);
+    while (true) {
+      ++idle_;
+      ready_.wait(lock, [this] { return !tasks_.empty() || stopping_; });
+      --idle_;
+      if (tasks_.empty()) return;  // stopping, nothing left
+      auto fn = std::move(tasks_.front());
+      tasks_.pop_front();
+      lock.unlock();
+      fn();
+      lock.lock();
+    }
+  }
+
+  const size_t max_;
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> tasks_;  // guarded by mu_
+  std::vector<std::thread> threads_;         // guarded by mu_ (joined after the last enqueue)
+  size_t idle_ = 0;                          // threads waiting for a task; guarded by mu_
+  bool stopping_ = false;                    // guarded by mu_
+};
+
 class HttplibDownstream : public Downstream {
  public:
   HttplibDownstream(bool dedupe, History* history, bool by_idempotency_key)
@@ -21,12 +80,19 @@ class HttplibDownstream : public Downstream {
 
   ~HttplibDownstream() override {
     ReleaseHeld();
+    // Server::stop() does nothing until the loop has started: a stop in that window would leave
+    // the loop blocked in accept() for ever and this join with it (seen in a trial that made no
+    // request). By now the loop has almost always started; waiting here rather than in Listen()
+    // keeps a trial from yielding its core, for a whole time slice on a busy machine, to let a
+    // thread start that it may never need. A loop that ended on its own (accept failed) is not
+    // running either, and needs no stop.
+    while (!server_.is_running() && !loop_ended_) std::this_thread::yield();
     server_.stop();
     if (thread_.joinable()) thread_.join();
   }
 
   Status Listen() {
-    server_.new_task_queue = [] { return new httplib::ThreadPool(4); };
+    server_.new_task_queue = [] { return new GrowingPool(4); };
     server_.Post("/publish", [this](const auto& req, auto& res) { Publish(req, res); });
     server_.Get("/deliveries", [this](const auto& req, auto& res) { Deliveries(req, res); });
     server_.Post("/alert", [this](const auto& req, auto& res) { Alert(req, res); });
@@ -39,11 +105,10 @@ class HttplibDownstream : public Downstream {
     port_ = server_.bind_to_any_port("127.0.0.1");
     if (port_ < 0) return Error::Harness("downstream: cannot listen on 127.0.0.1");
     // bind_to_any_port already listens, so requests queue until the loop accepts them.
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    // Server::stop() does nothing until the loop has started: a stop in that window would leave
-    // the loop blocked in accept() for ever and the destructor's join with it (seen in a trial
-    // that made no request). Wait for the loop; it is thread start-up, microseconds.
-    while (!server_.is_running()) std::this_thread::yield();
+    thread_ = std::thread([this] {
+      server_.listen_after_bind();
+      loop_ended_ = true;
+    });
     return Ok();
   }
 
@@ -202,6 +267,7 @@ class HttplibDownstream : public Downstream {
   History* history_;
   httplib::Server server_;
   std::thread thread_;
+  std::atomic<bool> loop_ended_{false};
   int port_ = -1;
 
   std::mutex mu_;

@@ -1,5 +1,10 @@
-// Spawn with Boost.Process in a new process group, with limits set between fork and exec;
+// Spawn with Boost.Process in a new process group, with limits set between vfork and exec;
 // wait on a pidfd (no polling, no sleeping) while draining the job's output pipes.
+
+// Boost.Process 1.74 compiles bp::posix::use_vfork only where its config guesses that vfork is
+// declared, from _XOPEN_SOURCE, and a C++ build's _GNU_SOURCE defeats that guess; glibc
+// declares vfork with _GNU_SOURCE. Must come before any Boost.Process header.
+#define BOOST_POSIX_HAS_VFORK 1
 #include <poll.h>
 #include <signal.h>
 #include <linux/close_range.h>
@@ -11,9 +16,11 @@
 #include <atomic>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
+#include <boost/process/posix.hpp>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
 
 #include "run/interrupt.h"
@@ -26,12 +33,14 @@ namespace {
 
 namespace bp = boost::process;
 
-// Runs in the child between fork and exec: only async-signal-safe calls.
+// Runs in the child between vfork and exec: only system calls, no allocation, nothing written
+// to memory but the child's own stack frame (it shares the harness's memory until the exec).
 struct ChildSetup : bp::extend::handler {
   int stdout_fd, stderr_fd;
   int64_t max_file_bytes;
   char** envp;
-  pid_t parent;  // the harness, before the fork
+  pid_t parent;  // the harness, before the vfork
+  const sigset_t* job_mask;  // the spawning thread's mask, which the job starts with
 
   template <class Executor>
   void on_setup(Executor& e) const {
@@ -58,9 +67,40 @@ struct ChildSetup : bp::extend::handler {
     }
     rlimit no_core{0, 0};  // a job that aborts must not leave core files in the sandbox
     ::setrlimit(RLIMIT_CORE, &no_core);
+    // The harness's handlers (SIGINT, SIGTERM: they write to the harness's memory, which this
+    // child still shares) become the defaults before any signal is let in, as posix_spawn does.
+    for (int sig = 1; sig < NSIG; ++sig) {
+      struct sigaction sa {};
+      if (::sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN) {
+        ::signal(sig, SIG_DFL);
+      }
+    }
     ::signal(SIGXFSZ, SIG_DFL);
     ::signal(SIGPIPE, SIG_DFL);
+    ::pthread_sigmask(SIG_SETMASK, job_mask, nullptr);
   }
+};
+
+// vfork, not fork: the harness is a big process with several threads (workers, the committer,
+// each trial's channel and downstream), and a fork copies its page tables and then takes a
+// copy-on-write fault, with a TLB shootdown of every core, at the first write to each page by
+// any thread; it was the harness's largest single cost per trial (docs/performance.md). With
+// vfork the child borrows the harness's memory until its exec, so every signal stays blocked in
+// the spawning thread from before the vfork until the child has reset the handlers (above).
+class SignalsBlocked {
+ public:
+  SignalsBlocked() {
+    sigset_t all;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &old_);
+  }
+  ~SignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+  SignalsBlocked(const SignalsBlocked&) = delete;
+  SignalsBlocked& operator=(const SignalsBlocked&) = delete;
+  const sigset_t* old() const { return &old_; }
+
+ private:
+  sigset_t old_;
 };
 
 // The job's environment as execve wants it: the harness's own without KILLPOINT_*, then
@@ -240,14 +280,18 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
   std::string tag = NewProcessTag();
   Environment env(r.env, tag);
   std::error_code ec;
+  std::optional<SignalsBlocked> blocked(std::in_place);
   bp::child child(exe, bp::args(args), bp::start_dir(r.cwd.string()), bp::std_in < bp::null,
+                  bp::posix::use_vfork,
                   ChildSetup{{},
                              out.value().write_end(),
                              err.value().write_end(),
                              r.max_file_bytes,
                              env.envp(),
-                             ::getpid()},
+                             ::getpid(),
+                             blocked->old()},
                   ec);
+  blocked.reset();
   out.value().CloseWriteEnd();
   err.value().CloseWriteEnd();
   if (ec) return Error::BadInput("cannot start job '" + r.argv[0] + "': " + ec.message());

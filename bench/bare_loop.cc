@@ -2,8 +2,9 @@
 // output folder of a finished `killpoint run`, it spawns the same job attempts the run spawned,
 // with the same arguments, in a fresh sandbox per trial (RAM, as the run's default), and
 // nothing else: no control channel, no shim, no kills, no output capture (the job's output
-// goes straight to files), no checks, no journal. It prints how many attempts it spawned and
-// how long they took. scripts/bench-trials.sh divides killpoint's time by this one.
+// goes straight to files), no checks, no journal. It waits out the pauses and holds the run's
+// scenarios asked for (Hold) and fails the downstream's requests as the run's did. It prints how
+// many attempts it spawned and how long they took, in all and per scenario. scripts/bench-trials.sh divides killpoint's time by this one.
 //
 //   kp-bare-loop OUT_DIR [--bindir DIR] [--real-disk]
 //
@@ -22,6 +23,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -47,6 +49,7 @@ struct Loop {
   Downstream* downstream;
   std::string url;  // the downstream's
   int attempts = 0;
+  int64_t held_ms = 0;  // the pauses and overlap holds the loop waited out (Hold)
 };
 
 // posix_spawn of argv in `cwd` with `extra` added to the environment; output to two files.
@@ -83,6 +86,27 @@ int RunOnce(const std::vector<std::string>& argv, const std::map<std::string, st
   return status;
 }
 
+// A pause or an overlap holds the job for as long as the scenario asks, whoever runs it: the
+// loop waits as long, so that a scenario's own waiting is not counted as the harness's cost. A
+// pause: its duration. An overlap whose hold ran out before the second instance exited: the
+// hold. One whose second instance exited first held the first instance while the second ran,
+// which the loop runs too, one after the other: so without the second's waiting for what the
+// held first one holds (a lock), which is counted as the harness's (docs/performance.md).
+void Hold(Loop& loop, const Event& e, const std::vector<Event>& events) {
+  int64_t ms = 0;
+  if (e.type == event::kPause) ms = e.data.value("duration_ms", 0);
+  if (e.type == event::kOverlapEnd && !e.data.value("second_exited", true)) {
+    for (const Event& o : events) {
+      if (o.type == event::kOverlap && o.attempt == e.attempt && o.biz_date == e.biz_date && o.trigger == e.trigger) {
+        ms = o.data.value("hold_ms", 0);
+      }
+    }
+  }
+  if (ms <= 0) return;
+  loop.held_ms += ms;
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
 Status RunScenario(Loop& loop, const Scenario& s, const fs::path& out_dir, const fs::path& root) {
   fs::path log = out_dir / Slug(s.name) / "history.jsonl";
   auto trials = ReadHistoryLog(log);
@@ -112,12 +136,16 @@ Status RunScenario(Loop& loop, const Scenario& s, const fs::path& out_dir, const
     };
     if (!s.job.setup.empty()) run(s.job.setup, "", 0, "setup");
     for (const Event& e : events) {
+      if (e.type == event::kFinalPass) loop.downstream->ArmBurst(0);  // as the run does
+      if (e.type == event::kPause || e.type == event::kOverlapEnd) Hold(loop, e, events);
       if (e.type != event::kSpawn) continue;
       // The downstream misbehaves as it did in the run: a commit_no_answer costs the job its
-      // client timeout there and here alike.
-      std::string fault;
-      if (auto f = e.data.find("fault"); f != e.data.end() && f->is_object()) fault = f->value("downstream_fault", "");
-      loop.downstream->ArmFault(fault);
+      // client timeout there and here alike, and a burst of errors its own retries and backoff.
+      const nlohmann::json fault = e.data.value("fault", nlohmann::json::object());
+      loop.downstream->ArmFault(fault.is_object() ? fault.value("downstream_fault", "") : "");
+      if (fault.is_object() && fault.value("downstream_burst", 0) > 0) {
+        loop.downstream->ArmBurst(fault.value("downstream_burst", 0));
+      }
       run(s.job.command, e.biz_date, e.attempt, std::to_string(++loop.attempts));
       loop.downstream->ReleaseHeld();
     }
@@ -144,10 +172,12 @@ int Main(int argc, char** argv) {
   }
   auto root = SandboxRoot::Make("", false, StorageFor(real_disk));
   if (!root) return std::cerr << "kp-bare-loop: " << root.error().message << "\n", 3;
-  Loop loop{bindir.empty() ? DefaultBindir() : fs::path(bindir), nullptr, "", 0};
+  Loop loop{bindir.empty() ? DefaultBindir() : fs::path(bindir), nullptr, "", 0, 0};
 
   auto started = std::chrono::steady_clock::now();
+  nlohmann::json per_scenario = nlohmann::json::object();
   for (size_t i = 0; i < list->size(); ++i) {
+    auto scenario_started = std::chrono::steady_clock::now();
     auto scenario = LoadScenario((*list)[i].value("file", ""));
     if (!scenario) return std::cerr << "kp-bare-loop: " << scenario.error().message << "\n", 2;
     History sink;  // the downstream's requests land here and are not looked at
@@ -159,9 +189,13 @@ int Main(int argc, char** argv) {
       std::cerr << "kp-bare-loop: " << st.error().message << "\n";
       return 2;
     }
+    per_scenario[scenario.value().name] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - scenario_started).count();
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::cout << nlohmann::json{{"attempts", loop.attempts}, {"seconds", seconds}}.dump() << "\n";
+  std::cout << nlohmann::json{{"attempts", loop.attempts}, {"seconds", seconds}, {"held_ms", loop.held_ms},
+                              {"scenarios", per_scenario}}.dump()
+            << "\n";
   return 0;
 }
 

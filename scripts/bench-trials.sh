@@ -3,7 +3,7 @@
 # runs `killpoint run scenarios` and then kp-bare-loop over that run's output: the same job
 # attempts with the same arguments, spawned with nothing else (bench/bare_loop.cc). Prints per
 # round the trials, attempts and seconds of both and the ratio killpoint / bare loop (goal:
-# 1.15x at most), then the medians.
+# 1.15x at most), then the medians, and the scenarios that cost most over their bare loop.
 # Usage: scripts/bench-trials.sh [ROUNDS] [extra killpoint run arguments...]
 #   e.g. scripts/bench-trials.sh 3 --real-disk     (sandboxes on the disk, real fsyncs)
 #        KILLPOINT_SCENARIOS=bench/scenarios/memory-flat.json scripts/bench-trials.sh 3 --trials 2000
@@ -39,4 +39,16 @@ rows = [list(map(float, l.split("\t"))) for l in open(sys.argv[1])]
 k = statistics.median(r[2] for r in rows)
 b = statistics.median(r[3] for r in rows)
 print(f"median of {len(rows)}: killpoint {k:.2f} s, bare loop {b:.2f} s, ratio {k / b:.2f}x (goal: 1.15x at most)")
+PY
+# Where the difference is: the scenarios of the last round that cost most over their bare loop.
+python3 - "$out/run$rounds/results.json" "$out/bare$rounds.json" <<'PY'
+import json, sys
+run = {s["name"]: s for s in json.load(open(sys.argv[1]))["scenarios"]}
+bare = json.load(open(sys.argv[2])).get("scenarios", {})
+rows = sorted(((s["elapsed_s"] - bare.get(n, 0.0), n, s["elapsed_s"], bare.get(n, 0.0), s["trials"])
+               for n, s in run.items()), reverse=True)
+if len(rows) > 1:
+    print("most over the bare loop (last round): scenario, trials, killpoint s, bare s, difference")
+    for d, n, k, b, t in rows[:8]:
+        print(f"  {n:<48} {t:>5} {k:8.2f} {b:8.2f} {d:+8.2f}")
 PY

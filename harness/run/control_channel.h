@@ -57,6 +57,11 @@ class ControlChannel {
   // Answers a hit the handler held (kHold), from any thread; kKilled closes its connection
   // unanswered. Does nothing once that connection has closed (its job died meanwhile).
   virtual void Answer(uint64_t connection, HitAnswer answer) = 0;
+  // A worker's channel serves one trial after another (run/trial_services.h): closes the
+  // connections left of the trial before, unanswered, forgets what they sent and the answers
+  // queued for them, and hands hits to `handler` from now on; an empty handler closes every
+  // connection that sends a hit (between trials). Returns once the channel's thread has done so.
+  virtual void Reset(Handler handler) = 0;
 };
 
 }  // namespace killpoint

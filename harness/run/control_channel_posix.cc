@@ -80,7 +80,12 @@ class PosixControlChannel : public ControlChannel {
         if (fds[i].revents) Read(fds[i].fd);
       }
       // After the reads: an answer may close a connection that this pass's fds still list.
-      if (fds[2].revents & POLLIN) SendHeldAnswers();
+      if (fds[2].revents & POLLIN) {
+        uint64_t count;
+        (void)!::read(wake_, &count, sizeof count);
+        ApplyReset();  // after the read: a Reset that wrote since wakes the next pass
+        SendHeldAnswers();
+      }
       std::lock_guard lock(idle_mu_);
       open_ = clients_.size();
       idle_cv_.notify_all();
@@ -106,10 +111,33 @@ class PosixControlChannel : public ControlChannel {
     connection_of_.erase(fd);
   }
 
+  void Reset(Handler handler) override {
+    std::unique_lock lock(reset_mu_);
+    next_handler_ = std::move(handler);
+    reset_pending_ = true;
+    uint64_t one = 1;
+    (void)!::write(wake_, &one, sizeof one);
+    reset_done_.wait(lock, [this] { return !reset_pending_; });
+  }
+
+  // On the loop thread: a Reset asked for.
+  void ApplyReset() {
+    std::lock_guard lock(reset_mu_);
+    if (!reset_pending_) return;
+    for (const auto& [fd, buffer] : clients_) ::close(fd);
+    clients_.clear();
+    connection_of_.clear();
+    {
+      std::lock_guard answers_lock(answers_mu_);
+      answers_.clear();
+    }
+    handler_ = std::move(next_handler_);
+    reset_pending_ = false;
+    reset_done_.notify_all();
+  }
+
   // Answers the held hits someone answered meanwhile (Answer), on connections still open.
   void SendHeldAnswers() {
-    uint64_t count;
-    (void)!::read(wake_, &count, sizeof count);
     std::vector<std::pair<uint64_t, HitAnswer>> answers;
     {
       std::lock_guard lock(answers_mu_);
@@ -163,11 +191,12 @@ class PosixControlChannel : public ControlChannel {
       return false;
     }
     hit->connection = connection_of_[fd];
+    if (!handler_) return false;  // between trials (Reset)
     if (hit->seen) return handler_(*hit).kind != HitAnswer::kKilled;  // one way: no answer
     return Send(fd, handler_(*hit));
   }
 
-  Handler handler_;
+  Handler handler_;  // the loop thread's (Reset hands it a new one through next_handler_)
   int listener_;
   int stop_;
   int wake_;  // eventfd: Answer queued held answers
@@ -175,6 +204,10 @@ class PosixControlChannel : public ControlChannel {
   std::map<int, std::string> clients_;  // fd -> unread bytes; only the loop thread touches it
   std::map<int, uint64_t> connection_of_;  // fd -> connection number; the loop thread's
   uint64_t connections_ = 0;                // connections accepted; the loop thread's
+  std::mutex reset_mu_;
+  std::condition_variable reset_done_;
+  Handler next_handler_;        // guarded by reset_mu_
+  bool reset_pending_ = false;  // guarded by reset_mu_
   std::mutex answers_mu_;
   std::vector<std::pair<uint64_t, HitAnswer>> answers_;  // guarded by answers_mu_
   std::mutex idle_mu_;

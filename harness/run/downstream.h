@@ -41,6 +41,14 @@ class Downstream {
   // Lets go of requests held by commit_no_answer (they end without a response). Call once the
   // attempt that sent them is over.
   virtual void ReleaseHeld() = 0;
+  // A worker's downstream serves one trial after another (run/trial_services.h). Attach: from
+  // now on as if just started with these arguments: no delivery, alert, armed fault, burst or
+  // instance is left of the trial before. Detach: lets go of held requests, waits for the
+  // requests in progress to end (none are left once a trial's processes are gone, but for one
+  // sleeping out kDelay), and records nothing more in the trial's history; until the next
+  // Attach, requests are answered 503 and recorded nowhere.
+  virtual void Attach(bool dedupe, History* history, bool by_idempotency_key) = 0;
+  virtual void Detach() = 0;
 };
 
 }  // namespace killpoint

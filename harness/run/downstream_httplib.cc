@@ -75,8 +75,7 @@ class GrowingPool : public httplib::TaskQueue {
 
 class HttplibDownstream : public Downstream {
  public:
-  HttplibDownstream(bool dedupe, History* history, bool by_idempotency_key)
-      : dedupe_(dedupe), by_idempotency_key_(by_idempotency_key), history_(history) {}
+  HttplibDownstream() = default;
 
   ~HttplibDownstream() override {
     ReleaseHeld();
@@ -93,15 +92,11 @@ class HttplibDownstream : public Downstream {
 
   Status Listen() {
     server_.new_task_queue = [] { return new GrowingPool(4); };
-    server_.Post("/publish", [this](const auto& req, auto& res) { Publish(req, res); });
-    server_.Get("/deliveries", [this](const auto& req, auto& res) { Deliveries(req, res); });
-    server_.Post("/alert", [this](const auto& req, auto& res) { Alert(req, res); });
-    server_.Post("/retry", [this](const auto& req, auto& res) { JobRetry(req, res); });
-    server_.set_error_handler([this](const auto& req, auto& res) {
-      if (res.status == 404) {
-        history_->Add(event::kBadRequest, {{"path", req.method + " " + req.path}, {"reason", "no such endpoint"}});
-      }
-    });
+    server_.Post("/publish", Serving(&HttplibDownstream::Publish));
+    server_.Get("/deliveries", Serving(&HttplibDownstream::Deliveries));
+    server_.Post("/alert", Serving(&HttplibDownstream::Alert));
+    server_.Post("/retry", Serving(&HttplibDownstream::JobRetry));
+    server_.set_error_handler(Serving(&HttplibDownstream::NoSuchEndpoint));
     port_ = server_.bind_to_any_port("127.0.0.1");
     if (port_ < 0) return Error::Harness("downstream: cannot listen on 127.0.0.1");
     // bind_to_any_port already listens, so requests queue until the loop accepts them.
@@ -136,7 +131,55 @@ class HttplibDownstream : public Downstream {
     released_.notify_all();
   }
 
+  void Attach(bool dedupe, History* history, bool by_idempotency_key) override {
+    Detach();
+    std::lock_guard lock(mu_);
+    dedupe_ = dedupe;
+    by_idempotency_key_ = by_idempotency_key;
+    history_ = history;
+    armed_.clear();
+    deliveries_.clear();
+    by_header_.clear();
+    next_delivery_ = next_alert_ = burst_left_ = burst_length_ = 0;
+    instance_ = 1;
+  }
+
+  void Detach() override {
+    std::unique_lock lock(mu_);
+    ++release_generation_;
+    released_.notify_all();
+    idle_.wait(lock, [this] { return serving_ == 0; });
+    history_ = nullptr;
+  }
+
  private:
+  using Endpoint = void (HttplibDownstream::*)(const httplib::Request&, httplib::Response&);
+
+  // Every request is served inside one of these: Detach waits until none is in progress, and
+  // the history a request records in cannot change under it (it is read after serving_ went
+  // up, under mu_, and changed only while serving_ is 0, under mu_).
+  httplib::Server::Handler Serving(Endpoint endpoint) {
+    return [this, endpoint](const httplib::Request& req, httplib::Response& res) {
+      {
+        std::lock_guard lock(mu_);
+        if (history_ == nullptr) {  // between two trials: nobody's request
+          res.status = 503;
+          return;
+        }
+        ++serving_;
+      }
+      (this->*endpoint)(req, res);
+      std::lock_guard lock(mu_);
+      if (--serving_ == 0) idle_.notify_all();
+    };
+  }
+
+  void NoSuchEndpoint(const httplib::Request& req, httplib::Response& res) {
+    if (res.status == 404) {
+      history_->Add(event::kBadRequest, {{"path", req.method + " " + req.path}, {"reason", "no such endpoint"}});
+    }
+  }
+
   // Parses a JSON body with a string "key"; on failure answers 400 and records why.
   bool ReadBody(const httplib::Request& req, httplib::Response& res, json& body) {
     body = json::parse(req.body, nullptr, false);
@@ -262,9 +305,6 @@ class HttplibDownstream : public Downstream {
     res.set_content("{}", "application/json");
   }
 
-  const bool dedupe_;
-  const bool by_idempotency_key_;
-  History* history_;
   httplib::Server server_;
   std::thread thread_;
   std::atomic<bool> loop_ended_{false};
@@ -272,6 +312,11 @@ class HttplibDownstream : public Downstream {
 
   std::mutex mu_;
   std::condition_variable released_;
+  std::condition_variable idle_;                   // serving_ went down to 0
+  bool dedupe_ = false;                            // guarded by mu_ (see Serving)
+  bool by_idempotency_key_ = false;                // guarded by mu_ (see Serving)
+  History* history_ = nullptr;                     // guarded by mu_ (see Serving); null: detached
+  int serving_ = 0;                                // requests in progress; guarded by mu_
   std::string armed_;                              // guarded by mu_
   uint64_t release_generation_ = 0;                // guarded by mu_
   std::map<std::string, std::vector<int>> deliveries_;  // guarded by mu_
@@ -287,7 +332,8 @@ class HttplibDownstream : public Downstream {
 
 Result<std::unique_ptr<Downstream>> Downstream::Start(bool dedupe, History* history,
                                                       bool by_idempotency_key) {
-  auto service = std::make_unique<HttplibDownstream>(dedupe, history, by_idempotency_key);
+  auto service = std::make_unique<HttplibDownstream>();
+  service->Attach(dedupe, history, by_idempotency_key);
   Status listening = service->Listen();
   if (!listening) return listening.error();
   return std::unique_ptr<Downstream>(std::move(service));

@@ -12,6 +12,7 @@
 #include "run/attempt_state.h"
 #include "run/control_channel.h"
 #include "run/downstream.h"
+#include "run/trial_services.h"
 #include "run/durability.h"
 #include "run/interrupt.h"
 #include "run/hold_driver.h"
@@ -36,23 +37,21 @@ std::string Tail(const fs::path& file, size_t max) {
 
 class TrialDriver {
  public:
-  TrialDriver(const Scenario& s, const Plan& p, const TrialOptions& o, Sandbox box)
+  TrialDriver(const Scenario& s, const Plan& p, const TrialOptions& o, Sandbox box, TrialServices* services)
       : scenario_(s),
         plan_(p),
         options_(o),
         sandbox_(std::move(box)),
-        attempt_(&history_, s.UsesShim() ? &durability_ : nullptr) {}
+        attempt_(&history_, s.UsesShim() ? &durability_ : nullptr),
+        services_(services) {}
+
+  // Whatever way Run returned: the services let go of this trial before its history goes.
+  ~TrialDriver() { DetachServices(); }
 
   Result<TrialRecord> Run() {
     auto started = std::chrono::steady_clock::now();
     history_.Add(event::kTrialStart, {{"plan", plan_}, {"sandbox", sandbox_.root().string()}});
-    auto downstream = Downstream::Start(scenario_.downstream.dedupe, &history_,
-                                        scenario_.downstream.dedupe_by == kDedupeByIdempotencyKey);
-    if (!downstream) return downstream.error();
-    downstream_ = std::move(downstream.value());
-    auto channel = ControlChannel::Start([this](const FailpointHit& h) { return attempt_.OnHit(h); });
-    if (!channel) return channel.error();
-    channel_ = std::move(channel.value());
+    if (Status s = AttachServices(); !s) return s.error();
     if (Status s = FindShim(); !s) return s.error();
     if (Status s = RunSetup(); !s) return s.error();
     for (const PlannedRun& run : plan_.runs) {
@@ -66,13 +65,36 @@ class TrialDriver {
     history_.SetContext({});
     history_.Add(event::kTrialEnd,
                  {{"elapsed_ms", std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()}});
-    channel_.reset();
-    downstream_.reset();
+    DetachServices();  // nothing is recorded after this
     if (options_.keep_sandbox) sandbox_.Keep();
     return TrialRecord{plan_, history_.Events(), std::move(sandbox_)};
   }
 
  private:
+  // A worker's services (run/trial_services.h), or this trial's own when it has none.
+  Status AttachServices() {
+    if (services_ == nullptr) {
+      auto started = TrialServices::Start();
+      if (!started) return started.error();
+      own_services_ = std::move(started.value());
+      services_ = &own_services_;
+    }
+    downstream_ = services_->downstream.get();
+    channel_ = services_->channel.get();
+    downstream_->Attach(scenario_.downstream.dedupe, &history_,
+                        scenario_.downstream.dedupe_by == kDedupeByIdempotencyKey);
+    channel_->Reset([this](const FailpointHit& h) { return attempt_.OnHit(h); });
+    return Ok();
+  }
+
+  void DetachServices() {
+    if (channel_ == nullptr) return;
+    channel_->Reset({});
+    downstream_->Detach();
+    channel_ = nullptr;
+    downstream_ = nullptr;
+  }
+
   std::map<std::string, std::string> Vars(const std::string& date, int attempt) const {
     std::string dates;
     for (const auto& d : scenario_.dates) dates += (dates.empty() ? "" : ",") + d;
@@ -292,7 +314,7 @@ class TrialDriver {
       history_.Add(event::kExit, exit);
     };
     hooks.timeout = std::chrono::milliseconds(scenario_.job.timeout_ms);
-    return std::make_unique<HoldDriver>(fault, &attempt_, channel_.get(), downstream_.get(), &history_, first,
+    return std::make_unique<HoldDriver>(fault, &attempt_, channel_, downstream_, &history_, first,
                                         std::move(hooks));
   }
 
@@ -319,8 +341,10 @@ class TrialDriver {
   DurabilityTracker durability_;
   AttemptState attempt_;
   fs::path shim_;  // the syscall shim, when the scenario uses it
-  std::unique_ptr<Downstream> downstream_;
-  std::unique_ptr<ControlChannel> channel_;
+  TrialServices* services_;       // the worker's, or &own_services_
+  TrialServices own_services_;
+  Downstream* downstream_ = nullptr;    // services_'s while attached
+  ControlChannel* channel_ = nullptr;  // services_'s while attached
   std::map<std::string, bool> succeeded_;  // by date: did its last planned run succeed
   std::map<std::string, int> last_trigger_;
   RateWindow rate_{scenario_.retry.rate_limit};       // scheduler-wide, on the virtual clock
@@ -329,10 +353,11 @@ class TrialDriver {
 
 }  // namespace
 
-Result<TrialRecord> RunTrial(const Scenario& scenario, const Plan& plan, const TrialOptions& options) {
+Result<TrialRecord> RunTrial(const Scenario& scenario, const Plan& plan, const TrialOptions& options,
+                             TrialServices* services) {
   auto box = Sandbox::Create(options.sandbox_root, "trial-" + std::to_string(plan.trial) + "-");
   if (!box) return box.error();
-  TrialDriver driver(scenario, plan, options, std::move(box.value()));
+  TrialDriver driver(scenario, plan, options, std::move(box.value()), services);
   return driver.Run();
 }
 

@@ -14,6 +14,8 @@
 
 namespace killpoint {
 
+struct TrialServices;
+
 struct TrialOptions {
   std::filesystem::path bindir;        // {bindir}: where the reference jobs live
   std::filesystem::path sandbox_root;  // trials' sandboxes are created inside
@@ -36,6 +38,9 @@ struct TrialRecord {
 
 // Fails only when the trial could not be carried out (sandbox, sockets, a failed setup,
 // a job that cannot be started); whatever the job does is recorded, not an error.
-Result<TrialRecord> RunTrial(const Scenario& scenario, const Plan& plan, const TrialOptions& options);
+// `services`: a worker's downstream and control channel, reused from trial to trial
+// (run/trial_services.h); null: the trial starts and stops its own.
+Result<TrialRecord> RunTrial(const Scenario& scenario, const Plan& plan, const TrialOptions& options,
+                             TrialServices* services = nullptr);
 
 }  // namespace killpoint

@@ -23,6 +23,7 @@
 #include "run/discovery.h"
 #include "run/interrupt.h"
 #include "run/trial_runner.h"
+#include "run/trial_services.h"
 #include "suite/example_candidates.h"
 #include "suite/job_commit.h"
 #include "suite/journal.h"
@@ -177,13 +178,24 @@ class ScenarioTrials {
   };
 
   void Work() {
+    if (auto services = TrialServices::Start(); services) {  // the worker's, for all its trials
+      RunTrials(services.value());
+    } else {
+      Fail(services.error());
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    --workers_left_;
+    ready_.notify_one();
+  }
+
+  void RunTrials(TrialServices& services) {
     while (!stop_.load() && InterruptSignal() == 0) {
       size_t i = next_.fetch_add(1);
       if (i >= todo_.size()) break;
       int trial = todo_[i];
       Plan plan = o_.exhaustive ? MakeExhaustivePlan(s_, o_.seed, trial, space_[trial])
                                 : MakePlan(s_, o_.seed, trial);
-      auto record = RunTrial(s_, plan, to_);
+      auto record = RunTrial(s_, plan, to_, &services);
       if (!record && InterruptSignal() != 0) break;  // the trial in flight is abandoned
       if (!record) {
         Fail(record.error());
@@ -198,9 +210,6 @@ class ScenarioTrials {
       finished_.push_back({std::move(record.value()), std::move(verdicts), std::move(journal)});
       ready_.notify_one();
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    --workers_left_;
-    ready_.notify_one();
   }
 
   void Fail(Error e) {

@@ -142,5 +142,38 @@ TEST(ControlChannel, ServesSeveralConnectionsAtOnce) {
   EXPECT_EQ(a.Line(), "CONTINUE");
 }
 
+// A worker's channel serves one trial after another (run/trial_services.h): a Reset closes the
+// connections of the trial before, and hands hits to the new trial's handler only.
+TEST(ControlChannel, ResetClosesTheLastTrialsConnectionsAndHandsHitsToTheNewHandler) {
+  std::mutex mu;
+  std::vector<std::string> first, second;
+  auto channel = ControlChannel::Start([&](const FailpointHit& h) {
+    std::lock_guard lock(mu);
+    first.push_back(h.name);
+    return HitAnswer::Continue();
+  });
+  ASSERT_TRUE(channel);
+  Client old(channel.value()->Address());
+  old.Send("HIT a 1\n");
+  EXPECT_EQ(old.Line(), "CONTINUE");
+  channel.value()->Reset([&](const FailpointHit& h) {
+    std::lock_guard lock(mu);
+    second.push_back(h.name);
+    return HitAnswer::Continue();
+  });
+  EXPECT_EQ(old.Line(), "<eof>");  // closed by the Reset, unanswered
+  Client fresh(channel.value()->Address());
+  fresh.Send("HIT b 2\n");
+  EXPECT_EQ(fresh.Line(), "CONTINUE");
+  channel.value()->Reset({});  // between trials: a hit finds nobody
+  EXPECT_EQ(fresh.Line(), "<eof>");
+  Client stray(channel.value()->Address());
+  stray.Send("HIT c 3\n");
+  EXPECT_EQ(stray.Line(), "<eof>");
+  std::lock_guard lock(mu);
+  EXPECT_EQ(first, std::vector<std::string>{"a"});
+  EXPECT_EQ(second, std::vector<std::string>{"b"});
+}
+
 }  // namespace
 }  // namespace killpoint

@@ -131,3 +131,54 @@ TEST(Downstream, StopsEvenRightAfterStarting) {
 
 }  // namespace
 }  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+// A worker's downstream serves one trial after another (run/trial_services.h): nothing of the
+// first trial reaches the second, neither its deliveries, its armed fault, its burst nor its
+// history.
+TEST(DownstreamReuse, AttachStartsAfreshAndRecordsInTheNewHistoryOnly) {
+  Service s(true);
+  s.downstream->ArmBurst(3);
+  EXPECT_EQ(s.Publish("k")->status, 503);  // the burst's first error
+  s.downstream->ArmBurst(0);
+  ASSERT_EQ(s.Publish("k")->status, 200);
+  s.downstream->ArmFault(kFailBeforeCommit);  // armed, never used: must not carry over
+  s.downstream->ArmBurst(5);
+  s.downstream->SetInstance(2);
+
+  History second;
+  s.downstream->Attach(false, &second, false);
+  auto first = s.Publish("k");
+  auto again = s.Publish("k");
+  ASSERT_TRUE(first && again);
+  EXPECT_EQ(first->status, 200);
+  EXPECT_EQ(json::parse(first->body)["delivery_id"], 1);  // numbering starts again
+  EXPECT_EQ(json::parse(again->body)["delivery_id"], 2);  // dedupe is off now
+  auto count = s.Client().Get("/deliveries?key=k");
+  ASSERT_TRUE(count);
+  EXPECT_EQ(json::parse(count->body)["count"], 2);
+  EXPECT_EQ(s.Of(event::kPublish).size(), 2u);  // the first history got nothing more
+  auto publishes = OfType(second.Events(), event::kPublish);
+  ASSERT_EQ(publishes.size(), 2u);
+  EXPECT_FALSE(publishes[0].data.contains("fault"));
+  EXPECT_FALSE(publishes[0].data.contains("instance"));
+  EXPECT_FALSE(publishes[0].data.contains("burst"));
+}
+
+TEST(DownstreamReuse, DetachEndsAHeldRequestAndThenServesNobody) {
+  Service s(false);
+  s.downstream->ArmFault(kCommitNoAnswer);
+  std::thread client([&] { s.Publish("held"); });  // held until released, or its timeout
+  while (s.Of(event::kPublish).empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  s.downstream->Detach();  // returns once the held request has ended
+  client.join();
+  auto r = s.Publish("late");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(s.Of(event::kPublish).size(), 1u);  // "late" was recorded nowhere
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -3,7 +3,8 @@
 # runs `killpoint run scenarios` and then kp-bare-loop over that run's output: the same job
 # attempts with the same arguments, spawned with nothing else (bench/bare_loop.cc). Prints per
 # round the trials, attempts and seconds of both and the ratio killpoint / bare loop (goal:
-# 1.15x at most), then the medians, and the scenarios that cost most over their bare loop.
+# 1.15x at most) and of their CPU times, then the medians, and the scenarios that cost most
+# over their bare loop.
 # Usage: scripts/bench-trials.sh [ROUNDS] [extra killpoint run arguments...]
 #   e.g. scripts/bench-trials.sh 3 --real-disk     (sandboxes on the disk, real fsyncs)
 #        KILLPOINT_SCENARIOS=bench/scenarios/memory-flat.json scripts/bench-trials.sh 3 --trials 2000
@@ -19,26 +20,36 @@ for a in "$@"; do [[ $a == --real-disk ]] && bare_args+=(--real-disk); done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 echo "machine: $(nproc) cores, $(uname -r); killpoint run ${KILLPOINT_SCENARIOS:-scenarios} $*"
+# CPU seconds (user + sys of the command and every process it waited for, bash's `time`): what
+# the work costs, which a busy machine inflates far less than the wall time.
+TIMEFORMAT='%3R %3U %3S'
+timed() {  # TIMES STDOUT COMMAND...: runs COMMAND, its stdout to STDOUT, "wall user sys" to TIMES
+  local times=$1 stdout=$2
+  shift 2
+  { time "$@" >"$stdout" 2>>"$out/stderr"; } 2>"$times"
+}
 for i in $(seq 1 "$rounds"); do
-  start=$(date +%s.%N)
-  "$bin" run ${KILLPOINT_SCENARIOS:-scenarios} --quiet --out "$out/run$i" "$@" >/dev/null || true
-  end=$(date +%s.%N)
-  "$build/bin/kp-bare-loop" "$out/run$i" "${bare_args[@]}" > "$out/bare$i.json"
-  python3 - "$out/run$i" "$start" "$end" "$out/bare$i.json" >> "$out/rounds.tsv" <<'PY'
+  timed "$out/time-run$i" /dev/null "$bin" run ${KILLPOINT_SCENARIOS:-scenarios} --quiet --out "$out/run$i" "$@" || true
+  timed "$out/time-bare$i" "$out/bare$i.json" "$build/bin/kp-bare-loop" "$out/run$i" "${bare_args[@]}"
+  python3 - "$out/run$i" "$out/time-run$i" "$out/bare$i.json" "$out/time-bare$i" >> "$out/rounds.tsv" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1] + "/results.json"))
-wall = float(sys.argv[3]) - float(sys.argv[2])
-bare = json.load(open(sys.argv[4]))
-print(f"{r['trials']}\t{bare['attempts']}\t{wall:.3f}\t{bare['seconds']:.3f}")
+wall, user, sys_ = map(float, open(sys.argv[2]).read().split())
+bare = json.load(open(sys.argv[3]))
+_, buser, bsys = map(float, open(sys.argv[4]).read().split())
+print(f"{r['trials']}\t{bare['attempts']}\t{wall:.3f}\t{bare['seconds']:.3f}\t{user + sys_:.3f}\t{buser + bsys:.3f}")
 PY
-  tail -1 "$out/rounds.tsv" | awk -F'\t' '{printf "round: %d trials, %d attempts: killpoint %.2f s (%.1f trials/s), bare loop %.2f s: %.2fx\n", $1, $2, $3, $1/$3, $4, $3/$4}'
+  tail -1 "$out/rounds.tsv" | awk -F'\t' '{printf "round: %d trials, %d attempts: killpoint %.2f s (%.1f trials/s), bare loop %.2f s: %.2fx; CPU %.2f s against %.2f s: %.2fx\n", $1, $2, $3, $1/$3, $4, $3/$4, $5, $6, $5/$6}'
 done
 python3 - "$out/rounds.tsv" <<'PY'
 import statistics, sys
 rows = [list(map(float, l.split("\t"))) for l in open(sys.argv[1])]
 k = statistics.median(r[2] for r in rows)
 b = statistics.median(r[3] for r in rows)
-print(f"median of {len(rows)}: killpoint {k:.2f} s, bare loop {b:.2f} s, ratio {k / b:.2f}x (goal: 1.15x at most)")
+kc = statistics.median(r[4] for r in rows)
+bc = statistics.median(r[5] for r in rows)
+print(f"median of {len(rows)}: killpoint {k:.2f} s, bare loop {b:.2f} s, ratio {k / b:.2f}x (goal: 1.15x at most); "
+      f"CPU {kc:.2f} s against {bc:.2f} s: {kc / bc:.2f}x")
 PY
 # Where the difference is: the scenarios of the last round that cost most over their bare loop.
 python3 - "$out/run$rounds/results.json" "$out/bare$rounds.json" <<'PY'

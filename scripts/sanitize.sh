@@ -16,7 +16,7 @@ jobs=$(nproc)
 # Every process of a test inherits these: the harness, the jobs it runs, the test binaries.
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
 
 # Each stage says what it cost (docs/hardening.md "Cost in CI" reads CI's log): wall seconds,
 # and the CPU seconds of everything it ran (user + sys), which a shared machine does not
@@ -57,7 +57,10 @@ tsan_tests=(run_test failpoint_client_test publish_test python_job_test bad_jobs
 tsan_filter() {  # TEST: its gtest filter
   case "$1" in
     e2e_test) echo 'Gate.*:PythonJob.*:HungJob.*:Syscalls.*:Torn.*:Replay.*' ;;
-    interrupt_e2e_test) echo 'Interrupt.*:InterruptExplore.*' ;;
+    # Not the second-signal test: TSan runs a signal's handler only once the thread leaves the
+    # system call it is in, and that test's harness is blocked for good in a write to a pipe
+    # nobody reads (a hang seen once in two runs); the plain and ASan passes run it.
+    interrupt_e2e_test) echo 'Interrupt.*:InterruptExplore.*:-Interrupt.ASecondSignalEndsTheHarnessAtOnceWhenTheFirstStopIsStuck' ;;
     *) echo '*' ;;
   esac
 }

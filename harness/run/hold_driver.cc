@@ -21,7 +21,7 @@ namespace {
 void SleepUnlessInterrupted(int64_t ms) {
   auto until = Clock::now() + milliseconds(ms);
   while (InterruptSignal() == 0) {
-    auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now()).count();
+    auto left = std::chrono::ceil<milliseconds>(until - Clock::now()).count();  // never short
     if (left <= 0) return;
     pollfd p = {InterruptFd(), POLLIN, 0};
     int rc = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 60'000)));

@@ -111,10 +111,13 @@ TEST(ProcessFaults, APauseStopsEveryThreadOfTheJobForItsDuration) {
   EXPECT_EQ(pause->data["duration_ms"], 600);
   EXPECT_EQ(pause->data["point"], "after_lock");
   // The ticker thread runs while the main thread waits at after_lock: only a SIGSTOP of the
-  // whole process stops it. Not stopped, its ticks would be ~10 ms apart.
+  // whole process stops it. Not stopped, its ticks would be ~10 ms apart. The SIGCONT comes
+  // 600 ms after the SIGSTOP was sent, but a busy machine (a sanitizer build) may let the ticker
+  // tick once more before the stop takes hold (597 ms seen under ThreadSanitizer): 500 ms is
+  // still fifty ticks missed.
   std::vector<int64_t> ticks = Ticks(r.trace, "i1");
   ASSERT_GT(ticks.size(), 2u);
-  EXPECT_GE(LargestGapMs(ticks), 600);
+  EXPECT_GE(LargestGapMs(ticks), 500);
   const Event* exit = Find(events, event::kExit);
   ASSERT_NE(exit, nullptr);
   EXPECT_EQ(exit->data["code"], 0) << exit->data.dump();

@@ -20,6 +20,13 @@ if(KILLPOINT_SANITIZE)
       list(APPEND _kp_san_link -static-libubsan)
     endif()
   endif()
+  # GCC's flow analysis changes under the sanitizers' instrumentation and -O1, and its
+  # -Wmaybe-uninitialized then fires inside libstdc++'s <regex> (std::function in a regex
+  # state, parallel_e2e_test.cc): a false positive the plain build, where it stays an error,
+  # does not have. Still printed here, no longer fatal (docs/hardening.md).
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    list(APPEND _kp_san_compile -Wno-error=maybe-uninitialized)
+  endif()
   add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${_kp_san_compile}>")
   add_link_options("$<$<LINK_LANGUAGE:CXX>:${_kp_san_link}>")
   message(STATUS "killpoint: C++ code built with -fsanitize=${KILLPOINT_SANITIZE}")

@@ -60,7 +60,8 @@ class ControlChannel {
   // A worker's channel serves one trial after another (run/trial_services.h): closes the
   // connections left of the trial before, unanswered, forgets what they sent and the answers
   // queued for them, and hands hits to `handler` from now on; an empty handler closes every
-  // connection that sends a hit (between trials). Returns once the channel's thread has done so.
+  // connection that sends a hit (between trials). Returns once it is done: the old handler is
+  // not called after that. Call it only while no process of the trial can connect any more.
   virtual void Reset(Handler handler) = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <condition_variable>
@@ -98,21 +99,42 @@ class PosixControlChannel : public ControlChannel {
     return ::poll(&p, 1, 0) > 0;
   }
 
+  // Counts the connection before taking it from the backlog (Reset's fast path).
   void Accept() {
+    ++connections_open_;
     int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) return;
+    if (fd < 0) {
+      --connections_open_;
+      return;
+    }
     clients_[fd] = "";
     connection_of_[fd] = ++connections_;
   }
 
   void Close(int fd) {
     ::close(fd);
-    clients_.erase(fd);
+    if (clients_.erase(fd) > 0) --connections_open_;
     connection_of_.erase(fd);
   }
 
+  // Most trials leave nothing open: a job that never hit a failpoint, or whose connections the
+  // loop closed when it died. Then there is nothing for the loop thread to close and the handler
+  // is swapped here, without waking that thread and waiting for it (two thread hand-offs a
+  // trial, docs/performance.md "Group commit over a window"). Nothing can connect meanwhile: the
+  // trial's processes are dead (detach) or not yet started (attach). A connection is counted
+  // before the loop takes it from the listener's backlog, so looking at the backlog first and
+  // at the count next misses none.
   void Reset(Handler handler) override {
     std::unique_lock lock(reset_mu_);
+    if (!PendingConnection() && connections_open_.load() == 0) {
+      {
+        std::lock_guard answers_lock(answers_mu_);
+        answers_.clear();
+      }
+      std::lock_guard handler_lock(handler_mu_);
+      handler_ = std::move(handler);
+      return;
+    }
     next_handler_ = std::move(handler);
     reset_pending_ = true;
     uint64_t one = 1;
@@ -125,12 +147,14 @@ class PosixControlChannel : public ControlChannel {
     std::lock_guard lock(reset_mu_);
     if (!reset_pending_) return;
     for (const auto& [fd, buffer] : clients_) ::close(fd);
+    connections_open_ -= clients_.size();
     clients_.clear();
     connection_of_.clear();
     {
       std::lock_guard answers_lock(answers_mu_);
       answers_.clear();
     }
+    std::lock_guard handler_lock(handler_mu_);
     handler_ = std::move(next_handler_);
     reset_pending_ = false;
     reset_done_.notify_all();
@@ -191,12 +215,14 @@ class PosixControlChannel : public ControlChannel {
       return false;
     }
     hit->connection = connection_of_[fd];
+    std::lock_guard handler_lock(handler_mu_);
     if (!handler_) return false;  // between trials (Reset)
     if (hit->seen) return handler_(*hit).kind != HitAnswer::kKilled;  // one way: no answer
     return Send(fd, handler_(*hit));
   }
 
-  Handler handler_;  // the loop thread's (Reset hands it a new one through next_handler_)
+  std::mutex handler_mu_;
+  Handler handler_;  // guarded by handler_mu_; Reset swaps it, or hands it to the loop
   int listener_;
   int stop_;
   int wake_;  // eventfd: Answer queued held answers
@@ -204,6 +230,7 @@ class PosixControlChannel : public ControlChannel {
   std::map<int, std::string> clients_;  // fd -> unread bytes; only the loop thread touches it
   std::map<int, uint64_t> connection_of_;  // fd -> connection number; the loop thread's
   uint64_t connections_ = 0;                // connections accepted; the loop thread's
+  std::atomic<size_t> connections_open_{0};  // clients_.size(), counted before accept4
   std::mutex reset_mu_;
   std::condition_variable reset_done_;
   Handler next_handler_;        // guarded by reset_mu_

@@ -106,23 +106,31 @@ bool KillIfTagged(pid_t pid, const std::string& entry, bool prefix, pid_t& pgrp)
   return tagged;
 }
 
-// The smallest pid a process created since `first` was can have: `first` itself while the
-// kernel has not wrapped its pids around since (the last pid it gave out is still >= first),
-// else 0 (every pid). Processes are numbered in creation order until the wrap, so a sweep for
-// the descendants of a leader `first` need not open /proc/PID/environ of the machine's older
-// processes: measured, that was a third of the harness's CPU (docs/performance.md). Only a
-// whole cycle of pid_max (at least 32768) process creations between two reads would fool it.
-pid_t Floor(pid_t first) {
-  if (first <= 0) return 0;
+// The pids a process created since `first` was can have. Processes are numbered in creation
+// order until the kernel wraps its pids around, so while the last pid it gave out is still
+// >= first, a sweep for the descendants of a leader `first` need not open /proc/PID/environ of
+// the machine's older processes: measured, that was a third of the harness's CPU
+// (docs/performance.md). And when the last pid given out is `first` itself, no process at all
+// was created since, so the leader is the only candidate and /proc need not even be listed:
+// the common case of a job that starts no process. Only a whole cycle of pid_max (at least
+// 32768) process creations between two reads would fool either.
+struct Candidates {
+  pid_t floor = 0;        // the smallest candidate pid (0: every pid)
+  bool only_first = false;
+};
+
+Candidates CandidatesSince(pid_t first) {
+  if (first <= 0) return {};
   int fd = ::open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
+  if (fd < 0) return {};
   char buf[32];
   ssize_t n = ::read(fd, buf, sizeof buf - 1);
   ::close(fd);
-  if (n <= 0) return 0;
+  if (n <= 0) return {};
   buf[n] = '\0';
   long last = std::strtol(buf, nullptr, 10);
-  return last >= first ? first : 0;
+  if (last < first) return {};
+  return {first, last == first};
 }
 
 // Kills every process (but this one) carrying `entry` (or an entry starting with it, with
@@ -133,9 +141,10 @@ int KillCarrying(const std::string& entry, bool prefix, int group, pid_t first) 
   int outside = 0;
   for (int round = 0; round < kMaxRounds; ++round) {
     int found = 0;
-    const pid_t floor = Floor(first);
-    for (pid_t pid : ListPids()) {
-      if (pid == self || pid < floor) continue;
+    const Candidates candidates = CandidatesSince(first);
+    const std::vector<pid_t> pids = candidates.only_first ? std::vector<pid_t>{first} : ListPids();
+    for (pid_t pid : pids) {
+      if (pid == self || pid < candidates.floor) continue;
       pid_t pgrp = -1;
       if (!KillIfTagged(pid, entry, prefix, pgrp)) continue;
       ++found;

@@ -38,6 +38,13 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+// The journals' group commit (ScenarioTrials::Commit): how long the committer waits for more
+// finished trials once one has finished, and how many each worker may have waiting (sandboxes
+// included, so memory and /dev/shm stay flat). 10 ms is a few small trials, and nothing against
+// a trial that takes longer: the commit is off the workers' path.
+constexpr auto kBatchWindow = std::chrono::milliseconds(10);
+constexpr int kBatchPerWorker = 8;
+
 double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
 std::string UtcNow() {
@@ -154,7 +161,7 @@ class ScenarioTrials {
 
   Status Run(int jobs) {
     jobs = std::max(1, std::min<int>(jobs, static_cast<int>(todo_.size())));
-    max_waiting_ = static_cast<size_t>(2 * jobs);  // finished trials held at most: memory stays flat
+    max_waiting_ = static_cast<size_t>(kBatchPerWorker * jobs);  // held at most: memory stays flat
     workers_left_ = jobs;
     std::thread committer([this] { Commit(); });
     std::vector<std::thread> workers;
@@ -208,7 +215,8 @@ class ScenarioTrials {
       std::unique_lock<std::mutex> lock(mu_);
       room_.wait(lock, [&] { return finished_.size() < max_waiting_ || stop_.load(); });
       finished_.push_back({std::move(record.value()), std::move(verdicts), std::move(journal)});
-      ready_.notify_one();
+      // The committer waits for a batch's first trial, then for a full batch (Commit).
+      if (finished_.size() == 1 || finished_.size() >= max_waiting_) ready_.notify_one();
     }
   }
 
@@ -217,9 +225,14 @@ class ScenarioTrials {
     if (!error_) error_ = std::move(e);
     stop_ = true;
     room_.notify_all();
+    ready_.notify_all();
   }
 
-  // The committer thread: batches until every worker is done and nothing waits.
+  // The committer thread: batches until every worker is done and nothing waits. Once a trial
+  // has finished, it gives the workers kBatchWindow to finish more before it commits them all:
+  // a commit is two fdatasyncs, which cost a small trial's harness as much CPU as all the rest
+  // of its work (docs/performance.md, "Group commit over a window"). A full batch, the last
+  // worker's end, a failure or an interrupt commits at once.
   void Commit() {
     for (;;) {
       std::vector<Finished> batch;
@@ -227,6 +240,10 @@ class ScenarioTrials {
         std::unique_lock<std::mutex> lock(mu_);
         ready_.wait(lock, [&] { return !finished_.empty() || workers_left_ == 0; });
         if (finished_.empty()) return;
+        ready_.wait_for(lock, kBatchWindow, [&] {
+          return finished_.size() >= max_waiting_ || workers_left_ == 0 || stop_.load() ||
+                 InterruptSignal() != 0;
+        });
         batch.swap(finished_);
         room_.notify_all();
       }
@@ -333,7 +350,7 @@ class ScenarioTrials {
   std::mutex mu_;
   std::condition_variable ready_, room_;
   std::vector<Finished> finished_;
-  size_t max_waiting_ = 2;
+  size_t max_waiting_ = kBatchPerWorker;
   int workers_left_ = 0;
   std::optional<Error> error_;
   // The committer's own (and Recovered's and Run's, before and after it runs):

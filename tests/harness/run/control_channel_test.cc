@@ -175,5 +175,42 @@ TEST(ControlChannel, ResetClosesTheLastTrialsConnectionsAndHandsHitsToTheNewHand
   EXPECT_EQ(second, std::vector<std::string>{"b"});
 }
 
+// Most trials leave no connection open: then a Reset swaps the handler without the channel's
+// thread (its fast path), and must still hand every later hit to the new handler only, and
+// none at all after an empty one.
+TEST(ControlChannel, AResetWithNothingOpenHandsLaterHitsToTheNewHandlerOnly) {
+  std::mutex mu;
+  std::vector<std::string> hits;
+  auto handler = [&](std::string who) {
+    return [&, who](const FailpointHit& h) {
+      std::lock_guard lock(mu);
+      hits.push_back(who + ":" + h.name);
+      return HitAnswer::Continue();
+    };
+  };
+  auto channel = ControlChannel::Start(handler("first"));
+  ASSERT_TRUE(channel);
+  channel.value()->Reset(handler("second"));  // nothing ever connected
+  {
+    Client c(channel.value()->Address());
+    c.Send("HIT a 1\n");
+    EXPECT_EQ(c.Line(), "CONTINUE");
+  }  // the job exits: its connection closes
+  ASSERT_TRUE(channel.value()->WaitIdle(std::chrono::seconds(5)));
+  channel.value()->Reset({});  // nothing open: between trials
+  {
+    Client stray(channel.value()->Address());
+    stray.Send("HIT b 2\n");
+    EXPECT_EQ(stray.Line(), "<eof>");
+  }
+  ASSERT_TRUE(channel.value()->WaitIdle(std::chrono::seconds(5)));
+  channel.value()->Reset(handler("third"));
+  Client c(channel.value()->Address());
+  c.Send("HIT c 3\n");
+  EXPECT_EQ(c.Line(), "CONTINUE");
+  std::lock_guard lock(mu);
+  EXPECT_EQ(hits, (std::vector<std::string>{"second:a", "third:c"}));
+}
+
 }  // namespace
 }  // namespace killpoint

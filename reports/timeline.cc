@@ -237,6 +237,12 @@ class Builder {
                   fmt::format("in-process retry {} of {} after {} (backoff {}, breaker {})", Int(d, "attempt"),
                               Str(d, "key"), Ms(Int(d, "delay_ms")), Ms(Int(d, "backoff_ms")), Str(d, "breaker"))};
     }
+    if (e.type == event::kJobWait) {
+      std::string by = Str(d, "held_by").empty() ? "" : " held by " + Str(d, "held_by");
+      return Mark{MarkKind::kLockWait, "wait " + Ms(Int(d, "ms")),
+                  fmt::format("waited {} for {}{}: {}", Ms(Int(d, "ms")), Str(d, "key"), by,
+                              d.value("acquired", false) ? "took it" : "gave up")};
+    }
     if (e.type == event::kBadRequest) {
       return Mark{MarkKind::kBadRequest, Str(d, "path"), fmt::format("bad request {}: {}", Str(d, "path"), Str(d, "reason"))};
     }
@@ -333,6 +339,7 @@ const char* ToString(MarkKind k) {
     case MarkKind::kResume: return "resume (SIGCONT)";
     case MarkKind::kOverlap: return "second instance";
     case MarkKind::kRetry: return "in-process retry";
+    case MarkKind::kLockWait: return "waited for a lock";
   }
   return "?";
 }

@@ -29,6 +29,7 @@ enum class MarkKind {
   kResume,      // ... and let it go on (SIGCONT)
   kOverlap,     // a second instance of the attempt: started, the first released, its exit
   kRetry,       // the job retried a call in-process (POST /retry, docs/retry.md)
+  kLockWait,    // the job waited for a lock another run held (POST /wait, docs/faults.md)
 };
 const char* ToString(MarkKind k);
 

@@ -74,6 +74,9 @@ std::string Shape(MarkKind k, int x, int y) {
     case MarkKind::kRetry:
       return fmt::format(R"(<circle cx="{0}" cy="{1}" r="7" fill="#fff" stroke="#0d9488" stroke-width="2"/><path d="M{0} {2}l4 -3l-4 -3" fill="none" stroke="#0d9488" stroke-width="2"/>)",
                          x, y, y + 3);
+    case MarkKind::kLockWait:  // a padlock
+      return fmt::format(R"(<path d="M{} {}v-3a4 4 0 0 1 8 0v3" fill="none" stroke="#b45309" stroke-width="2"/><rect x="{}" y="{}" width="12" height="9" fill="#b45309"/>)",
+                         x - 4, y - 1, x - 6, y - 1);
   }
   return "";
 }
@@ -140,7 +143,7 @@ std::string RenderTimelineLegend() {
                             MarkKind::kPublish,       MarkKind::kDuplicate,  MarkKind::kPublishFailed,
                             MarkKind::kQuery,         MarkKind::kAlert,      MarkKind::kTimeout, MarkKind::kBadRequest,
                             MarkKind::kPause,         MarkKind::kResume,     MarkKind::kOverlap,
-                            MarkKind::kRetry};
+                            MarkKind::kRetry,         MarkKind::kLockWait};
   std::string out;
   for (MarkKind k : kinds) {
     int width = k == MarkKind::kFailpoints ? 52 : 22;

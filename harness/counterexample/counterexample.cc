@@ -78,7 +78,11 @@ std::vector<nlohmann::json> Fingerprint(const std::vector<Event>& events) {
   bool overlapped =
       std::any_of(events.begin(), events.end(), [](const Event& e) { return InstanceOf(e) != 1; });
   std::vector<nlohmann::json> out, concurrent;
+  int64_t position = 0;  // seq, less the job_wait events before
   for (const Event& e : events) {
+    // Whether a job waited for a lock at all depends on the real clock: a lease a killed
+    // holder left may have expired by the time the next attempt comes (docs/faults.md).
+    if (e.type == event::kJobWait) continue;
     nlohmann::json data = e.data;
     if (data.is_object()) {
       for (const char* volatile_key : {"pid", "sandbox", "elapsed_ms", "stderr"})
@@ -87,7 +91,7 @@ std::vector<nlohmann::json> Fingerprint(const std::vector<Event>& events) {
       if (e.type == event::kJobRetry) data.erase("delay_ms"), data.erase("at_ms");
     }
     if (!overlapped) {
-      out.push_back({e.seq, e.t_ms, e.type, e.biz_date, e.trigger, e.attempt, data});
+      out.push_back({position++, e.t_ms, e.type, e.biz_date, e.trigger, e.attempt, data});
       continue;
     }
     nlohmann::json entry = {e.t_ms, e.type, e.biz_date, e.trigger, e.attempt, data};

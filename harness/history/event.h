@@ -32,6 +32,10 @@ inline constexpr const char* kRetryWait = "retry_wait";
 inline constexpr const char* kBreaker = "breaker";
 inline constexpr const char* kNonRetryable = "non_retryable";
 inline constexpr const char* kJobRetry = "job_retry";
+// job_wait: the job waited on the real clock for what another run held, a lock or a lease
+// (POST /wait), data: key (what), ms, acquired, held_by (when known). Real time: left out of a
+// replay's comparison; kp-bare-loop waits it out in the job's place (docs/performance.md).
+inline constexpr const char* kJobWait = "job_wait";
 inline constexpr const char* kGiveUp = "give_up";           // data: attempts
 inline constexpr const char* kFinalPass = "final_pass";     // data: biz_dates
 inline constexpr const char* kPublish = "publish";          // data: key, delivery_id, ...

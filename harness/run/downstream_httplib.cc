@@ -96,6 +96,7 @@ class HttplibDownstream : public Downstream {
     server_.Get("/deliveries", Serving(&HttplibDownstream::Deliveries));
     server_.Post("/alert", Serving(&HttplibDownstream::Alert));
     server_.Post("/retry", Serving(&HttplibDownstream::JobRetry));
+    server_.Post("/wait", Serving(&HttplibDownstream::JobWait));
     server_.set_error_handler(Serving(&HttplibDownstream::NoSuchEndpoint));
     port_ = server_.bind_to_any_port("127.0.0.1");
     if (port_ < 0) return Error::Harness("downstream: cannot listen on 127.0.0.1");
@@ -302,6 +303,31 @@ class HttplibDownstream : public Downstream {
     record["breaker"] =
         breaker != body.end() && breaker->is_string() ? breaker->get<std::string>() : "closed";
     history_->Add(event::kJobRetry, record);
+    res.set_content("{}", "application/json");
+  }
+
+  // POST /wait (docs/faults.md): a job reports that it waited on the real clock for what another
+  // run held, a lock or a lease (the key). Recorded as a job_wait event; changes nothing here.
+  void JobWait(const httplib::Request& req, httplib::Response& res) {
+    json body;
+    if (!ReadBody(req, res, body)) return;
+    auto ms = body.find("ms");
+    auto acquired = body.find("acquired");
+    const char* wrong = ms == body.end() || !ms->is_number_integer() || ms->get<int64_t>() < 0
+                            ? "needs an integer ms of 0 or more"
+                        : acquired == body.end() || !acquired->is_boolean() ? "needs a boolean acquired"
+                                                                            : nullptr;
+    if (wrong != nullptr) {
+      history_->Add(event::kBadRequest, {{"path", req.path}, {"reason", wrong}});
+      res.status = 400;
+      return;
+    }
+    json record = {{"key", body["key"]}, {"ms", *ms}, {"acquired", *acquired}};
+    auto held_by = body.find("held_by");
+    if (held_by != body.end() && held_by->is_string()) record["held_by"] = *held_by;
+    std::lock_guard lock(mu_);
+    Attribute(req, record);
+    history_->Add(event::kJobWait, record);
     res.set_content("{}", "application/json");
   }
 

@@ -76,6 +76,12 @@ std::string NewUuid();
 int64_t Publish(const Context& ctx, const std::string& key, const std::string& idempotency_key,
                 const std::string& payload_json);
 
+// POST {downstream}/wait {"key": what, "ms", "acquired"[, "held_by"]}, X-Killpoint-Instance:
+// tells the harness that this run waited `ms` on the real clock for what another run held
+// (docs/faults.md). Best effort: without a downstream, or when it does not answer, nothing.
+void ReportWait(const Context& ctx, const std::string& what, int64_t ms, bool acquired,
+                const std::string& held_by);
+
 int RunOrderStatus(const Context& ctx);
 int RunInventory(const Context& ctx);
 int RunRefund(const Context& ctx);

@@ -103,4 +103,17 @@ int64_t Publish(const Context& ctx, const std::string& key, const std::string& i
   return answer["delivery_id"].get<int64_t>();
 }
 
+void ReportWait(const Context& ctx, const std::string& what, int64_t ms, bool acquired,
+                const std::string& held_by) {
+  if (ctx.downstream.empty()) return;
+  httplib::Client client(ctx.downstream);
+  auto timeout = std::chrono::milliseconds(ctx.timeout_ms);
+  client.set_connection_timeout(timeout);
+  client.set_read_timeout(timeout);
+  nlohmann::json body = {{"key", what}, {"ms", ms}, {"acquired", acquired}};
+  if (!held_by.empty()) body["held_by"] = held_by;
+  httplib::Headers headers = {{"X-Killpoint-Instance", std::to_string(ctx.instance)}};
+  client.Post("/wait", headers, body.dump(), "application/json");
+}
+
 }  // namespace killpoint::catalogue

@@ -63,12 +63,21 @@ int64_t TryLease(SQLite::Database& db, const Context& ctx, std::string* held_by)
   return token;
 }
 
+// A wait for a lock another run holds is reported downstream (ReportWait), acquired or not:
+// it is real time the scenario costs whoever runs it.
 int64_t AcquireLease(SQLite::Database& db, const Context& ctx) {
-  int64_t deadline = NowMs() + ctx.wait_ms;
+  int64_t started = NowMs();
+  int64_t deadline = started + ctx.wait_ms;
   std::string held_by;
   for (;;) {
-    if (int64_t token = TryLease(db, ctx, &held_by)) return token;
-    if (NowMs() >= deadline) throw JobError(kExitBusy, "the payout lease is held by " + held_by);
+    if (int64_t token = TryLease(db, ctx, &held_by)) {
+      if (!held_by.empty()) ReportWait(ctx, "payout lease", NowMs() - started, true, held_by);
+      return token;
+    }
+    if (NowMs() >= deadline) {
+      ReportWait(ctx, "payout lease", NowMs() - started, false, held_by);
+      throw JobError(kExitBusy, "the payout lease is held by " + held_by);
+    }
     std::this_thread::sleep_for(kPoll);
   }
 }
@@ -77,14 +86,19 @@ int AcquireFlock(const Context& ctx) {
   std::string path = ctx.workdir + "/payout.lock";
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) throw JobError(kExitFailed, "cannot open " + path);
-  int64_t deadline = NowMs() + ctx.wait_ms;
+  int64_t started = NowMs();
+  int64_t deadline = started + ctx.wait_ms;
+  bool waited = false;
   while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    waited = true;
     if (NowMs() >= deadline) {
       ::close(fd);
+      ReportWait(ctx, "payout.lock", NowMs() - started, false, "");
       throw JobError(kExitBusy, path + " is locked by another run");
     }
     std::this_thread::sleep_for(kPoll);
   }
+  if (waited) ReportWait(ctx, "payout.lock", NowMs() - started, true, "");
   return fd;
 }
 

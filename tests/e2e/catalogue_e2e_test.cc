@@ -126,6 +126,21 @@ TEST_F(Catalogue, LocksAgainstARerunOfYesterday) {
   }
   Expect("lock-lease-no-idempotency",
          {{"one_payout_per_date", kShown}, {"every_date_paid", kHeld}, {"converges", kHeld}});
+  // A holder killed with the lease leaves it until its TTL (100 ms) runs out: the retry, a
+  // moment later on the real clock, waits for it and says so (docs/faults.md, POST /wait).
+  auto log = ReadHistoryLog(run_->dir / "catalogue-lock-lease" / "history.jsonl");
+  ASSERT_TRUE(log) << log.error().message;
+  int waits = 0;
+  for (const auto& [trial, events] : log.value()) {
+    for (const Event& e : events) {
+      if (e.type != event::kJobWait) continue;
+      ++waits;
+      EXPECT_TRUE(e.data.value("acquired", false)) << e.data;
+      EXPECT_LE(e.data.value("ms", 1000), 1000) << e.data;
+      EXPECT_TRUE(e.data.value("held_by", "").starts_with("instance 1 pid ")) << e.data;
+    }
+  }
+  EXPECT_GE(waits, 1);
   EXPECT_THAT(FirstExample("lock-lease-no-idempotency", "one_payout_per_date"),
               ::testing::ContainsRegex("^a date was paid more than once: [0-9]+ rows? in lock.db, "
                                        "(first 3: )?biz_date=2026-11-0[1-3], n=[2-9]"));
@@ -163,11 +178,16 @@ TEST_F(Catalogue, LocksAgainstALiveOverlap) {
                            "catalogue-lock-lease-no-idempotency-overlap"}) {
     auto log = ReadHistoryLog(run_->dir / slug / "history.jsonl");
     ASSERT_TRUE(log) << log.error().message;
-    int overlaps = 0, busy = 0, second_exits = 0, kills = 0;
+    int overlaps = 0, busy = 0, second_exits = 0, kills = 0, gave_up_waiting = 0;
     for (const auto& [trial, events] : log.value()) {
       for (const Event& e : events) {
         overlaps += e.type == event::kOverlap;
         kills += e.type == event::kKill;
+        // docs/faults.md: the second instance reported its wait for the first's lease.
+        if (e.type == event::kJobWait && InstanceOf(e) == 2 && !e.data.value("acquired", true) &&
+            e.data.value("ms", 0) > 0 && e.data.value("held_by", "").starts_with("instance 1 ")) {
+          ++gave_up_waiting;
+        }
         if (e.type == event::kExit && InstanceOf(e) == 2) {
           ++second_exits;
           busy += e.data.value("code", -1) == 75;
@@ -177,6 +197,7 @@ TEST_F(Catalogue, LocksAgainstALiveOverlap) {
     EXPECT_GE(overlaps, 6) << slug;
     EXPECT_EQ(second_exits, overlaps) << slug;
     EXPECT_EQ(busy, second_exits) << slug;
+    EXPECT_EQ(gave_up_waiting, busy) << slug;
     EXPECT_EQ(kills, 0) << slug;
   }
 }

@@ -76,6 +76,27 @@ TEST(Timeline, ShowsRetryStrategies) {
               ::testing::Contains("2026-11-01#1: exit 4 is not retryable, no attempt after 2"));
 }
 
+// docs/faults.md: a job's wait for a lock another run held is a mark on its lane, the second
+// instance's labelled as such.
+TEST(Timeline, MarksAJobsWaitForALock) {
+  const std::string d = "2026-11-01";
+  std::vector<Event> h = {
+      Ev(0, 0, "spawn", d, 1, 1, {{"pid", 10}}),
+      Ev(1, 0, "job_wait", d, 1, 1,
+         {{"key", "payout lease"}, {"ms", 93}, {"acquired", true}, {"held_by", "instance 1 pid 9"}}),
+      Ev(2, 0, "job_wait", d, 1, 1, {{"key", "payout.lock"}, {"ms", 508}, {"acquired", false}, {"instance", 2}}),
+      Ev(3, 0, "exit", d, 1, 1, {{"code", 0}}),
+  };
+  Timeline t = BuildTimeline(h);
+  ASSERT_EQ(t.lanes.size(), 1u);
+  ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kLockWait, MarkKind::kLockWait));
+  EXPECT_EQ(t.lanes[0].marks[0].label, "wait 93ms");
+  EXPECT_EQ(t.lanes[0].marks[0].detail, "waited 93ms for payout lease held by instance 1 pid 9: took it");
+  EXPECT_EQ(t.lanes[0].marks[1].label, "i2 wait 508ms");
+  EXPECT_THAT(t.lanes[0].marks[1].detail, HasSubstr("waited 508ms for payout.lock: gave up"));
+  EXPECT_THAT(RenderTimelineLegend(), HasSubstr("waited for a lock"));
+}
+
 TEST(Timeline, FinalStateSaysWhatWasDeliveredAndHowEachDateEnded) {
   Timeline t = BuildTimeline(testing::DoublePublishHistory());
   ASSERT_EQ(t.final_state.size(), 3u);

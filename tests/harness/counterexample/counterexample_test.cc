@@ -131,6 +131,25 @@ TEST(Fingerprint, LeavesOutWhatDiffersFromRunToRun) {
   EXPECT_NE(Fingerprint({a}), Fingerprint({c}));
 }
 
+// docs/faults.md: whether a job waited for a lock a killed holder left depends on the real
+// clock; a replay that did not wait (or did) is the same schedule, and the events after keep
+// their places.
+TEST(Fingerprint, LeavesOutAJobsWaitForALock) {
+  auto ev = [](int64_t seq, const char* type, nlohmann::json data) {
+    Event e;
+    e.seq = seq;
+    e.type = type;
+    e.data = std::move(data);
+    return e;
+  };
+  Event spawn = ev(0, event::kSpawn, {{"pid", 1}});
+  Event wait = ev(1, event::kJobWait, {{"key", "payout lease"}, {"ms", 93}, {"acquired", true}});
+  EXPECT_EQ(Fingerprint({spawn, wait, ev(2, event::kExit, {{"code", 0}})}),
+            Fingerprint({spawn, ev(1, event::kExit, {{"code", 0}})}));
+  EXPECT_NE(Fingerprint({spawn, wait, ev(2, event::kExit, {{"code", 0}})}),
+            Fingerprint({spawn, ev(1, event::kExit, {{"code", 75}})}));
+}
+
 // docs/faults.md: the events of an overlap's two instances interleave by chance.
 TEST(Fingerprint, IgnoresHowTwoInstancesInterleavedButNotWhatEitherDid) {
   auto ev = [](int64_t seq, const char* type, nlohmann::json data) {

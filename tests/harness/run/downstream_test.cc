@@ -121,6 +121,35 @@ namespace {
 // A trial that makes no request stops its downstream right after starting it. Before the fix
 // a stop that came before the server's accept loop had started was lost, and the destructor
 // waited for ever (a hang seen in a benchmark). Fails by hanging into CTest's timeout.
+// POST /wait (docs/faults.md): a job's wait for a lock becomes a job_wait event, attributed to
+// the instance that says so; a malformed report is a bad request, and nothing is recorded.
+TEST(Downstream, RecordsAJobsWaitForALock) {
+  Service s(false);
+  httplib::Headers second = {{"X-Killpoint-Instance", "2"}};
+  auto ok = s.Client().Post("/wait", second,
+                            R"({"key":"payout lease","ms":93,"acquired":true,"held_by":"instance 1 pid 9"})",
+                            "application/json");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+  auto waits = s.Of(event::kJobWait);
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0].data, (json{{"key", "payout lease"}, {"ms", 93}, {"acquired", true},
+                                 {"held_by", "instance 1 pid 9"}, {"instance", 2}}));
+  for (const char* body : {R"({"key":"l","acquired":true})", R"({"key":"l","ms":-1,"acquired":true})",
+                           R"({"key":"l","ms":"93","acquired":true})", R"({"key":"l","ms":93})",
+                           R"({"ms":93,"acquired":false})"}) {
+    auto bad = s.Client().Post("/wait", body, "application/json");
+    ASSERT_TRUE(bad);
+    EXPECT_EQ(bad->status, 400) << body;
+  }
+  EXPECT_EQ(s.Of(event::kJobWait).size(), 1u);
+  auto reasons = s.Of(event::kBadRequest);
+  ASSERT_EQ(reasons.size(), 5u);
+  EXPECT_EQ(reasons[1].data["reason"], "needs an integer ms of 0 or more");
+  EXPECT_EQ(reasons[3].data["reason"], "needs a boolean acquired");
+  EXPECT_EQ(reasons[4].data["reason"], "body needs a string key");
+}
+
 TEST(Downstream, StopsEvenRightAfterStarting) {
   History history;
   for (int i = 0; i < 300; ++i) {

@@ -117,6 +117,14 @@ TEST_F(CounterexampleTest, RefusesDamagedAndForeignFiles) {
   ErrorOf(dir_ / "a-dir.json");
 }
 
+Event Ev(int64_t seq, const char* type, nlohmann::json data) {
+  Event e;
+  e.seq = seq;
+  e.type = type;
+  e.data = std::move(data);
+  return e;
+}
+
 TEST(Fingerprint, LeavesOutWhatDiffersFromRunToRun) {
   Event a;
   a.type = event::kSpawn;
@@ -135,34 +143,20 @@ TEST(Fingerprint, LeavesOutWhatDiffersFromRunToRun) {
 // clock; a replay that did not wait (or did) is the same schedule, and the events after keep
 // their places.
 TEST(Fingerprint, LeavesOutAJobsWaitForALock) {
-  auto ev = [](int64_t seq, const char* type, nlohmann::json data) {
-    Event e;
-    e.seq = seq;
-    e.type = type;
-    e.data = std::move(data);
-    return e;
-  };
-  Event spawn = ev(0, event::kSpawn, {{"pid", 1}});
-  Event wait = ev(1, event::kJobWait, {{"key", "payout lease"}, {"ms", 93}, {"acquired", true}});
-  EXPECT_EQ(Fingerprint({spawn, wait, ev(2, event::kExit, {{"code", 0}})}),
-            Fingerprint({spawn, ev(1, event::kExit, {{"code", 0}})}));
-  EXPECT_NE(Fingerprint({spawn, wait, ev(2, event::kExit, {{"code", 0}})}),
-            Fingerprint({spawn, ev(1, event::kExit, {{"code", 75}})}));
+  Event spawn = Ev(0, event::kSpawn, {{"pid", 1}});
+  Event wait = Ev(1, event::kJobWait, {{"key", "payout lease"}, {"ms", 93}, {"acquired", true}});
+  EXPECT_EQ(Fingerprint({spawn, wait, Ev(2, event::kExit, {{"code", 0}})}),
+            Fingerprint({spawn, Ev(1, event::kExit, {{"code", 0}})}));
+  EXPECT_NE(Fingerprint({spawn, wait, Ev(2, event::kExit, {{"code", 0}})}),
+            Fingerprint({spawn, Ev(1, event::kExit, {{"code", 75}})}));
 }
 
 // docs/faults.md: the events of an overlap's two instances interleave by chance.
 TEST(Fingerprint, IgnoresHowTwoInstancesInterleavedButNotWhatEitherDid) {
-  auto ev = [](int64_t seq, const char* type, nlohmann::json data) {
-    Event e;
-    e.seq = seq;
-    e.type = type;
-    e.data = std::move(data);
-    return e;
-  };
-  Event first = ev(0, event::kFailpoint, {{"point", "a"}, {"hit", 1}});
-  Event second = ev(0, event::kFailpoint, {{"point", "a"}, {"hit", 1}, {"instance", 2}});
-  Event exit2 = ev(0, event::kExit, {{"code", 0}, {"instance", 2}});
-  Event exit1 = ev(0, event::kExit, {{"code", 0}});
+  Event first = Ev(0, event::kFailpoint, {{"point", "a"}, {"hit", 1}});
+  Event second = Ev(0, event::kFailpoint, {{"point", "a"}, {"hit", 1}, {"instance", 2}});
+  Event exit2 = Ev(0, event::kExit, {{"code", 0}, {"instance", 2}});
+  Event exit1 = Ev(0, event::kExit, {{"code", 0}});
   auto numbered = [](std::vector<Event> events) {
     for (size_t i = 0; i < events.size(); ++i) events[i].seq = static_cast<int64_t>(i);
     return events;

@@ -46,4 +46,22 @@ void BM_CheckPublishTrial(benchmark::State& state) {
 }
 BENCHMARK(BM_CheckPublishTrial);
 
+// Each built-in checker alone over the same history, BM_Checker/<name>. A checker whose input
+// is not in a publish trial (a settlement table, a selftest file) finds it missing and returns
+// early: its figure is that of a trial of another job.
+void BM_Checker(benchmark::State& state, const Checker& check) {
+  Fixture f;
+  for (auto _ : state) {
+    CheckInput in{f.s, f.p, f.events, f.dir};
+    benchmark::DoNotOptimize(check(in));
+  }
+}
+
+const int kRegistered = [] {
+  for (const auto& [name, check] : BuiltinCheckers()) {
+    benchmark::RegisterBenchmark(("BM_Checker/" + name).c_str(), BM_Checker, check);
+  }
+  return 0;
+}();
+
 }  // namespace

@@ -69,8 +69,8 @@ if len(rows) > 1:
     # with kills it does more of the jobs' work than the run did. The pessimistic ratio counts
     # each scenario the loop took longer for as taking it no longer than killpoint.
     k = sum(r[2] for r in rows)
-    print(f"pessimistic ratio (last round): killpoint {k:.2f} s over {sum(min(r[2], r[3]) for r in rows):.2f} s: "
-          f"{k / max(sum(min(r[2], r[3]) for r in rows), 1e-9):.2f}x")
+    floor = sum(min(r[2], r[3]) for r in rows)
+    print(f"pessimistic ratio (last round): killpoint {k:.2f} s over {floor:.2f} s: {k / max(floor, 1e-9):.2f}x")
     print("most over the bare loop (last round): scenario, trials, killpoint s, bare s, difference")
     for d, n, k, b, t in rows[:8]:
         print(f"  {n:<48} {t:>5} {k:8.2f} {b:8.2f} {d:+8.2f}")

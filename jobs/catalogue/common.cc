@@ -75,15 +75,25 @@ std::string NewUuid() {
   return text;
 }
 
-int64_t Publish(const Context& ctx, const std::string& key, const std::string& idempotency_key,
-                const std::string& payload_json) {
-  if (ctx.downstream.empty())
-    throw JobError(kExitUsage, "no downstream: set KILLPOINT_DOWNSTREAM or --downstream");
+namespace {
+
+// A client of the downstream with the job's request timeout on every step.
+httplib::Client DownstreamClient(const Context& ctx) {
   httplib::Client client(ctx.downstream);
   auto timeout = std::chrono::milliseconds(ctx.timeout_ms);
   client.set_connection_timeout(timeout);
   client.set_read_timeout(timeout);
   client.set_write_timeout(timeout);
+  return client;
+}
+
+}  // namespace
+
+int64_t Publish(const Context& ctx, const std::string& key, const std::string& idempotency_key,
+                const std::string& payload_json) {
+  if (ctx.downstream.empty())
+    throw JobError(kExitUsage, "no downstream: set KILLPOINT_DOWNSTREAM or --downstream");
+  httplib::Client client = DownstreamClient(ctx);
   nlohmann::json body = {
       {"key", key}, {"biz_date", ctx.biz_date}, {"payload", nlohmann::json::parse(payload_json)}};
   httplib::Headers headers = {{"Idempotency-Key", idempotency_key}};
@@ -106,10 +116,7 @@ int64_t Publish(const Context& ctx, const std::string& key, const std::string& i
 void ReportWait(const Context& ctx, const std::string& what, int64_t ms, bool acquired,
                 const std::string& held_by) {
   if (ctx.downstream.empty()) return;
-  httplib::Client client(ctx.downstream);
-  auto timeout = std::chrono::milliseconds(ctx.timeout_ms);
-  client.set_connection_timeout(timeout);
-  client.set_read_timeout(timeout);
+  httplib::Client client = DownstreamClient(ctx);
   nlohmann::json body = {{"key", what}, {"ms", ms}, {"acquired", acquired}};
   if (!held_by.empty()) body["held_by"] = held_by;
   httplib::Headers headers = {{"X-Killpoint-Instance", std::to_string(ctx.instance)}};

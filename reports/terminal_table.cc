@@ -60,11 +60,14 @@ std::string Line(const InvariantResult& r, size_t width, bool color) {
 
 }  // namespace
 
-std::string RenderTable(const RunResults& results, bool color) {
+std::string RenderTable(const RunResults& results, bool color, std::optional<int> only_trial) {
   std::string out;
   for (const ScenarioResult& s : results.scenarios) {
-    out += Wrap("", fmt::format("{} ({} trials, {:.1f}s)", s.name, s.trials, s.elapsed_s));
-    if (s.exhaustive_total > 0) {
+    out += Wrap("", fmt::format("{} ({} trial{}, {:.1f}s)", s.name, s.trials, s.trials == 1 ? "" : "s", s.elapsed_s));
+    if (s.exhaustive_total > 0 && only_trial) {
+      out += Wrap("  ", fmt::format("exhaustive: trial {} alone (--trial), one of {} (crash point, moment, model) "
+                                    "combinations", *only_trial, s.exhaustive_total));
+    } else if (s.exhaustive_total > 0) {
       out += Wrap("  ", fmt::format("exhaustive: {} of {} (crash point, moment, model) combinations tried{}", s.trials,
                                     s.exhaustive_total, s.trials < s.exhaustive_total ? " (--limit)" : ", all"));
     }
@@ -83,7 +86,8 @@ std::string RenderTable(const RunResults& results, bool color) {
   }
   double rate = results.elapsed_s > 0 ? results.Trials() / results.elapsed_s : 0;
   std::string totals =
-      fmt::format("{} trials in {:.1f}s ({:.1f} trials/s), seed {}:", results.Trials(), results.elapsed_s, rate, results.seed);
+      fmt::format("{} trial{} in {:.1f}s ({:.1f} trials/s), seed {}:", results.Trials(), results.Trials() == 1 ? "" : "s",
+                  results.elapsed_s, rate, results.seed);
   std::string verdict = results.MustHoldViolated() ? "a must-hold invariant was VIOLATED" : "every must-hold invariant held";
   if (!results.partial.empty()) {
     out += "\nPARTIAL RESULTS (" + results.partial +

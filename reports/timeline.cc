@@ -210,8 +210,9 @@ class Builder {
           names += fmt::format("{}{} x{}", names.empty() ? "" : ", ", name, count);
         }
       }
-      return Mark{MarkKind::kFailpoints, fmt::format("{} points", total),
-                  fmt::format("passed {} syscall points not armed: {}", total, names)};
+      const char* plural = total == 1 ? "" : "s";
+      return Mark{MarkKind::kFailpoints, fmt::format("{} point{}", total, plural),
+                  fmt::format("passed {} syscall point{} not armed: {}", total, plural, names)};
     }
     if (e.type == event::kKill) {
       std::string when = d.value("when", "before");

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "util/printable.h"
+
 namespace killpoint {
 
 std::vector<std::string> CheckInput::Dates() const {
@@ -32,14 +34,29 @@ const std::map<std::string, Checker>& BuiltinCheckers() {
   return checkers;
 }
 
-std::vector<Verdict> CheckTrial(const CheckInput& input) {
+Error Misconfigured(const CheckInput& in, const std::string& field, const std::string& what) {
+  return Error::BadInput(Printable(in.scenario.file.string() + ": " + field + ": " + what, 1000));
+}
+
+bool LastAttemptSucceeded(const CheckInput& in) {
+  for (auto it = in.events.rbegin(); it != in.events.rend(); ++it) {
+    if (it->type == event::kExit) return it->data.value("code", -1) == 0;
+  }
+  return false;
+}
+
+Result<std::vector<Verdict>> CheckTrial(const CheckInput& input) {
   std::vector<Verdict> out;
   for (const auto* list : {&input.scenario.must_hold, &input.scenario.expected_violations}) {
     for (const auto& name : *list) {
       auto own = input.scenario.checks.find(name);
-      out.push_back(own != input.scenario.checks.end()
-                        ? RunSqlCheck(name, own->second, input.workdir)
-                        : BuiltinCheckers().at(name)(input));
+      if (own != input.scenario.checks.end()) {
+        out.push_back(RunSqlCheck(name, own->second, input.workdir));
+        continue;
+      }
+      auto verdict = BuiltinCheckers().at(name)(input);
+      if (!verdict) return verdict.error();
+      out.push_back(std::move(verdict.value()));
     }
   }
   return out;

@@ -18,6 +18,7 @@
 #include "history/event.h"
 #include "plan/plan.h"
 #include "scenario/scenario.h"
+#include "util/result.h"
 
 namespace killpoint {
 
@@ -31,7 +32,21 @@ struct CheckInput {
   std::vector<std::string> Dates() const;
 };
 
-using Checker = std::function<Verdict(const CheckInput&)>;
+// A checker answers with a verdict, held or violated, or with an Error (kBadInput) when the
+// scenario points it at something the job does not have (a table or column the job never
+// writes): that is a mistake in the scenario, not a finding about the job, and it stops the
+// run with exit 2 (cli/exit_codes.h). A database not written yet because the job was killed
+// first is a verdict, never such an error.
+using Checker = std::function<Result<Verdict>(const CheckInput&)>;
+
+// The error a checker returns for a scenario that sends it to the wrong place: "FILE: FIELD:
+// what", FIELD being the scenario field to set.
+Error Misconfigured(const CheckInput& in, const std::string& field, const std::string& what);
+
+// Whether the trial's last attempt ran to its end and exited 0: what it left is the job's
+// finished state, so a file, table or column a checker needs and does not find there is
+// one the job never writes.
+bool LastAttemptSucceeded(const CheckInput& in);
 
 // Opens a database as the job's next start would (see above). Throws SQLite::Exception.
 std::optional<SQLite::Database> OpenJobDatabase(const std::filesystem::path& file);
@@ -43,8 +58,9 @@ const std::map<std::string, Checker>& BuiltinCheckers();
 Verdict RunSqlCheck(const std::string& name, const SqlCheck& check,
                     const std::filesystem::path& workdir);
 
-// The verdicts of the scenario's invariants (must_hold, then expected_violations).
-std::vector<Verdict> CheckTrial(const CheckInput& input);
+// The verdicts of the scenario's invariants (must_hold, then expected_violations), or the
+// first checker's Error.
+Result<std::vector<Verdict>> CheckTrial(const CheckInput& input);
 
 // Checkers by family; each file registers its own.
 void AddSettlementCheckers(std::map<std::string, Checker>& out);

@@ -5,21 +5,22 @@
 
 #include "check/checker.h"
 #include "util/atomic_file.h"
+#include "util/printable.h"
 
 namespace killpoint {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Printable(std::string s, size_t max) {
-  if (s.size() > max) s = s.substr(0, max) + "...";
-  for (char& c : s) {
-    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
-  }
-  return s;
+// A job's stderr in one line: its trailing newlines dropped, the rest escaped.
+std::string StderrLine(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return Printable(s, 160);
 }
 
+// No state file named (check.state_file): the job keeps none, nothing to read.
 std::optional<std::string> StateFileProblem(const CheckInput& in) {
+  if (in.scenario.check.state_file.empty()) return std::nullopt;
   fs::path state = in.workdir / in.scenario.check.state_file;
   if (!fs::exists(state)) return std::nullopt;
   auto text = ReadFile(state);
@@ -58,7 +59,7 @@ Verdict Converges(const CheckInput& in) {
     }
     if (!last || last->data.value("code", -1) != 0) {
       std::string how = last ? "exited with code " + std::to_string(last->data.value("code", -1)) : "never ran";
-      std::string err = last ? Printable(last->data.value("stderr", ""), 160) : "";
+      std::string err = last ? StderrLine(last->data.value("stderr", "")) : "";
       return Verdict::Violated("converges", date + " did not succeed even after the fault-free final pass: "
                                                 "after " + std::to_string(attempts) + " attempts the last " +
                                                 how + (err.empty() ? "" : " (stderr: " + err + ")"));

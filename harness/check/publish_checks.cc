@@ -1,5 +1,6 @@
 // no_double_publish, no_loss and no_silent_loss, over the downstream's requests in the history.
 #include "check/checker.h"
+#include "util/printable.h"
 
 namespace killpoint {
 namespace {
@@ -50,8 +51,8 @@ std::string LastExit(const CheckInput& in, const std::string& date) {
   for (auto it = in.events.rbegin(); it != in.events.rend(); ++it) {
     if (it->type != event::kExit || it->biz_date != date) continue;
     std::string err = it->data.value("stderr", "");
-    if (err.size() > 160) err = err.substr(0, 157) + "...";
     while (!err.empty() && err.back() == '\n') err.pop_back();
+    err = Printable(err, 160);
     return "its last attempt exited with code " + std::to_string(it->data.value("code", -1)) +
            (err.empty() ? "" : " (stderr: " + err + ")");
   }

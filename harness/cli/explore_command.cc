@@ -32,6 +32,7 @@ struct ExploreArgs {
   std::string bindir;
   SandboxArgs sandbox;
   bool quiet = false;
+  bool all_faults = false;
 };
 
 constexpr int kDefaultExploreTrials = 200;
@@ -40,6 +41,7 @@ std::string SearchCommand(const ExploreArgs& a, int trials) {
   std::string cmd = "killpoint explore " + a.scenario + " --seed " + std::to_string(a.seed) +
                     " --trials " + std::to_string(trials);
   for (const auto& i : a.invariants) cmd += " --invariant " + i;
+  if (a.all_faults) cmd += " --all-faults";
   return cmd;
 }
 
@@ -76,6 +78,7 @@ int Execute(const ExploreArgs& a) {
   if (a.seconds > 0) o.time_budget = std::chrono::seconds(a.seconds);
   o.shrink_trials = a.shrink_trials;
   o.invariants = a.invariants;
+  o.all_faults = a.all_faults;
   o.trial = {a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir), root.value()->path(), false};
   o.trial.real_fsync = a.sandbox.real_disk;
   bool progress = !a.quiet && ::isatty(STDERR_FILENO);
@@ -160,6 +163,10 @@ void AddExploreCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--bindir", args->bindir,
                   "Folder of the reference jobs, {bindir} (default: killpoint's own)");
+  cmd->add_flag("--all-faults", args->all_faults,
+                "Also draw the faults the scenario does not enable: duplicate and out-of-order "
+                "firings, every downstream fault, its pauses, overlaps and bursts whatever their "
+                "probability (default: only those it enables, as `run` does)");
   AddSandboxOptions(cmd, &args->sandbox);
   cmd->add_flag("--quiet,-q", args->quiet, "Print nothing but errors");
   cmd->callback([args, &exit_code] { exit_code = Execute(*args); });

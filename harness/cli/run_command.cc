@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cli/exit_codes.h"
+#include "cli/inspect.h"
 #include "cli/paths.h"
 #include "cli/report_outputs.h"
 #include "cli/sandbox_options.h"
@@ -52,12 +53,7 @@ struct RunArgs {
 void PrintKept(const Scenario& s, int trial, const std::vector<Verdict>& verdicts, const fs::path& box) {
   std::cout << s.name << " trial " << trial << ":\n";
   for (const auto& v : verdicts) std::cout << "  " << v << "\n";
-  if (box.empty()) return;
-  fs::path work = box / "work";
-  std::cout << "  sandbox kept: " << box.string() << "\n"
-            << "  inspect: ls -la " << work.string() << "; ls " << (box / "logs").string() << "\n"
-            << "           sqlite3 " << (work / s.check.db).string() << " 'SELECT * FROM daily_settlement'\n"
-            << "           cat " << (work / s.check.state_file).string() << "\n";
+  if (!box.empty()) PrintInspectCommands(std::cout, s, box);
 }
 
 bool IsMustHold(const Scenario& s, const std::string& invariant) {
@@ -141,7 +137,7 @@ int Execute(const RunArgs& a) {
     return kExitSignalBase + signal;
   }
   if (!a.quiet) {
-    std::cout << RenderTable(results.value(), ColorWanted(STDOUT_FILENO));
+    std::cout << RenderTable(results.value(), ColorWanted(STDOUT_FILENO), a.trial);
     std::cout << "results: " << (fs::path(a.out) / "results.json").string() << "\nreport: " << paths.html
               << "\njunit: " << paths.junit << "\nsummary: " << paths.markdown << "\n";
   }

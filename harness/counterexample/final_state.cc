@@ -75,6 +75,16 @@ nlohmann::json StateFile(const std::filesystem::path& file) {
   return out;
 }
 
+// Whether a built-in invariant of the scenario reads check.db.
+bool ReadsDatabase(const Scenario& s) {
+  for (const auto* list : {&s.must_hold, &s.expected_violations}) {
+    for (const auto& name : *list) {
+      if (name == "one_row_per_date" || name == "amount_matches_source" || name == "commits_survive") return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 nlohmann::json CaptureFinalState(const Scenario& s, const std::filesystem::path& workdir,
@@ -88,10 +98,12 @@ nlohmann::json CaptureFinalState(const Scenario& s, const std::filesystem::path&
       alerts[key] = alerts.value(key, 0) + 1;
     }
   }
-  return {{"database", Database(workdir / s.check.db)},
-          {"state_file", StateFile(workdir / s.check.state_file)},
-          {"deliveries", deliveries},
-          {"alerts", alerts}};
+  nlohmann::json out = {{"deliveries", deliveries}, {"alerts", alerts}};
+  std::error_code ec;
+  if (ReadsDatabase(s) || std::filesystem::exists(workdir / s.check.db, ec))
+    out["database"] = Database(workdir / s.check.db);
+  if (!s.check.state_file.empty()) out["state_file"] = StateFile(workdir / s.check.state_file);
+  return out;
 }
 
 }  // namespace killpoint

@@ -46,8 +46,12 @@ class Search {
       return;
     }
     int n = shrinking ? ++outcome_.shrink_trials : ++outcome_.trials;
-    std::vector<Verdict> verdicts =
-        CheckTrial({scenario_, plan, trial.value().events, trial.value().sandbox.work()});
+    auto checked = CheckTrial({scenario_, plan, trial.value().events, trial.value().sandbox.work()});
+    if (!checked) {
+      error_ = checked.error();
+      return;
+    }
+    std::vector<Verdict> verdicts = std::move(checked.value());
     const Verdict* violated = nullptr;
     for (const std::string& name : targets_) {
       for (const Verdict& v : verdicts) {
@@ -137,7 +141,7 @@ Result<ExploreOutcome> Explore(const Scenario& s, const ExploreOptions& o) {
   metadata.description = "explore " + s.name;
   SilentListener listener;
   rc::detail::checkProperty(
-      rc::detail::toProperty([&] { search.Property(*GenSchedule(s, o.seed)); }), metadata, params,
+      rc::detail::toProperty([&] { search.Property(*GenSchedule(s, o.seed, o.all_faults)); }), metadata, params,
       listener, {});
   if (search.error()) return *search.error();
   return std::move(search.outcome());

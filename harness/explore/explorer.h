@@ -24,6 +24,8 @@ struct ExploreOptions {
   std::optional<std::chrono::seconds> time_budget;  // and/or a wall-clock budget for the search
   int shrink_trials = 300;                          // most trials spent shrinking
   std::vector<std::string> invariants;  // which to search for; empty: the scenario's all
+  // Draw every fault kind, not only those the scenario enables (schedule_gen.h's FaultSwitches).
+  bool all_faults = false;
   TrialOptions trial;
   // Told after each trial: its number, whether it is a shrink step, its schedule's summary and
   // whether it violated.

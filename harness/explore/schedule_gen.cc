@@ -13,7 +13,7 @@ namespace {
 bool Coin(int in) { return *rc::gen::inRange(0, in) == in - 1; }
 
 // What one attempt suffers; both parts shrink to "nothing".
-AttemptFault GenFault(const Scenario& s, const std::string& model) {
+AttemptFault GenFault(const Scenario& s, const FaultSwitches& on, const std::string& model) {
   AttemptFault f;
   f.model = model;
   if (!s.failpoints.empty() && Coin(2)) {
@@ -23,38 +23,52 @@ AttemptFault GenFault(const Scenario& s, const std::string& model) {
     std::vector<const char*> moments = KillMoments(f.kill_point);
     f.when = moments[*rc::gen::inRange<size_t>(0, moments.size())];
   }
-  if (!s.downstream.faults.empty() && Coin(4)) {
-    f.downstream_fault = s.downstream.faults[*rc::gen::inRange<size_t>(0, s.downstream.faults.size())];
-  }
+  const std::vector<std::string>& kinds = on.downstream_faults;
+  if (!kinds.empty() && Coin(4)) f.downstream_fault = kinds[*rc::gen::inRange<size_t>(0, kinds.size())];
   // Issue 6 (docs/faults.md): drawn only when the scenario has them, so that the schedules of
   // other scenarios stay as they were; each shrinks to none, then to the first point.
   const FaultSpec& x = s.faults;
-  if (!x.pause.points.empty() && Coin(4)) {
+  if (on.pause && Coin(4)) {
     f.pause = {x.pause.points[*rc::gen::inRange<size_t>(0, x.pause.points.size())], x.pause.duration_ms};
   }
-  if (!x.overlap.points.empty() && Coin(4)) {
+  if (on.overlap && Coin(4)) {
     f.overlap = {x.overlap.points[*rc::gen::inRange<size_t>(0, x.overlap.points.size())], x.overlap.hold_ms};
   }
-  if (x.downstream_burst.length > 0 && Coin(4)) f.downstream_burst = x.downstream_burst.length;
+  if (on.burst && Coin(4)) f.downstream_burst = x.downstream_burst.length;
   return f;
 }
 
 }  // namespace
 
-rc::Gen<Plan> GenSchedule(const Scenario& s, uint64_t seed) {
-  return rc::gen::exec([&s, seed] {
+FaultSwitches SwitchesOf(const Scenario& s, bool all_faults) {
+  FaultSwitches on;
+  const FaultSpec& x = s.faults;
+  on.duplicates = all_faults || s.duplicate_trigger_probability > 0;
+  if (all_faults || s.downstream.fault_probability > 0) on.downstream_faults = s.downstream.faults;
+  if (all_faults && on.downstream_faults.empty()) on.downstream_faults = {kFailBeforeCommit, kCommitNoAnswer, kDelay};
+  on.pause = !x.pause.points.empty() && (all_faults || x.pause.probability > 0);
+  on.overlap = !x.overlap.points.empty() && (all_faults || x.overlap.probability > 0);
+  on.burst = x.downstream_burst.length > 0 && (all_faults || x.downstream_burst.probability > 0);
+  return on;
+}
+
+rc::Gen<Plan> GenSchedule(const Scenario& s, uint64_t seed, bool all_faults) {
+  return rc::gen::exec([&s, seed, all_faults] {
+    const FaultSwitches on = SwitchesOf(s, all_faults);
     Plan plan{s.name, seed, 0, {}};
     int calendar = *rc::gen::inRange(1, static_cast<int>(std::min<size_t>(s.dates.size(), kMaxExploreDates)) + 1);
     std::string model = s.models[*rc::gen::inRange<size_t>(0, s.models.size())];
-    // Firings: at least one; each names a date of the calendar.
-    int firings = *rc::gen::inRange(1, 2 * calendar + 2);
+    // Firings: with duplicates, at least one, each naming any date of the calendar (a date may
+    // fire twice, or after a later one: a backfill); without, each date once, in order, as
+    // `run` fires them.
+    int firings = on.duplicates ? *rc::gen::inRange(1, 2 * calendar + 2) : calendar;
     std::map<std::string, int> triggers;
     for (int i = 0; i < firings; ++i) {
       PlannedRun run;
-      run.biz_date = s.dates[*rc::gen::inRange(0, calendar)];
+      run.biz_date = s.dates[on.duplicates ? *rc::gen::inRange(0, calendar) : i];
       run.trigger = ++triggers[run.biz_date];
       int faulted = *rc::gen::inRange(0, s.retry.max_attempts + 1);
-      for (int a = 0; a < faulted; ++a) run.attempts.push_back(GenFault(s, model));
+      for (int a = 0; a < faulted; ++a) run.attempts.push_back(GenFault(s, on, model));
       // Trailing attempts without a fault say nothing: leave them out.
       while (!run.attempts.empty() && run.attempts.back().None()) run.attempts.pop_back();
       plan.runs.push_back(std::move(run));

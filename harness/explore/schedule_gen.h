@@ -5,6 +5,8 @@
 // and a downstream fault or none; a pause, an overlap and a downstream burst or none, when the
 // scenario has them (docs/faults.md); one persistence model for the whole schedule.
 //
+// Only the faults the scenario enables are drawn (FaultSwitches, below), unless widened.
+//
 // Every choice is drawn so that it shrinks towards the simpler story: fewer firings, fewer
 // dates (date 0), fewer attempts with faults, no fault, earlier crash points (the scenario's
 // failpoints in the order it lists them), the first occurrence, the moment "before", the first
@@ -20,8 +22,23 @@ namespace killpoint {
 
 inline constexpr int kMaxExploreDates = 5;
 
+// The fault kinds a schedule may draw. By default the scenario's switches, as `run` honours
+// them: duplicate and out-of-order firings only with duplicate_trigger_probability above 0,
+// downstream faults only with downstream.fault_probability above 0, a pause, an overlap or a
+// burst only with its probability above 0. all_faults (`explore --all-faults`) widens them to
+// every kind: any firings, the listed downstream faults (all three when none is listed), and
+// every pause, overlap and burst the scenario describes whatever its probability.
+struct FaultSwitches {
+  bool duplicates = false;                     // a date may fire twice, or after a later one
+  std::vector<std::string> downstream_faults;  // empty: none
+  bool pause = false;
+  bool overlap = false;
+  bool burst = false;
+};
+FaultSwitches SwitchesOf(const Scenario& scenario, bool all_faults);
+
 // The scenario must outlive the generator. Plans carry `seed` and trial 0.
-rc::Gen<Plan> GenSchedule(const Scenario& scenario, uint64_t seed);
+rc::Gen<Plan> GenSchedule(const Scenario& scenario, uint64_t seed, bool all_faults = false);
 
 // The attempts a schedule spawns at most: every fault-carrying attempt of every firing.
 int FaultedAttempts(const Plan& plan);

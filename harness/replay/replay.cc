@@ -30,7 +30,9 @@ Result<ReplayOutcome> Replay(const CounterexampleFile& c, const TrialOptions& op
   auto trial = RunTrial(out.scenario, c.plan, options);
   if (!trial) return trial.error();
   out.events = trial.value().events;
-  out.verdicts = CheckTrial({out.scenario, c.plan, out.events, trial.value().sandbox.work()});
+  auto verdicts = CheckTrial({out.scenario, c.plan, out.events, trial.value().sandbox.work()});
+  if (!verdicts) return verdicts.error();
+  out.verdicts = std::move(verdicts.value());
   for (const Verdict& v : out.verdicts) {
     if (v.invariant == c.invariant && !v.held) out.violated = true;
   }

@@ -78,7 +78,36 @@ std::optional<std::string> PrepareProblem(const std::string& sql) {
   return std::nullopt;
 }
 
+constexpr size_t kMaxIdentifier = 128;
+
+// A table or column name: any text SQLite accepts once quoted, but not empty (unless
+// `optional`) and without NUL.
+std::string Identifier(FieldReader& r, const std::string& key, const std::string& fallback,
+                       bool optional) {
+  std::string name = r.String(key, &fallback);
+  if ((name.empty() && !optional) || name.size() > kMaxIdentifier ||
+      name.find('\0') != std::string::npos) {
+    r.Fail(key, std::string("expected a table or column name (1 to 128 bytes, no NUL)") +
+                    (optional ? ", or \"\" for none" : "") + ", got '" + name + "'");
+  }
+  return name;
+}
+
 }  // namespace
+
+SettlementSchema ReadSettlementSchema(FieldReader r) {
+  SettlementSchema s;
+  s.table = Identifier(r, "table", s.table, false);
+  s.date_column = Identifier(r, "date_column", s.date_column, false);
+  s.amount_column = Identifier(r, "amount_column", s.amount_column, false);
+  s.count_column = Identifier(r, "count_column", s.count_column, true);
+  s.key_column = Identifier(r, "key_column", s.key_column, true);
+  s.source_table = Identifier(r, "source_table", s.source_table, false);
+  s.source_date_column = Identifier(r, "source_date_column", s.source_date_column, false);
+  s.source_amount_column = Identifier(r, "source_amount_column", s.source_amount_column, false);
+  r.Finish();
+  return s;
+}
 
 bool IsSandboxPath(const std::string& value) {
   std::filesystem::path p(value);

@@ -15,6 +15,10 @@ namespace killpoint {
 // `checks` is the raw "checks" value (nullptr when absent), `r` the reader of the same object.
 std::map<std::string, SqlCheck> ReadChecks(FieldReader r, const nlohmann::json* checks);
 
+// check.settlement: the tables and columns the settlement invariants read; a missing object
+// reads as the defaults (scenario.h's SettlementSchema).
+SettlementSchema ReadSettlementSchema(FieldReader r);
+
 // What is wrong with a check's SQL as far as it can be told without the job's schema: not one
 // complete statement, a syntax error, or not a query. nullopt when it may run.
 std::optional<std::string> SqlProblem(const std::string& sql);

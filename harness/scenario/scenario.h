@@ -116,10 +116,29 @@ struct FaultSpec {
   bool operator==(const FaultSpec&) const = default;
 };
 
+// The tables and columns one_row_per_date and amount_matches_source read in check.db
+// (docs/scenarios.md, "What the built-in invariants read"); the defaults are the reference
+// settle job's schema. An empty count_column compares no count; an empty key_column names a
+// row by its rowid.
+struct SettlementSchema {
+  std::string table = "daily_settlement";
+  std::string date_column = "biz_date";
+  std::string amount_column = "amount_cents";
+  std::string count_column = "order_count";
+  std::string key_column = "settle_key";
+  std::string source_table = "orders";
+  std::string source_date_column = "biz_date";
+  std::string source_amount_column = "amount_cents";
+  bool operator==(const SettlementSchema&) const = default;
+};
+
 // Where the checkers look in the sandbox (paths relative to it).
 struct CheckParams {
   std::string db = "settle.db";
-  std::string state_file = "publish-state.json";
+  // The JSON state file the job reads on start; empty (the default): the job has none, and
+  // nothing reads, captures or prints one.
+  std::string state_file;
+  SettlementSchema settlement = {};
   bool operator==(const CheckParams&) const = default;
 };
 

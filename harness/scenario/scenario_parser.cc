@@ -183,14 +183,12 @@ DownstreamSpec ReadDownstream(FieldReader r) {
 CheckParams ReadCheckParams(FieldReader r) {
   CheckParams c;
   c.db = r.String("db", &c.db);
-  c.state_file = r.String("state_file", &c.state_file);
+  c.state_file = r.String("state_file", &c.state_file);  // absent: the job has none
   for (const auto& [key, value] : {std::pair{"db", c.db}, {"state_file", c.state_file}}) {
-    fs::path p(value);
-    if (value.empty() || p.is_absolute() || value.find('\0') != std::string::npos ||
-        std::any_of(p.begin(), p.end(), [](const fs::path& part) { return part == ".."; })) {
-      r.Fail(key, "expected a path relative to the sandbox, got '" + value + "'");
-    }
+    if (!r.Has(key) && value.empty()) continue;
+    if (!IsSandboxPath(value)) r.Fail(key, "expected a path relative to the sandbox, got '" + value + "'");
   }
+  c.settlement = ReadSettlementSchema(r.Object("settlement"));
   r.Finish();
   return c;
 }

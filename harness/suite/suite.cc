@@ -210,7 +210,12 @@ class ScenarioTrials {
       }
       CheckInput input{s_, record.value().plan, record.value().events,
                        record.value().sandbox.work()};
-      std::vector<Verdict> verdicts = CheckTrial(input);
+      auto checked = CheckTrial(input);
+      if (!checked) {  // the scenario points a checker at what the job does not have: exit 2
+        Fail(checked.error());
+        break;
+      }
+      std::vector<Verdict> verdicts = std::move(checked.value());
       JournalEntry journal = FormatFinishedTrial(plan, record.value().events, verdicts);
       std::unique_lock<std::mutex> lock(mu_);
       room_.wait(lock, [&] { return finished_.size() < max_waiting_ || stop_.load(); });

@@ -320,6 +320,8 @@ TEST(Replay, KeepLeavesTheSandboxAndSaysHowToInspectIt) {
   fs::path box = r.out.substr(at + 14, r.out.find('\n', at) - at - 14);
   EXPECT_TRUE(fs::exists(box / "work" / "settle.db")) << box;
   EXPECT_THAT(r.out, HasSubstr("sqlite3 " + (box / "work" / "settle.db").string()));
+  // A SQLite job keeps no state file: nothing to `cat` (check.state_file has no default).
+  EXPECT_THAT(r.out, Not(HasSubstr("cat "))) << r.out;
   fs::remove_all(box.parent_path());
 }
 

@@ -127,6 +127,16 @@ TEST(Timeline, MarksTheFinalPassGiveUpAndTimeout) {
   EXPECT_THAT(t.final_state.front(), "k: never delivered");
 }
 
+TEST(Timeline, SaysOnePointNotOnePoints) {
+  std::vector<Event> events = {Ev(0, 0, "spawn", "d", 1, 1),
+                               Ev(1, 0, event::kPointsPassed, "d", 1, 1, {{"points", {{"fsync:f", 1}}}})};
+  Timeline t = BuildTimeline(events);
+  ASSERT_EQ(t.lanes.size(), 1u);
+  ASSERT_EQ(t.lanes[0].marks.size(), 1u);
+  EXPECT_EQ(t.lanes[0].marks[0].label, "1 point");
+  EXPECT_EQ(t.lanes[0].marks[0].detail, "passed 1 syscall point not armed: fsync:f x1");
+}
+
 TEST(Timeline, CollapsesLongRunsOfPassedCrashPointsButKeepsTheLast) {
   std::vector<Event> events = {Ev(0, 0, "spawn", "d", 1, 1)};
   for (int i = 0; i < 10; ++i) {

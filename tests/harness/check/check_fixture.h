@@ -2,6 +2,7 @@
 #pragma once
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -30,7 +31,17 @@ class CheckFixture {
   Plan& plan() { return plan_; }
   Scenario& scenario() { return scenario_; }
 
+  // The checker's verdict; a test that expects one fails on a checker's Error.
   Verdict Check(const std::string& invariant) {
+    Result<Verdict> r = TryCheck(invariant);
+    if (!r) {
+      ADD_FAILURE() << invariant << " returned an error: " << r.error().message;
+      return Verdict::Violated(invariant, "error: " + r.error().message);
+    }
+    return r.value();
+  }
+
+  Result<Verdict> TryCheck(const std::string& invariant) {
     events_ = history_.Events();
     CheckInput in{scenario_, plan_, events_, dir_};
     return BuiltinCheckers().at(invariant)(in);

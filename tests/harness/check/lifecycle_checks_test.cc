@@ -16,13 +16,36 @@ TEST(Checkers, ImplementEveryInvariantOfTheVocabulary) {
 
 TEST(StateReadable, HoldsWithoutAStateFileAndWithValidJson) {
   CheckFixture f;
+  f.scenario().check.state_file = "publish-state.json";
   EXPECT_TRUE(f.Check("state_readable").held);
   f.WriteFile("publish-state.json", R"({"version":1,"dates":{}})");
   EXPECT_TRUE(f.Check("state_readable").held);
 }
 
+// A job that keeps no state file (a SQLite job) is not judged by one: check.state_file has no
+// default.
+TEST(StateReadable, ReadsNoStateFileUnlessTheScenarioNamesOne) {
+  CheckFixture f;
+  f.WriteFile("publish-state.json", "not json");
+  EXPECT_TRUE(f.Check("state_readable").held) << f.Check("state_readable");
+  f.scenario().check.state_file = "publish-state.json";
+  EXPECT_FALSE(f.Check("state_readable").held);
+}
+
+// docs/scenarios.md promises \xNN for control characters: a file of zeros (a create kept, its
+// data lost) must not read as spaces.
+TEST(StateReadable, PrintsNulBytesAsEscapes) {
+  CheckFixture f;
+  f.scenario().check.state_file = "publish-state.json";
+  f.WriteFile("publish-state.json", std::string(4, '\0') + "\n");
+  Verdict v = f.Check("state_readable");
+  EXPECT_FALSE(v.held);
+  EXPECT_THAT(v.explanation, HasSubstr("its 5 bytes are '\\x00\\x00\\x00\\x00\\x0a'"));
+}
+
 TEST(StateReadable, ShowsTheTruncatedBytes) {
   CheckFixture f;
+  f.scenario().check.state_file = "publish-state.json";
   f.WriteFile("publish-state.json", R"({"version":1,"da)");
   Verdict v = f.Check("state_readable");
   EXPECT_FALSE(v.held);

@@ -95,3 +95,92 @@ TEST(SettlementCheckers, SeeTheDatabaseAsRolledBackAfterAKillMidTransaction) {
 
 }  // namespace
 }  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+// A job of its own schema (issue 17): settlement(day, total) over sales(day, cents).
+class OtherSchema : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SQLite::Database db((f_.dir() / "settle.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE sales(id INTEGER PRIMARY KEY, day TEXT, cents INTEGER)");
+    db.exec("CREATE TABLE settlement(day TEXT, total INTEGER)");
+    db.exec("INSERT INTO sales(day, cents) VALUES ('2026-11-01', 100), ('2026-11-01', 250), ('2026-11-02', 40)");
+    f_.scenario().file = "scenarios/mine.json";
+  }
+  void Configure() {
+    SettlementSchema& s = f_.scenario().check.settlement;
+    s.table = "settlement";
+    s.date_column = "day";
+    s.amount_column = "total";
+    s.count_column = "";
+    s.key_column = "";
+    s.source_table = "sales";
+    s.source_date_column = "day";
+    s.source_amount_column = "cents";
+  }
+  void Exec(const std::string& sql) { SQLite::Database((f_.dir() / "settle.db").string(), SQLite::OPEN_READWRITE).exec(sql); }
+
+  CheckFixture f_;
+};
+
+TEST_F(OtherSchema, UnconfiguredIsTheScenariosMistakeNamingTheFieldAndTheColumns) {
+  f_.Exit("2026-11-01", 0);
+  for (const char* name : {"one_row_per_date", "amount_matches_source"}) {
+    Result<Verdict> r = f_.TryCheck(name);
+    ASSERT_FALSE(r) << r.value();
+    EXPECT_EQ(r.error().kind, ErrorKind::kBadInput);
+    EXPECT_THAT(r.error().message, HasSubstr("scenarios/mine.json: check.settlement.table: "));
+    EXPECT_THAT(r.error().message, HasSubstr("columns biz_date, settle_key"));
+    EXPECT_THAT(r.error().message, HasSubstr("table 'daily_settlement' in settle.db"));
+    EXPECT_THAT(r.error().message, HasSubstr("tables there: sales, settlement"));
+  }
+}
+
+TEST_F(OtherSchema, AMissingColumnIsTheScenariosMistakeEvenBeforeTheJobFinished) {
+  Configure();
+  f_.scenario().check.settlement.amount_column = "amount_cents";
+  Result<Verdict> r = f_.TryCheck("amount_matches_source");
+  ASSERT_FALSE(r) << r.value();
+  EXPECT_THAT(r.error().message, HasSubstr("check.settlement.amount_column: amount_matches_source reads the settled "
+                                           "amount from column 'amount_cents' of table 'settlement' in settle.db, "
+                                           "which has no such column (its columns: day, total)"));
+}
+
+TEST_F(OtherSchema, ATableNotWrittenYetIsNoMistakeWhileTheJobHasNotFinished) {
+  f_.Exit("2026-11-01", 137);
+  Result<Verdict> r = f_.TryCheck("one_row_per_date");
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r.value().held);
+}
+
+TEST_F(OtherSchema, ConfiguredTheInvariantsHoldAndCatchOnThatSchema) {
+  Configure();
+  f_.Exit("2026-11-01", 0);
+  Exec("INSERT INTO settlement VALUES ('2026-11-01', 350), ('2026-11-02', 40)");
+  EXPECT_TRUE(f_.Check("one_row_per_date").held) << f_.Check("one_row_per_date");
+  EXPECT_TRUE(f_.Check("amount_matches_source").held) << f_.Check("amount_matches_source");
+  Exec("INSERT INTO settlement VALUES ('2026-11-01', 350)");
+  Verdict twice = f_.Check("one_row_per_date");
+  EXPECT_FALSE(twice.held);
+  EXPECT_THAT(twice.explanation, HasSubstr("2026-11-01 has 2 rows in settlement (keys rowid 1, rowid 3)"));
+  Exec("DELETE FROM settlement WHERE rowid = 3; UPDATE settlement SET total = 700 WHERE day = '2026-11-01'");
+  Verdict wrong = f_.Check("amount_matches_source");
+  EXPECT_FALSE(wrong.held);
+  EXPECT_THAT(wrong.explanation, HasSubstr("2026-11-01: settlement row 'rowid 1' says 700, but the 2 sales rows of "
+                                           "the date sum to 350"));
+}
+
+TEST(SettlementCheckers, AMissingDatabaseIsTheScenariosMistakeOnceTheJobFinished) {
+  CheckFixture f;
+  f.Exit("2026-11-01", 137);
+  EXPECT_TRUE(f.Check("one_row_per_date").held);  // killed before it created it
+  f.Exit("2026-11-01", 0);
+  Result<Verdict> r = f.TryCheck("one_row_per_date");
+  ASSERT_FALSE(r) << r.value();
+  EXPECT_THAT(r.error().message, HasSubstr("check.db: one_row_per_date reads settle.db, which the job did not create"));
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -195,12 +195,15 @@ Status DurabilityTracker::Survey(Namespace& ns) const {
   return Ok();
 }
 
-Status DurabilityTracker::Begin(const fs::path& work) {
+Status DurabilityTracker::Begin(const fs::path& work, std::string_view model) {
   work_ = work;
   start_ = {};
   synced_dirs_.clear();
   synced_files_.clear();
   gens_.clear();
+  torn_ = model.empty() || model == kModelTorn;
+  cuts_.clear();
+  freed_.clear();
   ext4_ = {};
   committed_.clear();
   flushed_.clear();
@@ -225,6 +228,17 @@ DurabilityTracker::FileId DurabilityTracker::Id(ino_t ino) const {
 // The inode's last name goes: from now on its number names another file.
 void DurabilityTracker::Freed(ino_t ino) { ++gens_[ino]; }
 
+void DurabilityTracker::Release(ino_t ino, const std::string& relpath) {
+  if (torn_) freed_[Id(ino)] = Slurp(work_ / relpath);
+  Freed(ino);
+}
+
+void DurabilityTracker::Cut() {
+  Namespace ns;
+  if (!Survey(ns)) return;  // the sandbox cannot be listed: one cut fewer to choose from
+  if (cuts_.empty() || cuts_.back() != ns.dirs) cuts_.push_back(std::move(ns.dirs));
+}
+
 bool DurabilityTracker::StatPath(const std::string& relpath, struct stat& st) const {
   if (relpath.empty() || relpath[0] == '/') return false;  // outside the sandbox
   fs::path p = relpath == "." ? work_ : work_ / relpath;
@@ -238,10 +252,15 @@ void DurabilityTracker::OnOperation(std::string_view point) {
   std::string rest(point.substr(colon + 1));
   if (op == "fsync" || op == "fdatasync") return OnSync(rest, op == "fdatasync");
   ResolvePending();
+  // torn: the namespace before each name operation is a state a crash may leave. A mkdir
+  // point comes late (the shim does not wait there): the state after it, just as reachable.
+  if (torn_ && (op == "rename" || op == "mkdir")) Cut();
   if (op == "rename") return OnRename(rest);
   struct stat st;
+  bool exists = StatPath(rest, st);
+  if (torn_ && (exists ? op == "unlink" : op == "open")) Cut();  // an unlink, a create
   // A directory, a file gone or not yet created: nothing to do, the next commit sees the names.
-  if (!StatPath(rest, st) || !S_ISREG(st.st_mode)) return;
+  if (!exists || !S_ISREG(st.st_mode)) return;
   FileId id = Id(st.st_ino);
   if (op == "write") {
     touched_.insert(id);
@@ -255,7 +274,7 @@ void DurabilityTracker::OnOperation(std::string_view point) {
     Flush(id, rest);  // auto_da_alloc: the file was truncated to zero, its new data goes out now
     flush_at_close_.erase(id);
   } else if (op == "unlink" && st.st_nlink <= 1) {
-    Freed(st.st_ino);
+    Release(st.st_ino, rest);
   }
 }
 
@@ -310,7 +329,7 @@ void DurabilityTracker::OnRename(std::string_view operands) {
   if (inside && S_ISREG(src_st.st_mode)) {
     Flush(Id(src_st.st_ino), src);  // auto_da_alloc: replacing an existing file writes the new one back first
   }
-  if (dst_st.st_nlink <= 1) Freed(dst_st.st_ino);
+  if (dst_st.st_nlink <= 1) Release(dst_st.st_ino, dst);
 }
 
 void DurabilityTracker::OnSync(const std::string& relpath, bool datasync) {
@@ -319,7 +338,7 @@ void DurabilityTracker::OnSync(const std::string& relpath, bool datasync) {
   struct stat st;
   if (::stat(p.c_str(), &st) != 0) return;
   if (S_ISDIR(st.st_mode)) {
-    if (auto entries = List(p, gens_)) synced_dirs_[relpath] = std::move(entries.value());
+    if (auto entries = List(p, gens_)) synced_dirs_[relpath] = {cuts_.size(), std::move(entries.value())};
     Commit();  // ext4 always commits the journal for a directory (ext4_force_commit)
   } else if (S_ISREG(st.st_mode)) {
     std::string content = Slurp(p);
@@ -376,59 +395,73 @@ void DurabilityTracker::Commit() {
   touched_.clear();
 }
 
-// A directory's durable entries: as last fsync'ed, else as at the start; a directory that
-// did not exist at the start and was never fsync'ed is empty.
-void DurabilityTracker::BuildDurable(const std::string& dir, Tree& out) const {
+// A directory's entries after a crash with the namespace cut at `cut`: as at its last fsync if
+// that came after the cut, else as at the cut; a directory that did not exist then is empty.
+DurabilityTracker::Entries DurabilityTracker::EntriesAt(const std::string& dir, size_t cut, const Tree& now) const {
   auto synced = synced_dirs_.find(dir);
-  auto started = start_.dirs.find(dir);
-  Entries entries = synced != synced_dirs_.end() ? synced->second
-                    : started != start_.dirs.end() ? started->second : Entries{};
+  if (synced != synced_dirs_.end() && synced->second.after >= cut) return synced->second.entries;
+  const auto& dirs = cut == 0 ? start_.dirs : cut <= cuts_.size() ? cuts_[cut - 1] : now.dirs;
+  auto it = dirs.find(dir);
+  return it == dirs.end() ? Entries{} : it->second;
+}
+
+void DurabilityTracker::BuildAt(const std::string& dir, size_t cut, const Tree& now, Tree& out) const {
+  Entries entries = EntriesAt(dir, cut, now);
   for (const auto& [name, entry] : entries) {
-    if (entry.dir) BuildDurable(Join(dir, name), out);
+    if (entry.dir) BuildAt(Join(dir, name), cut, now, out);
   }
   out.dirs[dir] = std::move(entries);
 }
 
-DurabilityTracker::Tree DurabilityTracker::Durable() const {
+// Each file's durable content: as last synced, else as at the start; a file absent from both
+// was created since and never synced: empty.
+DurabilityTracker::Tree DurabilityTracker::Crashed(size_t cut, const Tree& now) const {
   Tree t;
-  BuildDurable(".", t);
+  BuildAt(".", cut, now, t);
   t.files = start_.files;
   for (const auto& [id, content] : synced_files_) t.files[id] = content;
   return t;
+}
+
+// torn: each file the crashed namespace names gets a sector mix of its durable content and
+// its last one (now, or when it was freed), once, whatever names it has.
+void DurabilityTracker::TearContents(Tree& crashed, const Tree& now, uint64_t seed) const {
+  std::set<FileId> named;
+  for (const auto& [dir, entries] : crashed.dirs) {
+    for (const auto& [name, entry] : entries) {
+      if (!entry.dir) named.insert(entry.id());
+    }
+  }
+  static const std::string kNothing;
+  PlanRng rng(seed);
+  for (const FileId& id : named) {
+    auto durable = crashed.files.find(id);
+    const std::string& old_bytes = durable == crashed.files.end() ? kNothing : durable->second;
+    auto live = now.files.find(id);
+    auto freed = freed_.find(id);
+    const std::string& new_bytes = live != now.files.end() ? live->second : freed != freed_.end() ? freed->second : old_bytes;
+    if (new_bytes != old_bytes) crashed.files[id] = Tear(old_bytes, new_bytes, rng);
+  }
 }
 
 Result<std::vector<std::string>> DurabilityTracker::Apply(const std::string& model, uint64_t seed) {
   if (model == kModelProcess) return std::vector<std::string>{};
   Tree now;
   if (Status s = Snapshot(now); !s) return s.error();
-  Flat before, durable;
+  Flat before, target;
   Flatten(now.dirs, now.files, ".", before);
   bool ext4 = model == kModelExt4Ordered;
   if (ext4) {
     ResolvePending();
-    Flatten(ext4_.dirs, ext4_.files, ".", durable);
-  } else {
-    Tree d = Durable();
-    Flatten(d.dirs, d.files, ".", durable);
-  }
-  Flat target = durable;
-  if (model == kModelTorn) {
+    Flatten(ext4_.dirs, ext4_.files, ".", target);
+  } else if (model == kModelTorn) {
     PlanRng rng(seed);
-    for (const auto& [path, content] : before.files) {
-      auto it = durable.files.find(path);
-      if (it == durable.files.end()) {
-        if (rng.Chance(0.5)) target.files[path] = Tear("", content, rng);  // the create survived
-      } else if (it->second != content) {
-        target.files[path] = Tear(it->second, content, rng);
-      }
-    }
-    for (const auto& [path, content] : durable.files) {
-      if (!before.files.count(path) && rng.Chance(0.5)) target.files.erase(path);  // the unlink survived
-    }
-    for (const auto& dir : before.dirs) target.dirs.insert(dir);
-    for (const auto& [path, content] : target.files) {
-      for (fs::path p = fs::path(path).parent_path(); !p.empty(); p = p.parent_path()) target.dirs.insert(p.string());
-    }
+    Tree t = Crashed(rng.Below(cuts_.size() + 2), now);
+    TearContents(t, now, rng.Next());
+    Flatten(t.dirs, t.files, ".", target);
+  } else {
+    Tree t = Crashed(0, now);
+    Flatten(t.dirs, t.files, ".", target);
   }
   if (Status s = Rewrite(work_, target); !s) return s.error();
   return Describe(before, target, ext4);

@@ -2,13 +2,18 @@
 // sandbox when an attempt starts (taken as durable: the time between attempts lets writeback
 // finish) and, while the job is blocked at each crash point of the syscall shim it is let
 // through to, records what that operation changes for durability. After a kill, Apply
-// rewrites the sandbox to what the chosen persistence model says survived:
+// rewrites the sandbox to what the chosen persistence model says survived. Names and contents
+// are separate questions: a directory's entries say which file (inode) each name points to;
+// a file's content belongs to the file, whatever names it had (a disk never mixes two files):
 //   process: everything (a kill -9: the page cache survives), nothing to do;
-//   power:   only what POSIX promises: fsync'ed contents, and names whose directory was fsync'ed;
-//            a new file never fsync'ed but durably named is empty;
-//   torn:    as power, but each un-synced change survives or not by a seeded coin, and
-//            un-synced file contents come back as a seeded mix of old and new 512-byte
-//            sectors with a length between the two;
+//   power:   only what POSIX promises: each directory's entries as last fsync'ed (else as at
+//            the start), each file's content as last fsync'ed or fdatasync'ed (else as at the
+//            start, else empty: a file created and never synced);
+//   torn:    one seeded cut among the namespace states the tracker recorded (the start, each
+//            point that creates, renames, unlinks or makes a directory, the kill): each
+//            directory's entries as at the cut, or as at its last fsync if that is later; each
+//            file's content a seeded mix of its durable (power) and its last content, 512-byte
+//            sector by sector, with a length between the two;
 //   ext4-ordered: what ext4 with its default options (data=ordered, delalloc, auto_da_alloc)
 //            does: each fsync that commits the journal makes every name operation issued so
 //            far durable, in order; file data is on disk only once written back (fsync, or
@@ -18,7 +23,9 @@
 //            after the kill. docs/persistence-models.md gives the rules and their sources.
 // Files are known by inode number and a generation, bumped when the tracker sees the inode
 // freed (an unlink or a rename over its last name): ext4 hands a freed number to the next
-// new file at once, which must not inherit the old file's durable content.
+// new file at once, which must not inherit the old file's durable content. Under torn, a
+// freed file's content is read at that point (the job is blocked before the operation): a cut
+// before it may name the file again.
 // Not thread-safe: the runner and the control channel call it under AttemptState's lock.
 #pragma once
 
@@ -64,8 +71,11 @@ class DurabilityTracker {
   };
   using Entries = std::map<std::string, Entry>;  // name -> entry
 
-  // Snapshots `work` as the durable state at the start of an attempt.
-  Status Begin(const std::filesystem::path& work);
+  // Snapshots `work` as the durable state at the start of an attempt. `model`: the one Apply
+  // will be asked for, when known: the tracker then records only what that model reads (torn
+  // alone needs namespace states at each name operation and the content of freed files).
+  // Empty: record for every model.
+  Status Begin(const std::filesystem::path& work, std::string_view model = {});
 
   // The job is about to do the operation of the shim's crash point `point` ("<op>:<relpath>",
   // "rename:SRC:DST", see docs/syscall-shim.md) and will do it: call it for every syscall point
@@ -116,9 +126,24 @@ class DurabilityTracker {
     bool open = false;
   };
 
+  // A directory's entries at its last fsync; `after`: how many cuts were recorded before it.
+  struct DirSync {
+    size_t after = 0;
+    Entries entries;
+  };
+
   Status Snapshot(Tree& tree) const;
-  Tree Durable() const;
-  void BuildDurable(const std::string& dir, Tree& out) const;
+  // What survives with the namespace cut at `cut`: 0 the start, 1..cuts_.size() a recorded
+  // cut, cuts_.size() + 1 the kill (`now`); file contents as durable.
+  Tree Crashed(size_t cut, const Tree& now) const;
+  void BuildAt(const std::string& dir, size_t cut, const Tree& now, Tree& out) const;
+  Entries EntriesAt(const std::string& dir, size_t cut, const Tree& now) const;
+  void TearContents(Tree& crashed, const Tree& now, uint64_t seed) const;
+
+  // torn: the namespace as it is now (before the operation the job is blocked at).
+  void Cut();
+  // The inode's last name goes: under torn its content is kept first.
+  void Release(ino_t ino, const std::string& relpath);
 
   // ext4-ordered.
   FileId Id(ino_t ino) const;
@@ -134,9 +159,14 @@ class DurabilityTracker {
 
   std::filesystem::path work_;
   Tree start_;                                  // at Begin
-  std::map<std::string, Entries> synced_dirs_;  // since Begin
+  std::map<std::string, DirSync> synced_dirs_;  // since Begin
   std::map<FileId, std::string> synced_files_;  // since Begin
   std::map<ino_t, uint32_t> gens_;              // inode number -> generation, when not 0
+
+  // torn only (Begin's model is torn or unknown).
+  bool torn_ = true;
+  std::vector<std::map<std::string, Entries>> cuts_;  // namespace states since Begin, in order
+  std::map<FileId, std::string> freed_;               // freed files -> their content then
 
   // ext4-ordered: the journal's view, as of the last commit (Begin counts as one).
   Tree ext4_;                                // durable names and contents

@@ -252,7 +252,7 @@ class TrialDriver {
     // Only a kill under a model other than process reads what the tracker records.
     bool track = scenario_.UsesShim() && !fault.kill_point.empty() && fault.model != kModelProcess;
     if (track) {
-      if (Status s = durability_.Begin(sandbox_.work()); !s) return s.error();
+      if (Status s = durability_.Begin(sandbox_.work(), fault.model); !s) return s.error();
     }
     if (!shim_.empty() && !options_.every_point_waits) ArmShim(r, fault, track);
     r.env["KILLPOINT_INSTANCE"] = "1";

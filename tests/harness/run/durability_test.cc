@@ -77,14 +77,14 @@ class DurabilityTest : public ::testing::Test {
   }
   // A fresh sandbox holding `initial`, an attempt running `steps`, a crash under `model`.
   std::vector<std::string> Crash(const char* model, const std::map<std::string, std::string>& initial,
-                                 const std::function<void()>& steps) {
+                                 const std::function<void()>& steps, uint64_t seed = 1) {
     fs::remove_all(work_);
     fs::create_directories(work_);
     for (const auto& [name, content] : initial) Write(name, content);
     tracker_ = DurabilityTracker{};
-    EXPECT_TRUE(tracker_.Begin(work_));
+    EXPECT_TRUE(tracker_.Begin(work_, model));
     steps();
-    auto changes = tracker_.Apply(model, 1);
+    auto changes = tracker_.Apply(model, seed);
     EXPECT_TRUE(changes) << changes.error().message;
     return changes ? changes.value() : std::vector<std::string>{};
   }
@@ -184,6 +184,69 @@ TEST_F(DurabilityTest, TornMixesSectorsOfOldAndNewDeterministically) {
   std::set<std::string> seen;
   for (uint64_t seed = 0; seed < 20; ++seed) seen.insert(torn(seed));
   EXPECT_GT(seen.size(), 5u);
+}
+
+// Reported by users on correct jobs (issue 17): a torn crash must leave a state a disk can.
+
+TEST_F(DurabilityTest, TornKeepsAnFsyncedFileRenamedOntoAnotherWholeOrNotAtAll) {
+  // Temp file written, fsync'ed, renamed onto state.json; killed before the fsync of the
+  // directory. The old torn model kept the name and invented the content (44 zero bytes).
+  std::string fresh(44, 'n');
+  for (bool first_save : {true, false}) {
+    std::map<std::string, std::string> initial;
+    if (!first_save) initial["state.json"] = std::string(700, 'o');
+    std::set<std::string> outcomes;
+    for (uint64_t seed = 0; seed < 32; ++seed) {
+      Crash(kModelTorn, initial, [&] { ReplaceByRename(fresh, true, false); }, seed);
+      std::string state = fs::exists(work_ / "state.json") ? Read("state.json") : "(none)";
+      std::string tmp = fs::exists(work_ / "state.json.tmp") ? Read("state.json.tmp") : "(none)";
+      std::string old_state = first_save ? "(none)" : initial["state.json"];
+      EXPECT_TRUE(state == fresh || state == old_state) << "seed " << seed << ": " << state.size() << " bytes";
+      EXPECT_TRUE(tmp == fresh || tmp == "(none)") << "seed " << seed << ": " << tmp.size() << " bytes";
+      EXPECT_FALSE(state == fresh && tmp == fresh) << "seed " << seed << ": the rename happened and did not";
+      outcomes.insert(state);
+    }
+    EXPECT_EQ(outcomes.size(), 2u) << "both the rename and its loss are reachable";
+  }
+}
+
+TEST_F(DurabilityTest, TornNeverMixesTwoFilesThatHadTheSameName) {
+  // SQLite in DELETE journal mode, two transactions: the first journal is synced and named
+  // durably, then unlinked; the second, under the same name, is fdatasync'ed; the kill comes
+  // before the fdatasync of the directory. The journal is the first file, the second, or none:
+  // never a sector mix of the two (the old torn model tore the path, not the file).
+  std::string first(1024, '1'), second(1536, '2');
+  auto steps = [&] {
+    Op("open:t.db-journal");
+    Write("t.db-journal", "");
+    Op("write:t.db-journal");
+    Write("t.db-journal", first);
+    Op("fdatasync:t.db-journal");
+    Op("fdatasync:.");
+    Op("write:t.db");
+    Write("t.db", std::string(2048, 'B'));
+    Op("fdatasync:t.db");
+    Op("close:t.db-journal");
+    Op("unlink:t.db-journal");
+    fs::remove(work_ / "t.db-journal");
+    Op("open:t.db-journal");
+    Write("t.db-journal", "");
+    Op("write:t.db-journal");
+    Write("t.db-journal", second);
+    Op("fdatasync:t.db-journal");
+  };
+  std::set<std::string> outcomes;
+  for (uint64_t seed = 0; seed < 32; ++seed) {
+    Crash(kModelTorn, {{"t.db", std::string(2048, 'A')}}, steps, seed);
+    std::string journal = fs::exists(work_ / "t.db-journal") ? Read("t.db-journal") : "(none)";
+    EXPECT_TRUE(journal == first || journal == second || journal == "(none)")
+        << "seed " << seed << ": " << journal.size() << " bytes, a mix of the two journals";
+    outcomes.insert(journal);
+  }
+  EXPECT_EQ(outcomes.size(), 3u);
+  Crash(kModelPower, {{"t.db", std::string(2048, 'A')}}, steps);
+  EXPECT_EQ(Read("t.db-journal"), first);  // the name as the directory's fsync saw it: the first file
+  EXPECT_EQ(Read("t.db"), std::string(2048, 'B'));
 }
 
 TEST_F(DurabilityTest, OnOperationPassesSyncPointsToOnSync) {

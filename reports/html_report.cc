@@ -41,12 +41,17 @@ struct Tally {
   std::vector<std::string> violations;  // "<a>scenario</a>: invariant ..." lines, already HTML
   int shown = 0;
   std::vector<std::string> not_shown;
+  std::vector<std::string> not_exercised;  // scenarios whose planned kills did not fire
 };
 
 Tally Count(const std::vector<ScenarioRef>& scenarios) {
   Tally t;
   for (const ScenarioRef& ref : scenarios) {
     const ScenarioResult& s = ref.result();
+    if (s.NotExercised()) {
+      t.not_exercised.push_back(fmt::format("<a href=\"#{}\">{}</a>: {}", ref.anchor, E(s.name),
+                                            E(s.exercise.Explanation())));
+    }
     for (const InvariantResult& r : s.invariants) {
       std::string where = fmt::format("<a href=\"#{}\">{}</a>: <b>{}</b>", ref.anchor, E(s.name), E(r.name));
       switch (r.Status()) {
@@ -58,6 +63,7 @@ Tally Count(const std::vector<ScenarioRef>& scenarios) {
           t.not_shown.push_back(fmt::format("{} was expected to break but held in all {} trials", where, r.held));
           break;
         case InvariantStatus::kHeld: break;
+        case InvariantStatus::kNotExercised: break;  // Status() never says it: StatusOf does
       }
     }
   }
@@ -78,8 +84,15 @@ std::string VerdictBox(const ReportData& report, const std::vector<ScenarioRef>&
                          : fmt::format("<b>A must-hold invariant was violated</b>: {} violation{} in {} trials of {} scenarios.",
                                        t.violations.size(), t.violations.size() == 1 ? "" : "s", report.Trials(),
                                        scenarios.size());
-  std::string out = fmt::format("<div class=\"verdict {}\">{}", t.violations.empty() ? "ok" : "bad", head);
+  if (t.violations.empty() && !t.not_exercised.empty()) {
+    head = fmt::format("<b>Not exercised</b>: in {} of {} scenarios planned kills never fired, so their invariants "
+                       "were not tested where the scenario said.",
+                       t.not_exercised.size(), scenarios.size());
+  }
+  bool ok = t.violations.empty() && t.not_exercised.empty();
+  std::string out = fmt::format("<div class=\"verdict {}\">{}", ok ? "ok" : "bad", head);
   if (!t.violations.empty()) out += List(t.violations);
+  if (!t.not_exercised.empty()) out += "<p>Not exercised:</p>" + List(t.not_exercised);
   out += fmt::format("<p>Expected trade-offs: {} shown, {} not demonstrated.</p>", t.shown, t.not_shown.size());
   if (!t.not_shown.empty()) out += List(t.not_shown);
   return out + "</div>\n";
@@ -94,7 +107,7 @@ std::string Metadata(const ReportData& report) {
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{:.1f}s</td></tr>\n",
         run.source.empty() ? "this run" : "<code>" + E(run.source) + "</code>", E(r.killpoint_version), r.seed,
-        r.Trials(), E(JoinOr(RunModels(r), "-")), E(JoinOr(RunJobCommits(r), "not in a git checkout")), E(r.started_at),
+        r.Trials(), E(JoinOr(RunModels(r), "none (no kill fired)")), E(JoinOr(RunJobCommits(r), "not in a git checkout")), E(r.started_at),
         r.elapsed_s);
   }
   return out + "</table>\n";
@@ -106,6 +119,7 @@ const char* CssClass(InvariantStatus s) {
     case InvariantStatus::kViolated: return "violated";
     case InvariantStatus::kShown: return "shown";
     case InvariantStatus::kNotDemonstrated: return "notshown";
+    case InvariantStatus::kNotExercised: return "violated";
   }
   return "";
 }
@@ -113,8 +127,8 @@ const char* CssClass(InvariantStatus s) {
 std::string Cell(const ScenarioResult& s, const InvariantResult& r) {
   std::string by_model = r.violated > 0 ? s.ByModel(r) : "";
   // The status says the expectation too: only must-hold invariants are "held" or "VIOLATED".
-  return fmt::format("<td class=\"{}\">{}<br><small>{}/{}{}</small></td>", CssClass(r.Status()),
-                     E(ToString(r.Status())), r.violated, r.held + r.violated,
+  return fmt::format("<td class=\"{}\">{}<br><small>{}/{}{}</small></td>", CssClass(s.StatusOf(r)),
+                     E(ToString(s.StatusOf(r))), r.violated, r.held + r.violated,
                      by_model.empty() ? "" : "<br>" + E(by_model));
 }
 

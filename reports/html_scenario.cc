@@ -127,12 +127,15 @@ std::string Counterexamples(const ScenarioRef& ref) {
 
 std::string Meta(const ScenarioResult& s) {
   std::string models;
-  for (const auto& m : s.models) models += (models.empty() ? "" : ", ") + m;
+  for (const auto& m : s.ModelsRun()) models += (models.empty() ? "" : ", ") + m;
   std::string out = fmt::format("<code>{}</code> &middot; {} trials", E(s.file), s.trials);
   if (s.exhaustive_total > 0) out += fmt::format(" (exhaustive: {} of {} combinations)", s.trials, s.exhaustive_total);
-  if (!models.empty()) out += " &middot; models: " + E(models);
+  out += " &middot; models: " + (models.empty() ? std::string("none (no kill fired)") : E(models));
   out += " &middot; job commit: " + (s.job_commit.empty() ? std::string("not in a git checkout") : "<code>" + E(s.job_commit) + "</code>");
-  return out + fmt::format(" &middot; {:.1f}s", s.elapsed_s);
+  out += fmt::format(" &middot; {:.1f}s", s.elapsed_s);
+  if (std::string why = s.exercise.Explanation(); !why.empty())
+    out += fmt::format("<br>{}{}", s.NotExercised() ? "<b>NOT EXERCISED</b>: " : "", E(why));
+  return out;
 }
 
 }  // namespace

@@ -27,8 +27,14 @@ std::string Example(const Counterexample& c) {
   return fmt::format("trial {}: {}\nschedule: {}\nreplay: {}\n", c.trial, c.explanation, c.plan, c.ReplayCommands());
 }
 
-std::string Body(const InvariantResult& r) {
-  switch (r.Status()) {
+std::string Body(const ScenarioResult& s, const InvariantResult& r) {
+  switch (s.StatusOf(r)) {
+    case InvariantStatus::kNotExercised:
+      // A failure, not a pass: the invariant held, but not where the scenario said to test it.
+      return fmt::format("<failure message=\"{}\" type=\"not_exercised\">{}</failure>",
+                         Attr("not exercised: " + s.exercise.Explanation()),
+                         Text(fmt::format("held in all {} trials, but the scenario was not exercised: {}\n", r.held,
+                                          s.exercise.Explanation())));
     case InvariantStatus::kHeld:
       return fmt::format("<system-out>{}</system-out>", Text(fmt::format("held in all {} trials", r.held)));
     case InvariantStatus::kViolated: {
@@ -57,10 +63,10 @@ std::string Body(const InvariantResult& r) {
 
 struct Counts {
   int tests = 0, failures = 0, skipped = 0;
-  void Add(const InvariantResult& r) {
+  void Add(const ScenarioResult& s, const InvariantResult& r) {
     ++tests;
-    failures += r.Status() == InvariantStatus::kViolated;
-    skipped += r.Status() == InvariantStatus::kNotDemonstrated;
+    failures += s.StatusOf(r) == InvariantStatus::kViolated || s.StatusOf(r) == InvariantStatus::kNotExercised;
+    skipped += s.StatusOf(r) == InvariantStatus::kNotDemonstrated;
   }
 };
 
@@ -74,19 +80,20 @@ std::string Suite(const ScenarioRef& ref, Counts& total) {
   Counts c;
   std::string cases;
   for (const InvariantResult& r : s.invariants) {
-    c.Add(r);
+    c.Add(s, r);
     cases += fmt::format("    <testcase name=\"{}\" classname=\"{}\" file=\"{}\" time=\"0\">{}</testcase>\n", Attr(r.name),
-                         Attr(s.name), Attr(s.file), Body(r));
+                         Attr(s.name), Attr(s.file), Body(s, r));
   }
   total.tests += c.tests;
   total.failures += c.failures;
   total.skipped += c.skipped;
   std::string models;
-  for (const auto& m : s.models) models += (models.empty() ? "" : ",") + m;
+  for (const auto& m : s.ModelsRun()) models += (models.empty() ? "" : ",") + m;
   std::string props = Property("seed", std::to_string(run.seed)) + Property("trials", std::to_string(s.trials)) +
                       Property("models", models) + Property("killpoint_version", run.killpoint_version) +
                       Property("scenario_file", s.file);
   if (!s.job_commit.empty()) props += Property("job_commit", s.job_commit);
+  if (!s.exercise.Explanation().empty()) props += Property("exercise", s.exercise.Explanation());
   if (!ref.run->source.empty()) props += Property("results", ref.run->source);
   return fmt::format(
       "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\" "

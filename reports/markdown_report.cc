@@ -15,6 +15,7 @@ const char* VerdictText(InvariantStatus s) {
     case InvariantStatus::kViolated: return "\u274C **VIOLATED**";
     case InvariantStatus::kShown: return "\u26A0\uFE0F expected, shown";
     case InvariantStatus::kNotDemonstrated: return "\u2796 expected, not demonstrated";
+    case InvariantStatus::kNotExercised: return "\u274C **NOT EXERCISED**";
   }
   return "";
 }
@@ -36,7 +37,7 @@ std::string RunLine(const RunReport& run, const std::vector<ScenarioRef>& scenar
   const RunResults& r = run.results;
   std::vector<std::string> commits = RunJobCommits(r);
   return fmt::format("- {} trials of {} scenarios \u00B7 seed {} \u00B7 models {} \u00B7 killpoint {}{} \u00B7 started {} \u00B7 {:.1f}s{}\n",
-                     r.Trials(), n, r.seed, MarkdownEscape(JoinOr(RunModels(r), "-")),
+                     r.Trials(), n, r.seed, MarkdownEscape(JoinOr(RunModels(r), "none (no kill fired)")),
                      MarkdownEscape(r.killpoint_version),
                      commits.empty() ? "" : " \u00B7 job " + MarkdownEscape(JoinOr(commits, "")), MarkdownEscape(r.started_at),
                      r.elapsed_s, run.source.empty() ? "" : " \u00B7 " + MarkdownEscape(run.source));
@@ -50,7 +51,7 @@ std::string Table(const std::vector<ScenarioRef>& scenarios) {
     for (const InvariantResult& r : s.invariants) {
       out += fmt::format("| {} | {} | {} | {}/{} | {} |\n", first ? MarkdownEscape(s.name) : "", MarkdownEscape(r.name),
                          r.expectation == kMustHold ? "must hold" : "expected to break", r.violated,
-                         r.held + r.violated, VerdictText(r.Status()));
+                         r.held + r.violated, VerdictText(s.StatusOf(r)));
       first = false;
     }
   }
@@ -73,6 +74,20 @@ std::vector<Pick> TopCounterexamples(const std::vector<ScenarioRef>& scenarios) 
     }
   }
   return out;
+}
+
+// Every scenario whose planned faults did not all happen, and why; a not-exercised one first.
+std::string Exercise(const std::vector<ScenarioRef>& scenarios) {
+  std::string out;
+  for (bool failing : {true, false}) {
+    for (const ScenarioRef& ref : scenarios) {
+      const ScenarioResult& s = ref.result();
+      if (s.NotExercised() != failing || s.exercise.Explanation().empty()) continue;
+      out += fmt::format("- {}**{}**: {}\n", failing ? "\u274C not exercised: " : "", MarkdownEscape(s.name),
+                         MarkdownEscape(s.exercise.Explanation()));
+    }
+  }
+  return out.empty() ? "" : "\n### Planned faults that never happened\n\n" + out;
 }
 
 std::string Counterexamples(const std::vector<ScenarioRef>& scenarios) {
@@ -114,7 +129,9 @@ std::string MarkdownEscape(const std::string& text) {
 std::string RenderMarkdown(const ReportData& report) {
   std::vector<ScenarioRef> scenarios = Scenarios(report);
   std::string out = report.MustHoldViolated() ? "## killpoint: \u274C a must-hold invariant was violated\n\n"
-                                              : "## killpoint: \u2705 every must-hold invariant held\n\n";
+                     : report.NotExercised()
+                         ? "## killpoint: \u274C a scenario was not exercised (planned kills never fired)\n\n"
+                         : "## killpoint: \u2705 every must-hold invariant held\n\n";
   for (const RunReport& run : report.runs) out += RunLine(run, scenarios);
   for (const RunReport& run : report.runs) {
     if (run.results.partial.empty()) continue;
@@ -124,7 +141,7 @@ std::string RenderMarkdown(const ReportData& report) {
         MarkdownEscape(run.results.partial), run.results.Trials());
   }
   out += "\n" + Table(scenarios);
-  return out + Counterexamples(scenarios);
+  return out + Exercise(scenarios) + Counterexamples(scenarios);
 }
 
 }  // namespace killpoint

@@ -10,6 +10,10 @@ const std::vector<Event>* RunReport::Events(size_t scenario, int trial) const {
   return it == histories[scenario].end() ? nullptr : &it->second;
 }
 
+bool ReportData::NotExercised() const {
+  return std::any_of(runs.begin(), runs.end(), [](const RunReport& r) { return r.results.NotExercised(); });
+}
+
 bool ReportData::MustHoldViolated() const {
   return std::any_of(runs.begin(), runs.end(), [](const RunReport& r) { return r.results.MustHoldViolated(); });
 }
@@ -51,7 +55,7 @@ void AddOnce(std::vector<std::string>& list, const std::string& item) {
 std::vector<std::string> RunModels(const RunResults& results) {
   std::vector<std::string> out;
   for (const auto& s : results.scenarios) {
-    for (const auto& m : s.models) AddOnce(out, m);
+    for (const auto& m : s.ModelsRun()) AddOnce(out, m);
   }
   return out;
 }

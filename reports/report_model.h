@@ -29,6 +29,7 @@ struct ReportData {
   std::vector<RunReport> runs;
 
   bool MustHoldViolated() const;
+  bool NotExercised() const;
   int Trials() const;
 };
 
@@ -58,8 +59,9 @@ struct CounterexampleTrial {
 // The counterexample trials of a scenario, in the order of their first appearance.
 std::vector<CounterexampleTrial> CounterexampleTrials(const ScenarioResult& s);
 
-// The persistence models and the job commits of a run's scenarios, each once, in order of
-// first appearance; scenarios outside a git checkout add no commit.
+// The persistence models the run's trials ran under (ScenarioResult::ModelsRun: a model counts
+// once a kill applied it) and the job commits of its scenarios, each once, in order of first
+// appearance; scenarios outside a git checkout add no commit.
 std::vector<std::string> RunModels(const RunResults& results);
 std::vector<std::string> RunJobCommits(const RunResults& results);
 

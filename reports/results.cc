@@ -1,9 +1,17 @@
 #include "reports/results.h"
 
 #include <algorithm>
+#include <sstream>
 
 namespace killpoint {
 namespace {
+
+std::string Joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 }  // namespace
 
 std::string ToString(InvariantStatus s) {
@@ -12,6 +20,7 @@ std::string ToString(InvariantStatus s) {
     case InvariantStatus::kViolated: return "VIOLATED";
     case InvariantStatus::kShown: return "expected, shown";
     case InvariantStatus::kNotDemonstrated: return "expected, not demonstrated";
+    case InvariantStatus::kNotExercised: return "NOT EXERCISED";
   }
   return "?";
 }
@@ -21,12 +30,78 @@ InvariantStatus InvariantResult::Status() const {
   return violated ? InvariantStatus::kShown : InvariantStatus::kNotDemonstrated;
 }
 
+void ExerciseStats::Add(const TrialExercise& t) {
+  known = known || t.known;
+  if (!t.known || t.kills.empty()) {
+    other_faults += t.other_faults;
+    other_unfired += t.other_faults - t.other_fired;
+    return;
+  }
+  ++trials_with_kill;
+  if (t.AllFired()) ++trials_all_fired;
+  for (const PlannedKill& k : t.kills) {
+    ++kills_planned;
+    PointExercise& p = points[k.point];
+    ++p.planned;
+    if (k.fired) ++p.fired;
+    else ++kills_unfired;
+  }
+  if (t.Fired() > 0) {
+    for (const auto& m : t.Models()) ++models[m];
+  }
+  other_faults += t.other_faults;
+  other_unfired += t.other_faults - t.other_fired;
+}
+
+std::vector<std::string> ExerciseStats::NeverReached() const {
+  std::vector<std::string> out;
+  for (const auto& [point, p] : points) {
+    if (p.planned > 0 && p.fired == 0) out.push_back(point);
+  }
+  return out;
+}
+
+bool ExerciseStats::NotExercised() const {
+  if (trials_with_kill == 0) return false;  // nothing was planned: nothing to miss
+  if (min_exercised) return trials_all_fired < *min_exercised * trials_with_kill;
+  return !NeverReached().empty();
+}
+
+std::string ExerciseStats::Explanation(bool with_points) const {
+  std::ostringstream out;
+  if (kills_unfired > 0) {
+    out << kills_unfired << " of " << kills_planned << " planned kills never fired; every planned kill fired in "
+        << trials_all_fired << " of " << trials_with_kill << " trials with one";
+    if (min_exercised) out << " (min_exercised " << *min_exercised << ")";
+  }
+  if (other_unfired > 0) {
+    out << (kills_unfired > 0 ? "; " : "") << other_unfired << " of " << other_faults
+        << " planned pauses, overlaps and downstream faults never happened";
+  }
+  if (auto never = NeverReached(); with_points && !never.empty()) out << "; never reached: " << Joined(never);
+  return out.str();
+}
+
+InvariantStatus ScenarioResult::StatusOf(const InvariantResult& r) const {
+  InvariantStatus s = r.Status();
+  return s == InvariantStatus::kHeld && NotExercised() ? InvariantStatus::kNotExercised : s;
+}
+
+std::vector<std::string> ScenarioResult::ModelsRun() const {
+  if (!exercise.known) return models;
+  std::vector<std::string> out;
+  for (const auto& [m, n] : exercise.models) out.push_back(m);
+  return out;
+}
+
 void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
-                         const std::string& replay) {
+                         const std::string& replay, const TrialExercise& exercised) {
   ++trials;
+  exercise.Add(exercised);
   std::vector<std::string> violated_here;
   std::string models;
-  for (const auto& m : plan.Models()) models += (models.empty() ? "" : "+") + m;
+  // The models the trial's kills applied; a trial of an old journal: its plan's.
+  for (const auto& m : exercised.known ? exercised.Models() : plan.Models()) models += (models.empty() ? "" : "+") + m;
   ++trials_by_model[models];
   for (const Verdict& v : verdicts) {
     auto it = std::find_if(invariants.begin(), invariants.end(),
@@ -40,7 +115,9 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
     ++it->violated;
     ++it->violated_by_model[models];
     if (it->examples.size() < kMaxExamples) {
-      it->examples.push_back({plan.trial, plan.seed, plan.Summary(),
+      // The plan as its counterexample file lists it: only the kills that fired.
+      std::string summary = exercised.known ? FiredOnly(plan, exercised).Summary() : plan.Summary();
+      it->examples.push_back({plan.trial, plan.seed, summary,
                               v.explanation + " (under the " + models + " model)", replay, ""});
     }
   }
@@ -73,6 +150,10 @@ bool ScenarioResult::MustHoldViolated() const {
   });
 }
 
+bool RunResults::NotExercised() const {
+  return std::any_of(scenarios.begin(), scenarios.end(), [](const ScenarioResult& s) { return s.NotExercised(); });
+}
+
 bool RunResults::MustHoldViolated() const {
   return std::any_of(scenarios.begin(), scenarios.end(),
                      [](const ScenarioResult& s) { return s.MustHoldViolated(); });
@@ -94,6 +175,29 @@ void from_json(const nlohmann::json& j, PointStat& p) {
   p.by_invariant = j.value("by_invariant", std::map<std::string, int>{});
 }
 
+void to_json(nlohmann::json& j, const ExerciseStats& e) {
+  nlohmann::json points = nlohmann::json::object();
+  for (const auto& [name, p] : e.points) points[name] = {{"planned", p.planned}, {"fired", p.fired}};
+  j = {{"trials_with_kill", e.trials_with_kill}, {"trials_all_fired", e.trials_all_fired},
+       {"kills_planned", e.kills_planned}, {"kills_unfired", e.kills_unfired},
+       {"other_faults", e.other_faults}, {"other_unfired", e.other_unfired}, {"points", points},
+       {"models", e.models}, {"never_reached", e.NeverReached()}, {"not_exercised", e.NotExercised()}};
+}
+void from_json(const nlohmann::json& j, ExerciseStats& e) {
+  e = ExerciseStats{};
+  e.known = true;
+  e.trials_with_kill = j.value("trials_with_kill", 0);
+  e.trials_all_fired = j.value("trials_all_fired", 0);
+  e.kills_planned = j.value("kills_planned", 0);
+  e.kills_unfired = j.value("kills_unfired", 0);
+  e.other_faults = j.value("other_faults", 0);
+  e.other_unfired = j.value("other_unfired", 0);
+  if (auto it = j.find("points"); it != j.end()) {
+    for (const auto& [name, p] : it->items()) e.points[name] = {p.at("planned").get<int>(), p.at("fired").get<int>()};
+  }
+  e.models = j.value("models", std::map<std::string, int>{});
+}
+
 void to_json(nlohmann::json& j, const InvariantResult& r) {
   j = {{"name", r.name}, {"expectation", r.expectation}, {"held", r.held}, {"violated", r.violated},
        {"status", ToString(r.Status())}, {"violated_by_model", r.violated_by_model},
@@ -112,7 +216,10 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
   j = {{"name", r.name}, {"file", r.file}, {"trials", r.trials}, {"elapsed_s", r.elapsed_s},
        {"exhaustive_total", r.exhaustive_total}, {"trials_by_model", r.trials_by_model},
        {"must_hold_violated", r.MustHoldViolated()}, {"invariants", r.invariants},
-       {"points", r.points}, {"models", r.models}};
+       {"points", r.points}, {"models", r.models}, {"models_run", r.ModelsRun()},
+       {"not_exercised", r.NotExercised()}};
+  if (r.exercise.known) j["exercise"] = r.exercise;
+  if (r.exercise.min_exercised) j["min_exercised"] = *r.exercise.min_exercised;
   if (!r.job_commit.empty()) j["job_commit"] = r.job_commit;
 }
 void from_json(const nlohmann::json& j, ScenarioResult& r) {
@@ -125,6 +232,9 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   j.at("invariants").get_to(r.invariants);
   j.at("points").get_to(r.points);
   r.models = j.value("models", std::vector<std::string>{});
+  // Absent in results of before issue 17: nothing known, nothing held against them.
+  r.exercise = j.value("exercise", ExerciseStats{});
+  if (j.contains("min_exercised")) r.exercise.min_exercised = j.at("min_exercised").get<double>();
   r.job_commit = j.value("job_commit", "");
 }
 
@@ -132,6 +242,7 @@ void to_json(nlohmann::json& j, const RunResults& r) {
   j = {{"format", "killpoint-results/1"}, {"killpoint_version", r.killpoint_version},
        {"seed", r.seed}, {"started_at", r.started_at}, {"elapsed_s", r.elapsed_s},
        {"trials", r.Trials()}, {"must_hold_violated", r.MustHoldViolated()},
+       {"not_exercised", r.NotExercised()},
        {"scenarios", r.scenarios}};
   if (r.shard) j["shard"] = *r.shard;
   if (!r.partial.empty()) j["partial"] = r.partial;

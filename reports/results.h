@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "check/verdict.h"
+#include "history/exercise.h"
 #include "plan/plan.h"
 
 namespace killpoint {
@@ -19,7 +20,9 @@ inline constexpr const char* kMustHold = "must_hold";
 inline constexpr const char* kExpectedViolation = "expected_violation";
 
 // What a person reads in the table.
-enum class InvariantStatus { kHeld, kViolated, kShown, kNotDemonstrated };
+// kNotExercised: it held, but in a scenario whose planned kills did not fire
+// (ScenarioResult::StatusOf): it was not tested where the scenario said.
+enum class InvariantStatus { kHeld, kViolated, kShown, kNotDemonstrated, kNotExercised };
 std::string ToString(InvariantStatus s);
 
 struct Counterexample {
@@ -58,6 +61,42 @@ struct PointStat {
   bool operator==(const PointStat&) const = default;
 };
 
+// Planned kills at one planned point (a name or a pattern) across the trials.
+struct PointExercise {
+  int planned = 0;
+  int fired = 0;
+  bool operator==(const PointExercise&) const = default;
+};
+
+// What a scenario's trials exercised of what their plans asked for (history/exercise.h), and
+// the "not exercised" verdict: a scenario whose planned kills did not fire fails the gate
+// (exit 4) however its invariants came out, since they were not tested where it said.
+struct ExerciseStats {
+  int trials_with_kill = 0;  // trials with at least one planned kill
+  int trials_all_fired = 0;  // of those, the trials in which every planned kill fired
+  int kills_planned = 0;
+  int kills_unfired = 0;
+  int other_faults = 0;   // pauses, overlaps and downstream faults planned
+  int other_unfired = 0;  // of those, the ones that never happened
+  std::map<std::string, PointExercise> points;  // by planned kill point
+  // Trials in which a fired kill applied each persistence model: the models the run ran under.
+  std::map<std::string, int> models;
+  // The scenario's "min_exercised": the share of trials with a planned kill in which every
+  // planned kill must fire. None: the default rule, every planned point fires in some trial.
+  std::optional<double> min_exercised;
+  // Whether any trial's exercise was known (results of before issue 17 have none).
+  bool known = false;
+
+  void Add(const TrialExercise& t);
+  // The planned points at which no planned kill fired in any trial, sorted.
+  std::vector<std::string> NeverReached() const;
+  bool NotExercised() const;
+  // Why it is not exercised, or what was left out, for the reports; empty when nothing was.
+  // `with_points`: ending with "; never reached: POINTS".
+  std::string Explanation(bool with_points = true) const;
+  bool operator==(const ExerciseStats&) const = default;
+};
+
 struct ScenarioResult {
   std::string name;
   std::string file;
@@ -68,13 +107,22 @@ struct ScenarioResult {
   std::map<std::string, PointStat> points;
   std::map<std::string, int> trials_by_model;  // by the models of each trial's kills
   std::vector<std::string> models;  // the scenario's persistence models, as it declared them
+  ExerciseStats exercise;
   // `git rev-parse HEAD` of the job under test, "-dirty" appended when its checkout has
   // uncommitted changes; empty when the job is not in a git checkout (or git is missing).
   std::string job_commit;
 
-  // Adds one finished trial's verdicts. `replay` reproduces it.
-  void Add(const Plan& plan, const std::vector<Verdict>& verdicts, const std::string& replay);
+  // Adds one finished trial's verdicts. `replay` reproduces it. `exercise`: which planned
+  // faults happened (unknown, for a trial from a journal of before: counted from the plan).
+  void Add(const Plan& plan, const std::vector<Verdict>& verdicts, const std::string& replay,
+           const TrialExercise& exercise = TrialExercise{{}, 0, 0, false});
   bool MustHoldViolated() const;
+  bool NotExercised() const { return exercise.NotExercised(); }
+  // r.Status(), except that "held" reads "not exercised" in a scenario not exercised.
+  InvariantStatus StatusOf(const InvariantResult& r) const;
+  // The models the trials ran under (a model counts once a kill applied it), else the
+  // scenario's list for results of before.
+  std::vector<std::string> ModelsRun() const;
   // "power 5/11, process 0/13": violations of `r` out of trials, per model; empty when the
   // scenario ran under one model only.
   std::string ByModel(const InvariantResult& r) const;
@@ -102,6 +150,7 @@ struct RunResults {
   std::string partial;
 
   bool MustHoldViolated() const;
+  bool NotExercised() const;
   int Trials() const;
   bool operator==(const RunResults&) const = default;
 };
@@ -110,6 +159,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Counterexample, trial, seed, pla
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ShardInfo, index, count)
 void to_json(nlohmann::json& j, const PointStat& p);
 void from_json(const nlohmann::json& j, PointStat& p);
+void to_json(nlohmann::json& j, const ExerciseStats& e);
+void from_json(const nlohmann::json& j, ExerciseStats& e);
 void to_json(nlohmann::json& j, const InvariantResult& r);
 void from_json(const nlohmann::json& j, InvariantResult& r);
 void to_json(nlohmann::json& j, const ScenarioResult& r);

@@ -13,6 +13,7 @@ const char* ColorOf(InvariantStatus s) {
     case InvariantStatus::kViolated: return "\033[1;31m";
     case InvariantStatus::kShown: return "\033[33m";
     case InvariantStatus::kNotDemonstrated: return "\033[35m";
+    case InvariantStatus::kNotExercised: return "\033[1;31m";
   }
   return "";
 }
@@ -50,9 +51,9 @@ size_t NameWidth(const ScenarioResult& s) {
   return width;
 }
 
-std::string Line(const InvariantResult& r, size_t width, bool color) {
-  std::string status = ToString(r.Status());
-  if (color) status = ColorOf(r.Status()) + status + "\033[0m";
+std::string Line(const ScenarioResult& s, const InvariantResult& r, size_t width, bool color) {
+  std::string status = ToString(s.StatusOf(r));
+  if (color) status = ColorOf(s.StatusOf(r)) + status + "\033[0m";
   std::string kind = r.expectation == kMustHold ? "must hold" : "may break";
   return fmt::format("  {:<{}} {:<10} {:>5}/{:<5} {}\n", r.name, width, kind, r.violated,
                      r.held + r.violated, status);
@@ -71,10 +72,18 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
       out += Wrap("  ", fmt::format("exhaustive: {} of {} (crash point, moment, model) combinations tried{}", s.trials,
                                     s.exhaustive_total, s.trials < s.exhaustive_total ? " (--limit)" : ", all"));
     }
+    std::string models;
+    for (const auto& m : s.ModelsRun()) models += (models.empty() ? "" : ", ") + m;
+    out += Wrap("  ", "models run: " + (models.empty() ? std::string("none (no kill fired)") : models));
+    if (std::string why = s.exercise.Explanation(false); !why.empty())
+      out += Wrap(s.NotExercised() ? "  NOT EXERCISED: " : "  note: ", why);
+    std::string never;
+    for (const auto& p : s.exercise.NeverReached()) never += (never.empty() ? "" : ", ") + p;
+    if (!never.empty()) out += Wrap("  never reached: ", never);
     const size_t width = NameWidth(s);
     out += fmt::format("  {:<{}} {:<10} {:>11} {}\n", "invariant", width, "", "violated", "verdict");
     for (const InvariantResult& r : s.invariants) {
-      out += Line(r, width, color);
+      out += Line(s, r, width, color);
       if (r.violated > 0 && !s.ByModel(r).empty()) out += Wrap("    by model: ", s.ByModel(r));
       if (r.Status() == InvariantStatus::kViolated && !r.examples.empty()) {
         out += Wrap("    e.g. ", r.examples.front().explanation);
@@ -88,7 +97,9 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
   std::string totals =
       fmt::format("{} trial{} in {:.1f}s ({:.1f} trials/s), seed {}:", results.Trials(), results.Trials() == 1 ? "" : "s",
                   results.elapsed_s, rate, results.seed);
-  std::string verdict = results.MustHoldViolated() ? "a must-hold invariant was VIOLATED" : "every must-hold invariant held";
+  std::string verdict = results.MustHoldViolated() ? "a must-hold invariant was VIOLATED"
+                        : results.NotExercised() ? "NOT EXERCISED: planned kills never fired"
+                                                 : "every must-hold invariant held";
   if (!results.partial.empty()) {
     out += "\nPARTIAL RESULTS (" + results.partial +
            "): the same command with --resume finishes the run\n";

@@ -12,10 +12,19 @@ enum ExitCode : int {
   kExitViolation = 1,     // a must-hold invariant was violated
   kExitBadInput = 2,      // bad usage, a bad scenario or config
   kExitHarnessError = 3,  // the harness itself failed
+  // No must-hold invariant was violated, but a scenario's planned kills did not fire: its
+  // invariants were not tested where it said (docs/reports.md, "Not exercised").
+  kExitNotExercised = 4,
   // 128 + the signal (130 for SIGINT, 143 for SIGTERM): the run was interrupted and wrote
   // partial results (docs/hardening.md), as shells report a process a signal ended.
   kExitSignalBase = 128,
 };
+
+// The gate's verdict: a violation wins over a scenario not exercised.
+inline int GateExit(bool must_hold_violated, bool not_exercised) {
+  if (must_hold_violated) return kExitViolation;
+  return not_exercised ? kExitNotExercised : kExitOk;
+}
 
 inline int Report(const Error& e) {
   std::cerr << "killpoint: " << e.message << "\n";

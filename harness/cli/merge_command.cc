@@ -43,7 +43,7 @@ int Execute(const MergeArgs& a) {
               << "\nreport: " << paths.html << "\njunit: " << paths.junit
               << "\nsummary: " << paths.markdown << "\n";
   }
-  return merged.value().MustHoldViolated() ? kExitViolation : kExitOk;
+  return GateExit(merged.value().MustHoldViolated(), merged.value().NotExercised());
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ int Execute(const ReportArgs& a) {
     bool color = ColorWanted(STDOUT_FILENO);
     for (const RunReport& run : combined.runs) std::cout << RenderTable(run.results, color);
   }
-  return combined.MustHoldViolated() ? kExitViolation : kExitOk;
+  return GateExit(combined.MustHoldViolated(), combined.NotExercised());
 }
 
 }  // namespace

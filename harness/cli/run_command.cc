@@ -141,7 +141,7 @@ int Execute(const RunArgs& a) {
     std::cout << "results: " << (fs::path(a.out) / "results.json").string() << "\nreport: " << paths.html
               << "\njunit: " << paths.junit << "\nsummary: " << paths.markdown << "\n";
   }
-  return results.value().MustHoldViolated() ? kExitViolation : kExitOk;
+  return GateExit(results.value().MustHoldViolated(), results.value().NotExercised());
 }
 
 }  // namespace

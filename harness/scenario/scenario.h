@@ -181,6 +181,10 @@ struct Scenario {
   std::vector<std::string> must_hold;
   std::vector<std::string> expected_violations;
   int trials = 0;  // 0: the run's --trials decides
+  // The share of trials with a planned kill in which every planned kill must fire, else the
+  // scenario is "not exercised" (exit 4). None: every planned kill point must fire in at least
+  // one trial of the run. docs/scenarios.md.
+  std::optional<double> min_exercised = {};
 
   bool operator==(const Scenario&) const = default;
 };

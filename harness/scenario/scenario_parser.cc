@@ -321,6 +321,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
     r.Fail("invariants", "names no invariant (must_hold or expected_violations)");
   }
   s.trials = static_cast<int>(r.Integer("trials", 0, 10'000'000, &zero));
+  if (r.Has("min_exercised")) s.min_exercised = r.Number("min_exercised", 0.0, 1.0, 0.0);
   r.Finish();
   return s;
 }

@@ -60,6 +60,7 @@ Status ParseTrials(const fs::path& file, const Lines& lines, std::map<int, Finis
       trial = j.at("trial").get<int>();
       j.at("plan").get_to(t.plan);
       j.at("verdicts").get_to(t.verdicts);
+      t.exercise = ExerciseOfLine(j);
     } catch (const Json::exception& e) {
       return Error::BadInput(where + ": damaged trials journal (not a torn last line): " + Why(e) +
                              "; nothing was changed");
@@ -151,14 +152,20 @@ Result<RecoveredJournals> Recover(const fs::path& dir, bool repair) {
 
 }  // namespace
 
-std::string TrialLine(const Plan& plan, const std::vector<Verdict>& verdicts) {
-  Json line = {{"trial", plan.trial}, {"plan", plan}, {"verdicts", verdicts}};
+TrialExercise ExerciseOfLine(const Json& line) {
+  auto it = line.find("exercise");
+  if (it == line.end()) return TrialExercise{{}, 0, 0, false};
+  return it->get<TrialExercise>();
+}
+
+std::string TrialLine(const Plan& plan, const std::vector<Verdict>& verdicts, const TrialExercise& exercise) {
+  Json line = {{"trial", plan.trial}, {"plan", plan}, {"verdicts", verdicts}, {"exercise", exercise}};
   return line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 JournalEntry FormatFinishedTrial(const Plan& plan, const std::vector<Event>& events,
                                  const std::vector<Verdict>& verdicts) {
-  return {FormatTrialHistory(plan.trial, events), TrialLine(plan, verdicts)};
+  return {FormatTrialHistory(plan.trial, events), TrialLine(plan, verdicts, ExerciseOf(plan, events))};
 }
 
 Status AppendFinishedTrials(const fs::path& dir, const std::vector<JournalEntry>& trials) {

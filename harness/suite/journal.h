@@ -1,6 +1,8 @@
 // The journals of one scenario of a run (suite.h), OUT/<slug>/:
 //   history.jsonl   every event of every finished trial, each line tagged with its trial
-//   trials.jsonl    one line per finished trial: {"trial", "plan", "verdicts"}
+//   trials.jsonl    one line per finished trial: {"trial", "plan", "verdicts", "exercise"}
+//                   ("exercise": which planned faults happened, history/exercise.h; absent in
+//                   journals of before issue 17, then read as unknown)
 // Both are append-only. A trial counts as finished once its trials.jsonl line is on disk:
 // its history is appended (one write, fdatasync) before that line (one write, fdatasync), and
 // its counterexample files are written (atomically) before either. So after a crash of the
@@ -15,6 +17,7 @@
 
 #include "check/verdict.h"
 #include "history/event.h"
+#include "history/exercise.h"
 #include "plan/plan.h"
 #include "util/result.h"
 
@@ -23,7 +26,11 @@ namespace killpoint {
 struct FinishedTrial {
   Plan plan;
   std::vector<Verdict> verdicts;
+  TrialExercise exercise = {{}, 0, 0, false};  // unknown unless its journal line says
 };
+
+// The "exercise" of a trials line, unknown when the line has none.
+TrialExercise ExerciseOfLine(const nlohmann::json& line);
 
 // A finished trial's journal lines, formatted (newlines included), ready to append.
 struct JournalEntry {
@@ -43,7 +50,7 @@ Status AppendFinishedTrial(const std::filesystem::path& dir, const Plan& plan,
                            const std::vector<Event>& events, const std::vector<Verdict>& verdicts);
 
 // The trials line of a finished trial, as AppendFinishedTrial writes it (newline included).
-std::string TrialLine(const Plan& plan, const std::vector<Verdict>& verdicts);
+std::string TrialLine(const Plan& plan, const std::vector<Verdict>& verdicts, const TrialExercise& exercise);
 
 // What RecoverJournals found and repaired.
 struct RecoveredJournals {

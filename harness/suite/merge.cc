@@ -6,6 +6,7 @@
 #include <set>
 
 #include "counterexample/counterexample.h"
+#include "history/exercise.h"
 #include "suite/suite.h"
 #include "util/atomic_file.h"
 
@@ -26,6 +27,7 @@ struct TrialLine {
   std::string raw;
   Plan plan;
   std::vector<Verdict> verdicts;
+  TrialExercise exercise = {{}, 0, 0, false};
 };
 
 // The merged journals of one scenario, by trial.
@@ -157,13 +159,14 @@ Status ForEachLine(const fs::path& file, F on_line) {
 Status ReadTrials(const Shard& shard, const fs::path& file, Journals& into) {
   return ForEachLine(file, [&](const std::string& line, size_t line_no) -> Status {
     std::string where = file.string() + ":" + std::to_string(line_no);
-    TrialLine t{line + "\n", {}, {}};
+    TrialLine t{line + "\n", {}, {}, {{}, 0, 0, false}};
     int trial = 0;
     try {
       Json j = Json::parse(line);
       trial = j.at("trial").get<int>();
       j.at("plan").get_to(t.plan);
       j.at("verdicts").get_to(t.verdicts);
+      if (j.contains("exercise")) j.at("exercise").get_to(t.exercise);  // absent: a journal of before
     } catch (const Json::exception& e) {
       return Error::BadInput(where + ": damaged trials journal: " + Why(e));
     }
@@ -236,13 +239,15 @@ ScenarioResult Fold(const std::vector<Shard>& shards, size_t i, const Journals& 
   r.elapsed_s = 0;
   r.points.clear();
   r.trials_by_model.clear();
+  r.exercise = ExerciseStats{};
+  r.exercise.min_exercised = shards.front().results.scenarios[i].exercise.min_exercised;
   for (InvariantResult& inv : r.invariants) inv = {inv.name, inv.expectation, 0, 0, {}, {}};
   for (const Shard& shard : shards) r.elapsed_s += shard.results.scenarios[i].elapsed_s;
   Scenario s;
   s.file = r.file;
   uint64_t seed = shards.front().results.seed;
   for (const auto& [trial, line] : journals.trials) {
-    r.Add(line.plan, line.verdicts, ReplayCommand(s, seed, trial, r.exhaustive_total > 0));
+    r.Add(line.plan, line.verdicts, ReplayCommand(s, seed, trial, r.exhaustive_total > 0), line.exercise);
   }
   return r;
 }

@@ -17,6 +17,7 @@
 #include "check/checker.h"
 #include "counterexample/counterexample.h"
 #include "counterexample/final_state.h"
+#include "counterexample/fired_only.h"
 #include "history/history_log.h"
 #include "plan/exhaustive.h"
 #include "plan/planner.h"
@@ -71,6 +72,7 @@ ScenarioResult EmptyResult(const Scenario& s) {
   r.name = s.name;
   r.file = s.file.string();
   r.models = s.models;
+  r.exercise.min_exercised = s.min_exercised;
   for (const auto& name : s.must_hold) r.invariants.push_back({name, kMustHold, 0, 0, {}, {}});
   for (const auto& name : s.expected_violations)
     r.invariants.push_back({name, kExpectedViolation, 0, 0, {}, {}});
@@ -94,13 +96,15 @@ Status SaveCounterexample(const Scenario& s, const SuiteOptions& o, const TrialR
   c.scenario_name = s.name;
   c.scenario_text = scenario_text;
   c.source = "run";
-  c.plan = t.plan;
+  // Only the faults that happened (counterexample/fired_only.h); the history to match.
+  TrialExercise exercise = ExerciseOf(t.plan, t.events);
+  c.plan = FiredOnly(t.plan, exercise);
   c.invariant = invariant;
   for (const Verdict& v : verdicts) {
     if (v.invariant == invariant) c.explanation = v.explanation;
   }
   c.verdicts = verdicts;
-  c.events = t.events;
+  c.events = HistoryOfFiredOnly(t.plan, exercise, t.events, s.UsesShim());
   c.final_state = CaptureFinalState(s, t.sandbox.work(), t.events);
   fs::path file = CounterexamplePath(o, s, t.plan.trial, invariant);
   c.reproduce = "killpoint replay " + Quote(file.string());
@@ -277,7 +281,8 @@ class ScenarioTrials {
     std::vector<std::pair<int, FinishedTrial>> ready;
     for (Finished& f : batch) {
       const int trial = f.record.plan.trial;
-      for (auto& t : fold_.Finish(trial, FinishedTrial{f.record.plan, f.verdicts})) ready.push_back(std::move(t));
+      FinishedTrial done{f.record.plan, f.verdicts, ExerciseOf(f.record.plan, f.record.events)};
+      for (auto& t : fold_.Finish(trial, std::move(done))) ready.push_back(std::move(t));
       if (o_.on_trial)
         o_.on_trial(s_, trial, f.verdicts, o_.keep_sandboxes ? f.record.sandbox.root() : fs::path());
     }
@@ -313,7 +318,7 @@ class ScenarioTrials {
   // which the commit wrote while the trial could become one (a resumed run: before it stopped).
   void FoldIn(std::vector<std::pair<int, FinishedTrial>> trials) {
     for (auto& [trial, t] : trials) {
-      result_.Add(t.plan, t.verdicts, ReplayCommand(s_, o_.seed, trial, o_.exhaustive));
+      result_.Add(t.plan, t.verdicts, ReplayCommand(s_, o_.seed, trial, o_.exhaustive), t.exercise);
       for (InvariantResult& inv : result_.invariants) {
         if (inv.examples.empty() || inv.examples.back().trial != trial) continue;
         fs::path file = CounterexamplePath(o_, s_, trial, inv.name);

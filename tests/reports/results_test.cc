@@ -124,3 +124,89 @@ TEST(Counterexample, ReplayCommandsAddTheFileWhenOneWasSaved) {
 
 }  // namespace
 }  // namespace killpoint
+
+// Issue 17: no result reads "held" for a kill that never happened.
+namespace killpoint {
+namespace {
+
+TrialExercise Fired(std::vector<PlannedKill> kills) { return {std::move(kills), 0, 0, true}; }
+
+TEST(ScenarioResult, APlannedPointThatNeverFiredMakesTheScenarioNotExercised) {
+  ScenarioResult r = Empty();
+  for (int t = 0; t < 4; ++t) {
+    r.Add(PlanWithKill(t, "open:tmpk3x9q1ab"), {Verdict::Held("no_loss"), Verdict::Held("no_double_publish")}, "",
+          Fired({{"open:tmpk3x9q1ab", "power", false}}));
+  }
+  EXPECT_FALSE(r.MustHoldViolated());
+  EXPECT_TRUE(r.NotExercised());
+  EXPECT_EQ(r.exercise.trials_with_kill, 4);
+  EXPECT_EQ(r.exercise.trials_all_fired, 0);
+  EXPECT_EQ(r.exercise.kills_unfired, 4);
+  EXPECT_EQ(r.exercise.NeverReached(), std::vector<std::string>{"open:tmpk3x9q1ab"});
+  EXPECT_EQ(r.invariants[0].Status(), InvariantStatus::kHeld);
+  EXPECT_EQ(r.StatusOf(r.invariants[0]), InvariantStatus::kNotExercised);
+  EXPECT_EQ(ToString(r.StatusOf(r.invariants[0])), "NOT EXERCISED");
+  // No kill applied a model: the trials ran under none, whatever the scenario declared.
+  r.models = {"process", "power", "torn"};
+  EXPECT_TRUE(r.ModelsRun().empty());
+  EXPECT_EQ(r.trials_by_model, (std::map<std::string, int>{{"process", 4}}));
+  EXPECT_NE(r.exercise.Explanation().find("never reached: open:tmpk3x9q1ab"), std::string::npos)
+      << r.exercise.Explanation();
+}
+
+TEST(ScenarioResult, EveryPointFiredSomewhereIsExercisedByDefault) {
+  ScenarioResult r = Empty();
+  r.Add(PlanWithKill(0, "a"), {Verdict::Held("no_loss")}, "", Fired({{"a", "power", true}, {"b", "torn", false}}));
+  r.Add(PlanWithKill(1, "b"), {Verdict::Held("no_loss")}, "", Fired({{"b", "torn", true}}));
+  EXPECT_FALSE(r.NotExercised());
+  EXPECT_EQ(r.exercise.kills_unfired, 1);
+  EXPECT_EQ(r.exercise.trials_all_fired, 1);
+  EXPECT_EQ(r.ModelsRun(), (std::vector<std::string>{"power", "torn"}));
+  EXPECT_EQ(r.StatusOf(r.invariants[0]), InvariantStatus::kHeld);
+  // A threshold on the share of trials in which every planned kill fired: 1 of 2.
+  r.exercise.min_exercised = 0.75;
+  EXPECT_TRUE(r.NotExercised());
+  r.exercise.min_exercised = 0.5;
+  EXPECT_FALSE(r.NotExercised());
+}
+
+TEST(ScenarioResult, AViolationStaysAViolationAndNothingPlannedIsNothingMissed) {
+  ScenarioResult r = Empty();
+  r.Add(PlanWithKill(0, "a"), {Verdict::Violated("no_loss", "lost")}, "", Fired({{"a", "process", false}}));
+  EXPECT_TRUE(r.NotExercised());
+  EXPECT_EQ(r.StatusOf(r.invariants[0]), InvariantStatus::kViolated);
+  ScenarioResult none = Empty();
+  none.Add(Plan{"s", 1, 0, {{"2026-11-01", 1, {}}}}, {Verdict::Held("no_loss")}, "", Fired({}));
+  EXPECT_FALSE(none.NotExercised());
+  EXPECT_EQ(none.exercise.trials_with_kill, 0);
+}
+
+TEST(ScenarioResult, AnExampleListsOnlyTheKillsThatFiredUnderTheModelsApplied) {
+  ScenarioResult r = Empty();
+  Plan p{"s", 1, 0, {{"2026-11-01", 1, {{"a", 1, "", "power"}, {"b", 1, "", "torn"}}}}};
+  r.Add(p, {Verdict::Violated("no_loss", "lost")}, "", Fired({{"a", "power", true}, {"b", "torn", false}}));
+  EXPECT_EQ(r.invariants[0].examples[0].plan, "2026-11-01#1 a1 kill@a#1/power");
+  EXPECT_EQ(r.invariants[0].examples[0].explanation, "lost (under the power model)");
+}
+
+TEST(RunResults, ExerciseCountsRoundTripAndOldResultsLoadAsExercised) {
+  RunResults r;
+  ScenarioResult s = Empty();
+  s.exercise.min_exercised = 0.5;
+  s.Add(PlanWithKill(0, "a"), {Verdict::Held("no_loss")}, "", Fired({{"a", "power", false}}));
+  r.scenarios.push_back(s);
+  nlohmann::json j = r;
+  EXPECT_EQ(j["not_exercised"], true);
+  EXPECT_EQ(j["scenarios"][0]["exercise"]["never_reached"], nlohmann::json({"a"}));
+  EXPECT_EQ(j["scenarios"][0]["exercise"]["kills_unfired"], 1);
+  EXPECT_EQ(j["scenarios"][0]["min_exercised"], 0.5);
+  EXPECT_EQ(nlohmann::json::parse(j.dump()).get<RunResults>(), r);
+  j["scenarios"][0].erase("exercise");
+  j["scenarios"][0].erase("min_exercised");
+  RunResults old = j.get<RunResults>();
+  EXPECT_FALSE(old.NotExercised());
+  EXPECT_FALSE(old.scenarios[0].exercise.known);
+}
+
+}  // namespace
+}  // namespace killpoint

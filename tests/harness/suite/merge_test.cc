@@ -197,3 +197,67 @@ TEST(MergeShards, RefusesToMergeIntoAShard) {
 
 }  // namespace
 }  // namespace killpoint
+
+// Issue 17: the shards' exercise counts fold like one run's, and a point that fired in one
+// shard only is reached.
+namespace killpoint {
+namespace {
+
+// Trial t plans a kill at "a" (fired in odd trials only) and one at "never" (never fired).
+TrialExercise ExerciseOfTrial(int t) { return {{{"a", "power", t % 2 == 1}, {"never", "torn", false}}, 0, 0, true}; }
+
+fs::path MakeExercisedShard(const fs::path& root, int index, int count, int total) {
+  fs::path dir = root / ("shard-" + std::to_string(index));
+  fs::create_directories(dir / Slug(kName));
+  RunResults r;
+  r.killpoint_version = "test";
+  r.seed = 5;
+  r.started_at = "2026-01-01T00:00:00Z";
+  r.shard = ShardInfo{index, count};
+  ScenarioResult s = Empty();
+  s.exercise.min_exercised = 0.25;
+  std::string trials;
+  for (int t = index; t < total; t += count) {
+    s.Add(PlanOf(t, 5), VerdictsOf(t), Replay(t, 5), ExerciseOfTrial(t));
+    trials += nlohmann::json({{"trial", t}, {"plan", PlanOf(t, 5)}, {"verdicts", VerdictsOf(t)},
+                              {"exercise", ExerciseOfTrial(t)}})
+                  .dump() +
+              "\n";
+  }
+  r.scenarios.push_back(s);
+  std::ofstream(dir / Slug(kName) / "trials.jsonl") << trials;
+  std::ofstream(dir / Slug(kName) / "history.jsonl") << "";
+  std::ofstream(dir / "results.json") << nlohmann::json(r).dump(2);
+  return dir;
+}
+
+TEST(MergeShards, FoldsTheExerciseCountsAsOneRunWould) {
+  fs::path root = Fresh("exercise");
+  // Shard 0 holds the even trials, where "a" never fired: reached only through shard 1.
+  std::vector<fs::path> dirs = {MakeExercisedShard(root, 0, 2, 8), MakeExercisedShard(root, 1, 2, 8)};
+  nlohmann::json first = nlohmann::json::parse(ReadFile(dirs[0] / "results.json").value());
+  ASSERT_EQ(first["scenarios"][0]["exercise"]["never_reached"], nlohmann::json({"a", "never"}));
+  auto merged = MergeShards(dirs, root / "merged");
+  ASSERT_TRUE(merged) << merged.error().message;
+  const ExerciseStats& e = merged.value().scenarios[0].exercise;
+  EXPECT_EQ(e.trials_with_kill, 8);
+  EXPECT_EQ(e.trials_all_fired, 0);
+  EXPECT_EQ(e.kills_planned, 16);
+  EXPECT_EQ(e.kills_unfired, 12);
+  EXPECT_EQ(e.points.at("a").fired, 4);
+  EXPECT_EQ(e.NeverReached(), std::vector<std::string>{"never"});
+  EXPECT_EQ(e.models, (std::map<std::string, int>{{"power", 4}}));
+  EXPECT_EQ(e.min_exercised, 0.25);
+  EXPECT_TRUE(merged.value().NotExercised());  // 0 of 8 trials had every kill fire
+  ScenarioResult expected = Empty();
+  expected.exercise.min_exercised = 0.25;
+  for (int t = 0; t < 8; ++t) expected.Add(PlanOf(t, 5), VerdictsOf(t), Replay(t, 5), ExerciseOfTrial(t));
+  expected.elapsed_s = 0;
+  EXPECT_EQ(merged.value().scenarios[0], expected);
+  // Read back as `killpoint report` reads it.
+  RunResults again = nlohmann::json::parse(ReadFile(root / "merged" / "results.json").value()).get<RunResults>();
+  EXPECT_EQ(again.scenarios[0].exercise, e);
+}
+
+}  // namespace
+}  // namespace killpoint

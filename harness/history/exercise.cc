@@ -1,0 +1,111 @@
+#include "history/exercise.h"
+
+#include <algorithm>
+#include <set>
+
+namespace killpoint {
+namespace {
+
+// Whether an event of `type` happened in the attempt (date, trigger, attempt), by instance 1.
+template <class Pred>
+bool HappenedIn(const std::vector<Event>& events, const char* type, const PlannedRun& run, int attempt,
+                Pred pred) {
+  return std::any_of(events.begin(), events.end(), [&](const Event& e) {
+    return e.type == type && e.biz_date == run.biz_date && e.trigger == run.trigger && e.attempt == attempt &&
+           pred(e);
+  });
+}
+
+bool Any(const Event&) { return true; }
+
+void CountOthers(const std::vector<Event>& events, const PlannedRun& run, int attempt, const AttemptFault& f,
+                 TrialExercise& out) {
+  auto count = [&](bool planned, bool happened) {
+    if (!planned) return;
+    ++out.other_faults;
+    if (happened) ++out.other_fired;
+  };
+  count(!f.pause.point.empty(), HappenedIn(events, event::kPause, run, attempt, Any));
+  count(!f.overlap.point.empty(), HappenedIn(events, event::kOverlap, run, attempt, Any));
+  count(!f.downstream_fault.empty(), HappenedIn(events, event::kPublish, run, attempt, [&](const Event& e) {
+          return !e.data.contains("burst") && e.data.value("fault", "") == f.downstream_fault;
+        }));
+  // A burst spans attempts and dates: it happened if any publish was one of it.
+  count(f.downstream_burst > 0, std::any_of(events.begin(), events.end(), [](const Event& e) {
+          return e.type == event::kPublish && e.data.contains("burst");
+        }));
+}
+
+}  // namespace
+
+int TrialExercise::Fired() const {
+  return static_cast<int>(std::count_if(kills.begin(), kills.end(), [](const PlannedKill& k) { return k.fired; }));
+}
+
+std::vector<std::string> TrialExercise::Models() const {
+  std::set<std::string> models;
+  for (const PlannedKill& k : kills) {
+    if (k.fired) models.insert(k.model);
+  }
+  if (models.empty()) models.insert("process");
+  return {models.begin(), models.end()};
+}
+
+TrialExercise ExerciseOf(const Plan& plan, const std::vector<Event>& events) {
+  TrialExercise out;
+  for (const PlannedRun& run : plan.runs) {
+    for (size_t i = 0; i < run.attempts.size(); ++i) {
+      const AttemptFault& f = run.attempts[i];
+      const int attempt = static_cast<int>(i) + 1;
+      if (!f.kill_point.empty()) {
+        bool fired = HappenedIn(events, event::kKill, run, attempt, [](const Event& e) { return InstanceOf(e) == 1; });
+        out.kills.push_back({f.kill_point, f.model, fired});
+      }
+      CountOthers(events, run, attempt, f, out);
+    }
+  }
+  return out;
+}
+
+Plan FiredOnly(const Plan& plan, const TrialExercise& e) {
+  Plan out = plan;
+  size_t k = 0;
+  for (PlannedRun& run : out.runs) {
+    for (AttemptFault& f : run.attempts) {
+      if (f.kill_point.empty()) continue;
+      if (k < e.kills.size() && !e.kills[k].fired) {
+        f.kill_point.clear();
+        f.occurrence = 1;
+        f.model = "process";
+        f.when = "before";
+      }
+      ++k;
+    }
+  }
+  return out;
+}
+
+void to_json(nlohmann::json& j, const PlannedKill& k) {
+  j = {{"point", k.point}, {"model", k.model}, {"fired", k.fired}};
+}
+void from_json(const nlohmann::json& j, PlannedKill& k) {
+  j.at("point").get_to(k.point);
+  k.model = j.value("model", "process");
+  j.at("fired").get_to(k.fired);
+}
+
+void to_json(nlohmann::json& j, const TrialExercise& e) {
+  j = {{"kills", e.kills}, {"other_faults", e.other_faults}, {"other_fired", e.other_fired}};
+}
+void from_json(const nlohmann::json& j, TrialExercise& e) {
+  e = TrialExercise{};
+  j.at("kills").get_to(e.kills);
+  e.other_faults = j.value("other_faults", 0);
+  e.other_fired = j.value("other_fired", 0);
+}
+
+std::ostream& operator<<(std::ostream& os, const TrialExercise& e) {
+  return os << nlohmann::json(e).dump() << (e.known ? "" : " (unknown)");
+}
+
+}  // namespace killpoint

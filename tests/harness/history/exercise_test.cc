@@ -1,0 +1,129 @@
+// Which planned faults happened, from the plan and the history alone (history/exercise.h), and
+// the counterexample's history rewritten for the plan without the kills that never fired
+// (counterexample/fired_only.h).
+#include "history/exercise.h"
+
+#include <gtest/gtest.h>
+
+#include "counterexample/fired_only.h"
+
+namespace killpoint {
+namespace {
+
+Event At(const char* type, const std::string& date, int attempt, nlohmann::json data = nlohmann::json::object()) {
+  return {0, 0, type, date, 1, attempt, std::move(data)};
+}
+
+AttemptFault Kill(const std::string& point, const std::string& model = "process") {
+  AttemptFault f;
+  f.kill_point = point;
+  f.model = model;
+  return f;
+}
+
+// Two dates: 11-01 planned kills in attempts 1 and 2, 11-02 one in attempt 1.
+Plan TwoDates() {
+  return {"s", 1, 0, {{"2026-11-01", 1, {Kill("write:state.json", "power"), Kill("after_publish")}},
+                      {"2026-11-02", 1, {Kill("open:tmpk3x9q1ab", "torn")}}}};
+}
+
+TEST(ExerciseOf, AKillFiredOnlyWhenItsAttemptHasAKillEvent) {
+  std::vector<Event> events = {
+      At(event::kSpawn, "2026-11-01", 1), At(event::kKill, "2026-11-01", 1, {{"point", "write:state.json"}}),
+      At(event::kSpawn, "2026-11-01", 2), At(event::kExit, "2026-11-01", 2),  // ran past after_publish
+      At(event::kSpawn, "2026-11-02", 1),
+      // a kill of another date's attempt 1 is not this one's
+      At(event::kExit, "2026-11-02", 1)};
+  TrialExercise e = ExerciseOf(TwoDates(), events);
+  ASSERT_EQ(e.kills.size(), 3u);
+  EXPECT_TRUE(e.kills[0].fired);
+  EXPECT_FALSE(e.kills[1].fired);
+  EXPECT_FALSE(e.kills[2].fired);
+  EXPECT_EQ(e.kills[2].point, "open:tmpk3x9q1ab");
+  EXPECT_EQ(e.Fired(), 1);
+  EXPECT_FALSE(e.AllFired());
+  // Only the fired kill's model was applied.
+  EXPECT_EQ(e.Models(), std::vector<std::string>{"power"});
+}
+
+TEST(ExerciseOf, AnyPointNameFiresAPlannedPattern) {
+  Plan p{"s", 1, 0, {{"2026-11-01", 1, {Kill("write:state*.json*")}}}};
+  TrialExercise e = ExerciseOf(p, {At(event::kKill, "2026-11-01", 1, {{"point", "write:state.json.tmp"}})});
+  ASSERT_EQ(e.kills.size(), 1u);
+  EXPECT_TRUE(e.kills[0].fired);
+  EXPECT_TRUE(e.AllFired());
+}
+
+TEST(ExerciseOf, NoKillFiredMeansNoModelWasApplied) {
+  TrialExercise e = ExerciseOf(TwoDates(), {});
+  EXPECT_EQ(e.Fired(), 0);
+  EXPECT_EQ(e.Models(), std::vector<std::string>{"process"});
+  EXPECT_EQ(ExerciseOf(Plan{"s", 1, 0, {{"2026-11-01", 1, {}}}}, {}).kills.size(), 0u);
+}
+
+TEST(ExerciseOf, CountsPausesOverlapsAndDownstreamFaultsThatNeverHappened) {
+  AttemptFault f;
+  f.pause = {"before_publish", 100};
+  f.downstream_fault = "commit_no_answer";
+  Plan p{"s", 1, 0, {{"2026-11-01", 1, {f}}}};
+  TrialExercise e = ExerciseOf(p, {At(event::kPause, "2026-11-01", 1)});
+  EXPECT_EQ(e.other_faults, 2);
+  EXPECT_EQ(e.other_fired, 1);
+  e = ExerciseOf(p, {At(event::kPublish, "2026-11-01", 1, {{"fault", "commit_no_answer"}})});
+  EXPECT_EQ(e.other_fired, 1);
+}
+
+TEST(ExerciseOf, RoundTripsThroughJson) {
+  TrialExercise e = ExerciseOf(TwoDates(), {At(event::kKill, "2026-11-01", 1)});
+  EXPECT_EQ(nlohmann::json(e).get<TrialExercise>(), e);
+}
+
+TEST(FiredOnly, DropsTheKillsThatNeverFiredAndKeepsTheRest) {
+  Plan p = TwoDates();
+  p.runs[1].attempts[0].pause = {"before_publish", 5};
+  TrialExercise e = ExerciseOf(p, {At(event::kKill, "2026-11-01", 1)});
+  Plan trimmed = FiredOnly(p, e);
+  EXPECT_EQ(trimmed.runs[0].attempts[0], p.runs[0].attempts[0]);
+  EXPECT_TRUE(trimmed.runs[0].attempts[1].None());
+  EXPECT_TRUE(trimmed.runs[1].attempts[0].kill_point.empty());
+  EXPECT_EQ(trimmed.runs[1].attempts[0].pause.point, "before_publish");
+  EXPECT_EQ(trimmed.Summary(), "2026-11-01#1 a1 kill@write:state.json#1/power; 2026-11-02#1 a1 pause@before_publish 5ms");
+}
+
+TEST(HistoryOfFiredOnly, RewritesThePlanTheSpawnAndTheArmedSyscallPoints) {
+  Plan p{"s", 1, 0, {{"2026-11-01", 1, {Kill("fsync:state.json", "power")}}}};
+  p.runs[0].attempts[0].occurrence = 3;  // the point came once: the kill never fired
+  std::vector<Event> events = {
+      At(event::kTrialStart, "", 0, {{"plan", p}}),
+      At(event::kSpawn, "2026-11-01", 1, {{"fault", p.runs[0].attempts[0]}}),
+      At(event::kFailpoint, "2026-11-01", 1, {{"point", "fsync:state.json"}, {"hit", 1}}),
+      At(event::kFailpoint, "2026-11-01", 1, {{"point", "before_publish"}, {"hit", 1}}),  // a named point stays
+      At(event::kFailpoint, "2026-11-01", 1, {{"point", "rename:a:b"}, {"hit", 1}}),
+      At(event::kPointsPassed, "2026-11-01", 1, {{"points", {{"write:state.json", 2}, {"rename:a:b", 1}}}}),
+      At(event::kExit, "2026-11-01", 1, {{"code", 0}}),
+      At(event::kFinalPass, "", 0)};
+  TrialExercise e = ExerciseOf(p, events);
+  ASSERT_FALSE(e.AllFired());
+  std::vector<Event> now = HistoryOfFiredOnly(p, e, events, true);
+  ASSERT_EQ(now.size(), 6u);
+  EXPECT_EQ(now[0].data["plan"].get<Plan>(), FiredOnly(p, e));
+  EXPECT_EQ(now[1].data["fault"], nlohmann::json::object());
+  EXPECT_EQ(now[2].type, event::kFailpoint);
+  EXPECT_EQ(now[2].data["point"], "before_publish");
+  EXPECT_EQ(now[3].type, event::kPointsPassed);
+  EXPECT_EQ(now[3].data["points"],
+            (nlohmann::json{{"fsync:state.json", 1}, {"rename:a:b", 2}, {"write:state.json", 2}}));
+  EXPECT_EQ(now[4].type, event::kExit);
+  for (size_t i = 0; i < now.size(); ++i) EXPECT_EQ(now[i].seq, static_cast<int64_t>(i));
+  // Without the shim every point is named and answered: only the plan and the spawn change.
+  std::vector<Event> named = HistoryOfFiredOnly(p, e, events, false);
+  ASSERT_EQ(named.size(), events.size());
+  EXPECT_EQ(named[2], events[2]);
+  // Every kill fired: the history is the one recorded.
+  TrialExercise all = e;
+  all.kills[0].fired = true;
+  EXPECT_EQ(HistoryOfFiredOnly(p, all, events, true), events);
+}
+
+}  // namespace
+}  // namespace killpoint

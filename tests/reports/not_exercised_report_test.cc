@@ -1,0 +1,66 @@
+// Issue 17: every report says "not exercised" where planned kills never fired, and never "held".
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "reports/html_report.h"
+#include "reports/junit_report.h"
+#include "reports/markdown_report.h"
+#include "reports/report_model.h"
+#include "reports/terminal_table.h"
+
+namespace killpoint {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+// Four trials, each with a kill planned at a syscall point named after a random temp file,
+// which never fired; the scenario declared three models.
+RunResults NeverFired() {
+  ScenarioResult s;
+  s.name = "py/mkstemp";
+  s.file = "scenarios/py.json";
+  s.models = {"process", "power", "torn"};
+  s.invariants = {{"no_double_publish", kMustHold, 0, 0, {}, {}}};
+  for (int t = 0; t < 4; ++t) {
+    Plan p{"py/mkstemp", 1, t, {{"2026-11-01", 1, {{"open:tmpk3x9q1ab", 1, "", "power"}}}}};
+    s.Add(p, {Verdict::Held("no_double_publish")}, "", TrialExercise{{{"open:tmpk3x9q1ab", "power", false}}, 0, 0, true});
+  }
+  RunResults r;
+  r.seed = 1;
+  r.scenarios = {s};
+  return r;
+}
+
+TEST(NotExercised, TheTerminalTableNeverSaysHeld) {
+  std::string table = RenderTable(NeverFired(), false);
+  EXPECT_THAT(table, HasSubstr("NOT EXERCISED: 4 of 4 planned kills never fired"));
+  EXPECT_THAT(table, HasSubstr("never reached: open:tmpk3x9q1ab"));
+  EXPECT_THAT(table, HasSubstr("models run: none (no kill fired)"));
+  EXPECT_THAT(table, Not(HasSubstr("process, power, torn")));
+  EXPECT_THAT(table, Not(HasSubstr(" held")));
+  EXPECT_THAT(table, HasSubstr("NOT EXERCISED: planned kills never fired\n"));
+}
+
+TEST(NotExercised, JunitFailsTheInvariantNamingThePointsNeverReached) {
+  std::string xml = RenderJunit(SingleRunReport(NeverFired()));
+  EXPECT_THAT(xml, HasSubstr("<failure message=\"not exercised: 4 of 4 planned kills never fired"));
+  EXPECT_THAT(xml, HasSubstr("never reached: open:tmpk3x9q1ab\" type=\"not_exercised\""));
+  EXPECT_THAT(xml, HasSubstr("tests=\"1\" failures=\"1\""));
+  EXPECT_THAT(xml, Not(HasSubstr("held in all 4 trials</system-out>")));
+}
+
+TEST(NotExercised, MarkdownAndHtmlSayItToo) {
+  std::string md = RenderMarkdown(SingleRunReport(NeverFired()));
+  EXPECT_THAT(md, HasSubstr("not exercised"));
+  EXPECT_THAT(md, HasSubstr("NOT EXERCISED"));
+  EXPECT_THAT(md, Not(HasSubstr("every must-hold invariant held")));
+  EXPECT_THAT(md, HasSubstr("models none (no kill fired)"));
+  std::string html = RenderHtml(NeverFired());
+  EXPECT_THAT(html, HasSubstr("<b>Not exercised</b>"));
+  EXPECT_THAT(html, HasSubstr("NOT EXERCISED"));
+  EXPECT_THAT(html, Not(HasSubstr("Every must-hold invariant held")));
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -56,7 +56,7 @@ constexpr size_t kMaxNameLength = 200;
 // Why `name` cannot be a crash point name, or "" when it can: the protocol's characters, a
 // temporary file's alias "<tmpN>" (docs/syscall-shim.md) and, with `patterns`, `*` and `?`.
 std::string PointNameProblem(const std::string& name, bool patterns) {
-  if (name.empty() || name.size() > 4096) return "a failpoint name has 1 to 4096 characters";
+  if (name.empty() || name.size() > 4096) return "a failpoint name is 1 to 4096 characters long";
   const bool pattern = patterns && name.find_first_of("*?") != std::string::npos;
   for (size_t i = 0; i < name.size(); ++i) {
     char c = name[i];

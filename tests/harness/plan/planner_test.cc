@@ -149,12 +149,14 @@ TEST(Planner, APatternWithoutAMatchIsPlannedAsThePattern) {
   s.max_occurrence = 3;
   std::set<std::string> points;
   for (int trial = 0; trial < 20; ++trial) {
-    for (const AttemptFault& f : MakePlan(s, 1, trial, {}).runs.front().attempts) {
+    Plan plain = MakePlan(s, 1, trial, {});
+    for (const AttemptFault& f : plain.runs.front().attempts) {
       points.insert(f.kill_point);
       EXPECT_LE(f.occurrence, 3);
     }
     // With discovery, both resolve to a discovered point.
-    for (const AttemptFault& f : MakePlan(s, 1, trial, Discovered()).runs.front().attempts) {
+    Plan resolved = MakePlan(s, 1, trial, Discovered());
+    for (const AttemptFault& f : resolved.runs.front().attempts) {
       if (!f.kill_point.empty()) {
         EXPECT_FALSE(IsPointPattern(f.kill_point)) << f.kill_point;
       }

@@ -1,6 +1,7 @@
 #include "plan/planner.h"
 
 #include "plan/crash_point.h"
+#include "plan/point_pattern.h"
 #include "plan/rng.h"
 
 namespace killpoint {
@@ -18,10 +19,22 @@ std::string DrawModel(const Scenario& s, uint64_t seed, int trial) {
   return s.models[rng.Below(s.models.size())];
 }
 
-AttemptFault DrawKill(const Scenario& s, PlanRng& rng, size_t point_index, const std::string& model) {
+// A pattern draws one of the discovered hits it matches, uniformly: a concrete point and
+// occurrence, as `killpoint points` lists them. Without any (no discovery, or none matched)
+// the pattern itself is planned and fires at its occurrence-th matching hit (run/attempt_state.h).
+AttemptFault DrawKill(const Scenario& s, const std::vector<CrashPoint>& discovered, PlanRng& rng,
+                      size_t point_index, const std::string& model) {
   AttemptFault f;
   f.kill_point = s.failpoints[point_index];
-  f.occurrence = 1 + static_cast<int>(rng.Below(static_cast<uint64_t>(s.max_occurrence)));
+  std::vector<CrashPoint> hits;
+  if (IsPointPattern(f.kill_point)) hits = PointsMatching(f.kill_point, discovered, s.hold_points);
+  if (hits.empty()) {
+    f.occurrence = 1 + static_cast<int>(rng.Below(static_cast<uint64_t>(s.max_occurrence)));
+  } else {
+    const CrashPoint& hit = hits[rng.Below(hits.size())];
+    f.kill_point = hit.name;
+    f.occurrence = hit.occurrence;
+  }
   rng.Next();  // once drew the model here; kept so that a seed keeps meaning the same plans
   f.model = model;
   std::vector<const char*> moments = KillMoments(f.kill_point);
@@ -30,18 +43,18 @@ AttemptFault DrawKill(const Scenario& s, PlanRng& rng, size_t point_index, const
   return f;
 }
 
-PlannedRun DrawRun(const Scenario& s, PlanRng& rng, const std::string& date, int trigger,
-                   bool first, const std::string& model) {
+PlannedRun DrawRun(const Scenario& s, const std::vector<CrashPoint>& discovered, PlanRng& rng,
+                   const std::string& date, int trigger, bool first, const std::string& model) {
   PlannedRun run;
   run.biz_date = date;
   run.trigger = trigger;
   if (s.failpoints.empty()) return run;
   size_t n = s.failpoints.size();
-  if (!first && rng.Chance(kKillLaterDate)) run.attempts.push_back(DrawKill(s, rng, rng.Below(n), model));
+  if (!first && rng.Chance(kKillLaterDate)) run.attempts.push_back(DrawKill(s, discovered, rng, rng.Below(n), model));
   for (int a = 2; a <= s.retry.max_attempts; ++a) {
     if (!rng.Chance(kKillRetry)) break;
     run.attempts.resize(static_cast<size_t>(a - 1));
-    run.attempts.push_back(DrawKill(s, rng, rng.Below(n), model));
+    run.attempts.push_back(DrawKill(s, discovered, rng, rng.Below(n), model));
   }
   return run;
 }
@@ -93,7 +106,7 @@ void DrawBurst(const Scenario& s, PlanRng& rng, Plan& plan) {
 
 }  // namespace
 
-Plan MakePlan(const Scenario& s, uint64_t seed, int trial) {
+Plan MakePlan(const Scenario& s, uint64_t seed, int trial, const std::vector<CrashPoint>& discovered) {
   Plan plan{s.name, seed, trial, {}};
   const std::string model = DrawModel(s, seed, trial);
   PlanRng rng(HashName(s.name) ^ (seed * 0x9E3779B97F4A7C15ULL));
@@ -104,7 +117,7 @@ Plan MakePlan(const Scenario& s, uint64_t seed, int trial) {
   for (size_t i = 0; i < dates; ++i) {
     int triggers = rng.Chance(s.duplicate_trigger_probability) ? 2 : 1;
     for (int t = 1; t <= triggers; ++t) {
-      plan.runs.push_back(DrawRun(s, rng, s.dates[i], t, plan.runs.empty(), model));
+      plan.runs.push_back(DrawRun(s, discovered, rng, s.dates[i], t, plan.runs.empty(), model));
     }
   }
   if (!s.failpoints.empty()) {
@@ -113,7 +126,7 @@ Plan MakePlan(const Scenario& s, uint64_t seed, int trial) {
     PlannedRun& first = plan.runs.front();
     if (first.attempts.empty()) first.attempts.resize(1);
     std::string downstream = first.attempts[0].downstream_fault;
-    first.attempts[0] = DrawKill(s, rng, primary, model);
+    first.attempts[0] = DrawKill(s, discovered, rng, primary, model);
     first.attempts[0].downstream_fault = downstream;
   }
   DrawDownstreamFault(s, rng, plan);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "plan/crash_point.h"
 #include "plan/plan.h"
 #include "scenario/scenario.h"
 
@@ -15,6 +16,13 @@ namespace killpoint {
 // and at most one downstream fault. A trial has one persistence model for all its kills.
 // The scenario's "faults" (docs/faults.md) add, from a stream of their own: a pause and an
 // overlap per attempt, each with its probability, and at most one downstream burst a trial.
-Plan MakePlan(const Scenario& scenario, uint64_t seed, int trial);
+//
+// A failpoint that is a pattern (plan/point_pattern.h) draws uniformly among the `discovered`
+// hits it matches (a fault-free discovery run's points, run/discovery.h), so that "*" can
+// fall on any hit of any point rather than on the first one; without a match it is planned as
+// the pattern with an occurrence up to max_occurrence. Scenarios that list only names draw
+// exactly the plans they drew before `discovered` existed.
+Plan MakePlan(const Scenario& scenario, uint64_t seed, int trial,
+              const std::vector<CrashPoint>& discovered = {});
 
 }  // namespace killpoint

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "plan/crash_point.h"
+#include "plan/point_pattern.h"
 
 namespace killpoint {
 
@@ -14,6 +15,10 @@ void AttemptState::Arm(const AttemptFault& fault, bool track) {
   passed_.clear();
   killed_ = false;
   awaiting_done_ = false;
+  awaiting_real_.clear();
+  awaiting_name_.clear();
+  pattern_hits_ = 0;
+  temp_names_.Clear();
   process_ = nullptr;
   armed_ = true;
   pause_done_ = fault.pause.point.empty();
@@ -49,35 +54,48 @@ bool AttemptState::Finish() {
 
 HitAnswer AttemptState::Kill(const FailpointHit& hit, int n) {
   killed_ = true;
-  history_->Add(event::kKill, {{"point", hit.name}, {"hit", n}, {"when", fault_.when}, {"model", fault_.model}});
+  nlohmann::json data = {{"point", hit.name}, {"hit", n}, {"when", fault_.when}, {"model", fault_.model}};
+  if (IsPointPattern(fault_.kill_point)) data["pattern"] = fault_.kill_point;
+  history_->Add(event::kKill, data);
   process_->KillGroup();
   return HitAnswer::Killed();
 }
 
-HitAnswer AttemptState::Decide(const FailpointHit& hit, int n) {
-  bool planned = !killed_ && process_ && fault_.kill_point == hit.name && fault_.occurrence == n;
-  if (!planned) return HitAnswer::Continue();
-  if (fault_.when == kAfter) {
+bool AttemptState::Fires(const std::string& name, int n) {
+  if (killed_ || fault_.kill_point.empty()) return false;
+  if (!IsPointPattern(fault_.kill_point)) return fault_.kill_point == name && fault_.occurrence == n;
+  return MatchPoint(fault_.kill_point, name) && ++pattern_hits_ == fault_.occurrence;
+}
+
+HitAnswer AttemptState::Decide(const FailpointHit& hit, const std::string& real, int n, bool fires) {
+  if (!fires || killed_ || !process_) return HitAnswer::Continue();
+  bool split = fault_.when == kMid && hit.bytes > 1;
+  if (fault_.when == kAfter || split) {
     awaiting_done_ = true;
-    return {HitAnswer::kAfter, 0};
-  }
-  if (fault_.when == kMid && hit.bytes > 1) {
-    awaiting_done_ = true;
-    return {HitAnswer::kPartial, hit.bytes / 2};
+    awaiting_real_ = real;  // DONE comes under the name the shim knows
+    awaiting_name_ = hit.name;
+    return split ? HitAnswer{HitAnswer::kPartial, hit.bytes / 2} : HitAnswer{HitAnswer::kAfter, 0};
   }
   return Kill(hit, n);  // before; or mid of a write too small to split
 }
 
-HitAnswer AttemptState::OnHit(const FailpointHit& hit) {
+HitAnswer AttemptState::DoneHit(const FailpointHit& done) {
+  if (!awaiting_done_ || killed_ || !process_ || done.name != awaiting_real_) return HitAnswer::Continue();
+  awaiting_done_ = false;
+  FailpointHit hit = done;
+  hit.name = awaiting_name_;
+  return Kill(hit, hits_[hit.name]);
+}
+
+HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
   std::unique_lock lock(mu_);
   attached_.wait(lock, [&] { return (process_ || !armed_) && !expecting_second_; });
-  if (InstanceOf(hit) == 2) return SecondHit(hit);
-  if (hit.done) {
-    if (!awaiting_done_ || killed_ || !process_ || fault_.kill_point != hit.name) return HitAnswer::Continue();
-    awaiting_done_ = false;
-    return Kill(hit, hits_[hit.name]);
-  }
+  FailpointHit hit = sent;
+  if (!sent.done) hit.name = temp_names_.Rename(sent.name, sent.excl, sent.seen);
+  if (InstanceOf(hit) == 2) return SecondHit(hit, sent.name);
+  if (hit.done) return DoneHit(hit);
   int n = ++hits_[hit.name];
+  bool fires = Fires(hit.name, n);
   HitAnswer answer = HitAnswer::Continue();
   if (hit.seen) {  // reported one way: the shim knew it is not the armed point
     ++passed_[hit.name];
@@ -90,17 +108,18 @@ HitAnswer AttemptState::OnHit(const FailpointHit& hit) {
     if (pause || overlap) {  // the tracker hears of the operation when the hold is released
       pause_done_ = pause_done_ || pause;
       overlap_done_ = overlap_done_ || overlap;
-      pending_ = Hold{hit, n, pause, overlap};
+      pending_ = Hold{hit, n, pause, overlap, sent.name, fires};
       held_ = true;
       hold_cv_.notify_all();
       return {HitAnswer::kHold, 0};
     }
-    answer = Decide(hit, n);
+    answer = Decide(hit, sent.name, n, fires);
   }
   // The job is blocked before an operation it will now perform: the tracker records what the
-  // operation makes durable (a sync) or what it changes (names, truncations, closes).
-  if (durability_ && track_ && answer.kind != HitAnswer::kKilled && IsSyscallPoint(hit.name)) {
-    durability_->OnOperation(hit.name);
+  // operation makes durable (a sync) or what it changes (names, truncations, closes). It
+  // reads the sandbox, so it hears the real path, never an alias.
+  if (durability_ && track_ && answer.kind != HitAnswer::kKilled && IsSyscallPoint(sent.name)) {
+    durability_->OnOperation(sent.name);
   }
   return answer;
 }
@@ -120,7 +139,7 @@ int AttemptState::InstanceOf(const FailpointHit& hit) const {
   return held_ ? 2 : 1;
 }
 
-HitAnswer AttemptState::SecondHit(const FailpointHit& hit) {
+HitAnswer AttemptState::SecondHit(const FailpointHit& hit, const std::string& real) {
   if (hit.done) return HitAnswer::Continue();  // never told AFTER or PARTIAL
   if (hit.seen) {
     ++passed2_[hit.name];
@@ -130,7 +149,7 @@ HitAnswer AttemptState::SecondHit(const FailpointHit& hit) {
     history_->Add(event::kFailpoint, data);
   }
   // Both instances write to the same disk: the tracker hears of the second's operations too.
-  if (durability_ && track_ && !hit.seen && IsSyscallPoint(hit.name)) durability_->OnOperation(hit.name);
+  if (durability_ && track_ && !hit.seen && IsSyscallPoint(real)) durability_->OnOperation(real);
   return HitAnswer::Continue();
 }
 
@@ -151,9 +170,9 @@ void AttemptState::StopHolds() {
 HitAnswer AttemptState::Release(const Hold& hold) {
   std::lock_guard lock(mu_);
   held_ = false;
-  HitAnswer answer = Decide(hold.hit, hold.n);
-  if (durability_ && track_ && answer.kind != HitAnswer::kKilled && IsSyscallPoint(hold.hit.name)) {
-    durability_->OnOperation(hold.hit.name);
+  HitAnswer answer = Decide(hold.hit, hold.real, hold.n, hold.fires);
+  if (durability_ && track_ && answer.kind != HitAnswer::kKilled && IsSyscallPoint(hold.real)) {
+    durability_->OnOperation(hold.real);
   }
   return answer;
 }

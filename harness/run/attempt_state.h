@@ -14,6 +14,7 @@
 #include "run/control_channel.h"
 #include "run/durability.h"
 #include "run/process.h"
+#include "run/temp_names.h"
 
 namespace killpoint {
 
@@ -35,6 +36,9 @@ class AttemptState {
 
   // Control channel handler: records the hit, tells the tracker about the file operations the
   // job is let through to, and kills the process before, after or in the middle of the point.
+  // A point on a temporary file goes by its alias (run/temp_names.h) everywhere but in what
+  // the tracker hears, which reads the real path. A pattern kill_point (plan/point_pattern.h)
+  // fires at its occurrence-th hit of any point it matches.
   // At the first hit of a planned pause or overlap point it holds the job (kHold) instead.
   HitAnswer OnHit(const FailpointHit& hit);
 
@@ -45,6 +49,8 @@ class AttemptState {
     int n = 0;  // which hit of the point
     bool pause = false;
     bool overlap = false;
+    std::string real;    // the name the shim sent, before temporary files got their alias
+    bool fires = false;  // the planned kill falls on this hit
   };
   // Blocks until a hold is pending (and hands it over) or StopHolds was called.
   std::optional<Hold> NextHold();
@@ -60,9 +66,12 @@ class AttemptState {
 
  private:
   int InstanceOf(const FailpointHit& hit) const;  // requires mu_
-  HitAnswer SecondHit(const FailpointHit& hit);  // requires mu_
+  HitAnswer SecondHit(const FailpointHit& hit, const std::string& real);  // requires mu_
+  HitAnswer DoneHit(const FailpointHit& hit);  // requires mu_
   HitAnswer Kill(const FailpointHit& hit, int n);  // requires mu_
-  HitAnswer Decide(const FailpointHit& hit, int n);  // requires mu_
+  // Whether the planned kill falls on the n-th hit of `name`; counts a pattern's hits.
+  bool Fires(const std::string& name, int n);  // requires mu_
+  HitAnswer Decide(const FailpointHit& hit, const std::string& real, int n, bool fires);  // requires mu_
 
   std::mutex mu_;
   History* history_;
@@ -74,6 +83,9 @@ class AttemptState {
   bool killed_ = false;                // guarded by mu_
   bool armed_ = false;                 // guarded by mu_
   bool awaiting_done_ = false;         // guarded by mu_: let through, kill at its DONE
+  std::string awaiting_real_, awaiting_name_;  // guarded by mu_: that point, as sent and as named
+  int pattern_hits_ = 0;               // guarded by mu_: hits matching a pattern kill_point
+  TempNames temp_names_;               // guarded by mu_: the attempt's temporary files
   bool track_ = false;                 // guarded by mu_
   std::condition_variable attached_;
   // Pauses and overlaps, all guarded by mu_.

@@ -23,6 +23,7 @@ struct FailpointHit {
   bool done = false;  // a DONE line: the operation the harness let through has completed
   bool seen = false;  // a SEEN line (v1.2): passed and reported one way, never answered
   int64_t bytes = -1;  // the shim's size of a write, when it sent one; -1 otherwise
+  bool excl = false;   // v1.3: an open that creates its file exclusively (O_CREAT|O_EXCL)
   uint64_t connection = 0;  // the channel's number for the connection, to answer a held hit
 };
 

@@ -49,7 +49,11 @@ std::optional<FailpointHit> ParseProtocolLine(std::string_view line) {
   }
   hit.name = std::string(name);
   if (NextField(line, pid) && !Digits(pid, 9, hit.pid)) return std::nullopt;
-  if (NextField(line, bytes) && !Digits(bytes, 18, hit.bytes)) return std::nullopt;
+  if (NextField(line, bytes) && bytes == "excl" && !pid.empty() && !hit.done) {
+    hit.excl = true;  // v1.3: only after a pid, never on DONE
+  } else if (!bytes.empty() && !Digits(bytes, 18, hit.bytes)) {
+    return std::nullopt;
+  }
   if (!line.empty()) return std::nullopt;
   return hit;
 }

@@ -17,6 +17,7 @@
 #include "run/interrupt.h"
 #include "run/hold_driver.h"
 #include "plan/crash_point.h"
+#include "plan/point_pattern.h"
 #include "run/placeholders.h"
 #include "run/process.h"
 
@@ -136,10 +137,21 @@ class TrialDriver {
   // durability tracker must see while the job is held.
   // A pause or overlap at a syscall point needs that point to wait too: the attempt then runs
   // with every point waiting (protocol v1.1), as KILLPOINT_ARMED names one point only.
+  // A pattern or a temporary file's alias is no name the shim knows: every point of the ops
+  // it may match waits instead (plan/point_pattern.h), or every point when that is all ops.
   static void ArmShim(SpawnRequest& r, const AttemptFault& fault, bool track) {
     if (IsSyscallPoint(fault.pause.point) || IsSyscallPoint(fault.overlap.point)) return;
-    r.env["KILLPOINT_ARMED"] = fault.kill_point;
-    if (track) r.env["KILLPOINT_WAIT_OPS"] = DurabilityTracker::kWaitOps;
+    std::string wait_ops = track ? DurabilityTracker::kWaitOps : "";
+    const std::string& point = fault.kill_point;
+    if (IsPointPattern(point) || point.find('<') != std::string::npos) {
+      std::vector<std::string> ops = OpsMatching(point);
+      if (ops.size() == kSyscallOps.size()) return;
+      for (const std::string& op : ops) wait_ops += (wait_ops.empty() ? "" : ",") + op;
+      r.env["KILLPOINT_ARMED"] = "";
+    } else {
+      r.env["KILLPOINT_ARMED"] = point;
+    }
+    if (!wait_ops.empty()) r.env["KILLPOINT_WAIT_OPS"] = wait_ops;
   }
 
   // The harness got SIGINT/SIGTERM while an attempt ran: the trial is abandoned, unrecorded.

@@ -53,6 +53,28 @@ bool IsPointNameChar(char c) {
 
 constexpr size_t kMaxNameLength = 200;
 
+// Why `name` cannot be a crash point name, or "" when it can: the protocol's characters, a
+// temporary file's alias "<tmpN>" (docs/syscall-shim.md) and, with `patterns`, `*` and `?`.
+std::string PointNameProblem(const std::string& name, bool patterns) {
+  if (name.empty() || name.size() > 4096) return "a failpoint name is 1 to 4096 characters long";
+  const bool pattern = patterns && name.find_first_of("*?") != std::string::npos;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    if (IsPointNameChar(c) || (patterns && (c == '*' || c == '?')) || (pattern && (c == '<' || c == '>'))) continue;
+    if (c == '<' && name.compare(i, 4, "<tmp") == 0) {
+      size_t end = i + 4;
+      while (end < name.size() && IsDigit(name[end])) ++end;
+      if (end > i + 4 && end < name.size() && name[end] == '>') {
+        i = end;
+        continue;
+      }
+    }
+    return std::string("a failpoint name is letters, digits and _.:/- only, with <tmpN> for a temporary file") +
+           (patterns ? ", or a pattern with * and ?" : "") + ", got '" + name + "'";
+  }
+  return "";
+}
+
 // Each "{name}" (innermost braces) must be a known placeholder.
 void CheckPlaceholders(FieldReader& r, const std::string& where, const std::string& arg) {
   for (size_t open = arg.find('{'); open != std::string::npos; open = arg.find('{', open + 1)) {
@@ -208,9 +230,9 @@ std::vector<std::string> ReadNames(FieldReader& r, const std::string& key,
       r.Fail(where, "unknown invariant '" + names[i] + "' (known: " + Join(kInvariantNames) + own +
                         (checks->empty() ? "; or declare it in checks" : "") + ")");
     }
-    if (!invariants && (names[i].empty() || names[i].size() > 4096 ||
-                        !std::all_of(names[i].begin(), names[i].end(), IsPointNameChar))) {
-      r.Fail(where, "a failpoint name is letters, digits and _.:/- only, got '" + names[i] + "'");
+    if (!invariants) {
+      std::string problem = PointNameProblem(names[i], key == "failpoints");
+      if (!problem.empty()) r.Fail(where, problem);
     }
     if (!seen.insert(names[i]).second) r.Fail(where, "'" + names[i] + "' is listed twice");
   }
@@ -276,6 +298,8 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   s.max_occurrence = static_cast<int>(r.Integer("max_occurrence", 1, 1000, &one));
   s.duplicate_trigger_probability = r.Number("duplicate_trigger_probability", 0.0, 1.0, 0.0);
   s.syscall_points = r.Boolean("syscall_points", false);
+  // The shim on and no point listed: every file operation in the sandbox (docs/scenarios.md).
+  if (s.syscall_points && s.failpoints.empty()) s.failpoints = {kEverySyscallPoint};
   s.models = r.Strings("models", false, false);
   if (s.models.empty()) s.models = {"process"};
   for (size_t i = 0; i < s.models.size(); ++i) {

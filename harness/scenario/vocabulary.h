@@ -28,6 +28,10 @@ inline constexpr std::array<std::string_view, 4> kModelNames = {"process", "powe
 inline constexpr std::array<std::string_view, 9> kSyscallOps = {
     "open", "write", "truncate", "fsync", "fdatasync", "rename", "unlink", "mkdir", "close"};
 
+// The failpoints of a scenario that loads the shim and lists none: a pattern
+// (plan/point_pattern.h) matching every syscall point, which is every point with a ':'.
+inline constexpr const char* kEverySyscallPoint = "*:*";
+
 // Placeholders a job command may use; the runner substitutes them per attempt.
 inline constexpr std::array<std::string_view, 8> kPlaceholders = {
     "bindir", "scenario_dir", "workdir", "biz_date", "dates", "downstream", "attempt", "trial"};

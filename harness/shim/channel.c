@@ -152,7 +152,9 @@ void kp_channel_configure(const char *armed, const char *wait_ops) {
 
 /* True when the point needs no answer: not the armed one, and not an op that must wait. */
 static int kp_is_one_way(const kp_point *p) {
-  if (!g_one_way || strcmp(p->name, g_armed) == 0) return 0;
+  /* An exclusive create always waits (v1.3): the harness must have named the new file before
+   * any process of the job, this one or another, can report a point on it. */
+  if (!g_one_way || p->excl || strcmp(p->name, g_armed) == 0) return 0;
   const char *colon = strchr(p->name, ':');
   size_t op_len = colon != NULL ? (size_t)(colon - p->name) : strlen(p->name);
   for (int i = 0; i < g_wait_op_count; ++i) {
@@ -222,7 +224,8 @@ static void kp_flush_seen(const char *name) {
 static void kp_queue_seen(const kp_point *p) {
   char line[KP_LINE_MAX + 64];
   int n = p->is_write ? snprintf(line, sizeof line, "SEEN %s %d %llu\n", p->name, (int)kp_pid(), p->bytes)
-                      : snprintf(line, sizeof line, "SEEN %s %d\n", p->name, (int)kp_pid());
+                      : snprintf(line, sizeof line, "SEEN %s %d%s\n", p->name, (int)kp_pid(),
+                                 p->excl ? " excl" : "");
   if (n < 0 || (size_t)n >= sizeof line) kp_fatal("at %s: line too long", p->name);
   if (g_out_len + (size_t)n > sizeof g_out) kp_flush_seen(p->name);
   memcpy(g_out + g_out_len, line, (size_t)n);
@@ -256,7 +259,8 @@ static void kp_exchange(const char *kind, kp_point *p, int with_bytes, unsigned 
   char line[KP_LINE_MAX + 64];
   int n = with_bytes
               ? snprintf(line, sizeof line, "%s %s %d %llu\n", kind, p->name, (int)getpid(), bytes)
-              : snprintf(line, sizeof line, "%s %s %d\n", kind, p->name, (int)getpid());
+              : snprintf(line, sizeof line, "%s %s %d%s\n", kind, p->name, (int)getpid(),
+                         p->excl && kind[0] == 'H' ? " excl" : "");
   if (n < 0 || (size_t)n >= sizeof line) kp_fatal("at %s: line too long", p->name);
   /* Queued SEEN lines and this line leave in one send. */
   if (g_out_len + (size_t)n > sizeof g_out) kp_flush_seen(p->name);

@@ -17,6 +17,8 @@ enum { KP_CONTINUE = 0, KP_AFTER = 1, KP_PARTIAL = 2 };
 typedef struct {
   int armed;                   /* a crash point: HIT is sent. 0: everything is a no-op */
   int is_write;                /* a write: its size goes with HIT, PARTIAL is allowed */
+  int excl;                    /* an open that creates the file exclusively (O_CREAT|O_EXCL):
+                                  HIT and SEEN carry the flag "excl" (protocol v1.3) */
   unsigned long long bytes;    /* the write's size */
   int answer;                  /* KP_CONTINUE, KP_AFTER or KP_PARTIAL */
   unsigned long long partial;  /* PARTIAL's n */
@@ -27,6 +29,7 @@ typedef struct {
 static inline void kp_point_init(kp_point *p) {
   p->armed = 0;
   p->is_write = 0;
+  p->excl = 0;
   p->bytes = 0;
   p->answer = KP_CONTINUE;
   p->partial = 0;

@@ -69,6 +69,16 @@ static int kp_open_real(enum kp_open_kind kind, int dirfd, const char *path, int
   return -1;
 }
 
+/* True when this open will create the file exclusively (O_CREAT|O_EXCL, as mkstemp, mktemp and
+ * Python's tempfile do) and nothing is at the path now, so the open is about to create it: the
+ * harness then names the file by its creation order (protocol v1.3, docs/syscall-shim.md). A
+ * lock file that already exists fails with EEXIST and is not flagged. */
+static int kp_creates_exclusively(enum kp_open_kind kind, int dirfd, const char *path, int flags) {
+  if (kind == KP_CREAT || kind == KP_CREAT64 || (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL)) return 0;
+  struct stat st;
+  return fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+}
+
 static int kp_open_common(enum kp_open_kind kind, int dirfd, const char *path, int flags,
                           mode_t mode) {
   if (!kp_enabled()) return kp_open_real(kind, dirfd, path, flags, mode);
@@ -82,7 +92,10 @@ static int kp_open_common(enum kp_open_kind kind, int dirfd, const char *path, i
   int creates = kind == KP_CREAT || kind == KP_CREAT64 || (flags & (O_CREAT | O_TRUNC)) != 0;
   kp_point p;
   kp_point_init(&p);
-  if (inside && creates) kp_point_name(&p, "open", rel, NULL);
+  if (inside && creates) {
+    kp_point_name(&p, "open", rel, NULL);
+    p.excl = kp_creates_exclusively(kind, dirfd, path, flags);
+  }
   kp_point_hit(&p);
   errno = err;
   int fd = kp_open_real(kind, dirfd, path, flags, mode);

@@ -21,6 +21,7 @@
 #include "history/history_log.h"
 #include "plan/exhaustive.h"
 #include "plan/planner.h"
+#include "plan/point_pattern.h"
 #include "run/discovery.h"
 #include "run/interrupt.h"
 #include "run/trial_runner.h"
@@ -136,12 +137,13 @@ class ScenarioTrials {
  public:
   ScenarioTrials(const Scenario& s, const SuiteOptions& o, const TrialOptions& to, fs::path dir,
                  const std::vector<AttemptFault>& space, std::vector<int> order,
-                 ScenarioResult& result)
+                 ScenarioResult& result, const std::vector<CrashPoint>& discovered)
       : s_(s),
         o_(o),
         to_(to),
         dir_(std::move(dir)),
         space_(space),
+        discovered_(discovered),
         result_(result),
         fold_(order),
         candidates_(kMaxExamples) {
@@ -205,7 +207,7 @@ class ScenarioTrials {
       if (i >= todo_.size()) break;
       int trial = todo_[i];
       Plan plan = o_.exhaustive ? MakeExhaustivePlan(s_, o_.seed, trial, space_[trial])
-                                : MakePlan(s_, o_.seed, trial);
+                                : MakePlan(s_, o_.seed, trial, discovered_);
       auto record = RunTrial(s_, plan, to_, &services);
       if (!record && InterruptSignal() != 0) break;  // the trial in flight is abandoned
       if (!record) {
@@ -351,6 +353,7 @@ class ScenarioTrials {
   const TrialOptions& to_;
   const fs::path dir_;
   const std::vector<AttemptFault>& space_;
+  const std::vector<CrashPoint>& discovered_;  // what the scenario's patterns draw from
   ScenarioResult& result_;
   std::vector<int> order_;  // every trial of this run, in trial order
   std::vector<int> todo_;   // those still to run
@@ -396,6 +399,14 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
                              " exhaustive combinations");
     }
   }
+  // A scenario with patterns among its failpoints draws them from the points a fault-free
+  // run passes (plan/planner.h): one discovery, as --exhaustive makes.
+  std::vector<CrashPoint> discovered;
+  if (!o.exhaustive && std::any_of(s.failpoints.begin(), s.failpoints.end(), IsPointPattern)) {
+    auto points = DiscoverPoints(s, "", to);
+    if (!points) return points.error();
+    discovered = std::move(points.value());
+  }
   int count = o.exhaustive ? std::min<int>(o.exhaustive_limit, static_cast<int>(space.size()))
                            : TrialsFor(s, o);
   int first = o.only_trial.value_or(0);
@@ -412,7 +423,7 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
   }
   result.job_commit = JobCommit(s, o.bindir);
   if (o.on_scenario) o.on_scenario(s, static_cast<int>(order.size()));
-  ScenarioTrials trials(s, o, to, dir, space, std::move(order), result);
+  ScenarioTrials trials(s, o, to, dir, space, std::move(order), result, discovered);
   trials.Recovered(std::move(done));
   Status st = trials.Run(o.jobs);
   result.elapsed_s = Seconds(Clock::now() - started);

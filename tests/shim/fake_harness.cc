@@ -32,7 +32,11 @@ Line Parse(const std::string& text, int connection) {
   line.connection = connection;
   std::istringstream in(text);
   in >> line.kind >> line.name >> line.pid;
-  if (!(in >> line.bytes)) line.bytes = -1;
+  std::string field;
+  if (in >> field) {
+    line.excl = field == "excl";
+    if (!line.excl) line.bytes = std::stoll(field);
+  }
   return line;
 }
 

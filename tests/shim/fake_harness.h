@@ -21,6 +21,7 @@ struct Line {
   std::string name;
   int pid = 0;
   long long bytes = -1;  // the optional fourth field (a write's size), -1 when absent
+  bool excl = false;     // the fourth field is "excl" (v1.3): an exclusive create
   int connection = 0;    // 1, 2, ... in accept order
 };
 

@@ -147,6 +147,40 @@ TEST_F(ShimTest, PythonAtomicReplaceHitsEveryStepInOrderAndNothingOutside) {
   EXPECT_EQ(runs[0], runs[1]);
 }
 
+// mkstemp's O_CREAT|O_EXCL open is flagged "excl" (protocol v1.3), so that the harness can
+// name the random file by its creation order; a plain create and a failing exclusive create
+// (the file exists: a lock held) are not.
+TEST_F(ShimTest, ExclusiveCreatesAreFlaggedAndNothingElse) {
+  REQUIRE_PYTHON();
+  FakeHarness harness;
+  JobResult result = Run({python_, "-c", R"PY(
+import os, tempfile
+w = os.environ["KILLPOINT_WORKDIR"]
+fd, tmp = tempfile.mkstemp(dir=w)
+os.write(fd, b"x")
+os.close(fd)
+os.replace(tmp, os.path.join(w, "state.json"))
+open(os.path.join(w, "plain"), "w").close()
+open(os.path.join(w, "lock"), "x").close()
+try:
+    os.open(os.path.join(w, "lock"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+except FileExistsError:
+    pass
+)PY"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::vector<std::string> excl, opens;
+  for (const Line& line : harness.lines()) {
+    if (line.name.rfind("open:", 0) != 0) continue;
+    opens.push_back(line.name);
+    if (line.excl) excl.push_back(line.name);
+    EXPECT_EQ(line.bytes, -1);
+  }
+  ASSERT_EQ(opens.size(), 4u);
+  EXPECT_THAT(opens[0], ::testing::StartsWith("open:tmp"));
+  EXPECT_THAT(excl, ElementsAre(opens[0], "open:lock"));  // the second open:lock fails: no flag
+  EXPECT_EQ(opens[3], "open:lock");
+}
+
 TEST_F(ShimTest, KillBeforeRenameLeavesOnlyTheTempFile) {
   REQUIRE_PYTHON();
   FakeHarness harness(At("rename:state.json.tmp:state.json", Reply::Kill()));

@@ -1,9 +1,12 @@
 #include "plan/planner.h"
 
+#include "plan/point_pattern.h"
+
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <set>
+#include <utility>
 
 namespace killpoint {
 namespace {
@@ -99,6 +102,67 @@ TEST(Planner, IsStableAcrossVersions) {
   s.duplicate_trigger_probability = 0.2;
   EXPECT_EQ(MakePlan(s, 1, 0).Summary(), MakePlan(s, 1, 0).Summary());
   EXPECT_EQ(MakePlan(s, 1, 0).Summary(), "2026-11-01#1 a1 kill@before_commit#1; 2026-11-02#1 a2 kill@before_write#1");
+}
+
+// Patterns (plan/point_pattern.h) draw among the discovered hits they match.
+std::vector<CrashPoint> Discovered() {
+  return {{"open:<tmp1>", 1}, {"write:<tmp1>", 1}, {"write:<tmp1>", 2}, {"fsync:<tmp1>", 1},
+          {"rename:<tmp1>:state.json", 1}, {"fsync:.", 1}, {"before_publish", 1}, {"fsync:.", 2}};
+}
+
+RC_GTEST_PROP(Planner, NamesOnlyScenariosIgnoreTheDiscoveredPoints, ()) {
+  Scenario s = *GenScenario();
+  uint64_t seed = *rc::gen::arbitrary<uint64_t>();
+  int trial = *rc::gen::inRange(0, 1'000'000);
+  RC_ASSERT(MakePlan(s, seed, trial, Discovered()) == MakePlan(s, seed, trial));
+}
+
+TEST(Planner, APatternDrawsEveryDiscoveredHitItMatchesAndOnlyThose) {
+  Scenario s;
+  s.name = "py/mkstemp";
+  s.dates = {"2026-11-01"};
+  s.failpoints = {"*:*"};
+  s.hold_points = {"fsync:<tmp1>"};
+  s.max_occurrence = 1;
+  std::set<std::pair<std::string, int>> drawn;
+  for (int trial = 0; trial < 400; ++trial) {
+    Plan p = MakePlan(s, 7, trial, Discovered());
+    EXPECT_EQ(p, MakePlan(s, 7, trial, Discovered()));
+    for (const PlannedRun& run : p.runs) {
+      for (const AttemptFault& f : run.attempts) {
+        if (!f.kill_point.empty()) drawn.insert({f.kill_point, f.occurrence});
+      }
+    }
+  }
+  // Every syscall hit but the held one, at its own occurrence: the second write and the
+  // second fsync:. too, which max_occurrence 1 would never reach.
+  EXPECT_EQ(drawn, (std::set<std::pair<std::string, int>>{
+                       {"open:<tmp1>", 1}, {"write:<tmp1>", 1}, {"write:<tmp1>", 2},
+                       {"rename:<tmp1>:state.json", 1}, {"fsync:.", 1}, {"fsync:.", 2}}));
+}
+
+TEST(Planner, APatternWithoutAMatchIsPlannedAsThePattern) {
+  Scenario s;
+  s.name = "py/mkstemp";
+  s.dates = {"2026-11-01"};
+  s.failpoints = {"rename:*:state.json", "before_*"};
+  s.max_occurrence = 3;
+  std::set<std::string> points;
+  for (int trial = 0; trial < 20; ++trial) {
+    Plan plain = MakePlan(s, 1, trial, {});
+    for (const AttemptFault& f : plain.runs.front().attempts) {
+      points.insert(f.kill_point);
+      EXPECT_LE(f.occurrence, 3);
+    }
+    // With discovery, both resolve to a discovered point.
+    Plan resolved = MakePlan(s, 1, trial, Discovered());
+    for (const AttemptFault& f : resolved.runs.front().attempts) {
+      if (!f.kill_point.empty()) {
+        EXPECT_FALSE(IsPointPattern(f.kill_point)) << f.kill_point;
+      }
+    }
+  }
+  EXPECT_EQ(points, (std::set<std::string>{"rename:*:state.json", "before_*"}));
 }
 
 }  // namespace

@@ -32,6 +32,20 @@ TEST(ProtocolLine, ReadsTheThreeKinds) {
   EXPECT_EQ(bare->pid, 0);
 }
 
+TEST(ProtocolLine, ReadsTheExclusiveCreateFlag) {  // v1.3
+  auto hit = ParseProtocolLine("HIT open:tmpk3x9q1ab 42 excl");
+  ASSERT_TRUE(hit);
+  EXPECT_TRUE(hit->excl);
+  EXPECT_EQ(hit->bytes, -1);
+  auto seen = ParseProtocolLine("SEEN open:sub/tmp.Xy12 7 excl");
+  ASSERT_TRUE(seen);
+  EXPECT_TRUE(seen->excl);
+  EXPECT_FALSE(ParseProtocolLine("HIT open:x 1")->excl);
+  for (const char* line : {"DONE open:x 1 excl", "HIT open:x excl", "HIT open:x 1 excl 2", "HIT open:x 1 EXCL"}) {
+    EXPECT_FALSE(ParseProtocolLine(line)) << '"' << line << '"';
+  }
+}
+
 TEST(ProtocolLine, RejectsWhatIsNotTheProtocol) {
   for (const char* line : {"", "HIT", "HIT ", "hit x 1", "PING x 1", "HIT  x", "HIT x  1", "HIT x 1 ",
                            "HIT x y", "HIT x 1 2 3", "HIT x 1234567890", "HIT x 1 1234567890123456789",

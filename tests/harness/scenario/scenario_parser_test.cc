@@ -35,6 +35,33 @@ std::string ErrorOf(const Result<Scenario>& r) {
   return r ? "" : r.error().message;
 }
 
+// Issue 17: patterns and temporary files' aliases in failpoints; "every syscall point" when
+// the shim is on and nothing is listed.
+TEST(ScenarioParser, AcceptsPatternsAndAliasesInFailpoints) {
+  auto s = ParseWith("/failpoints", R"(["rename:*:state.json", "write:state?.json*", "*", "fsync:<tmp1>", "open:sub/<tmp12>"])");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s.value().failpoints.size(), 5u);
+  EXPECT_TRUE(ParseWith("/failpoints", R"(["write:<tmp*"])"));  // a pattern may match part of an alias
+  for (const char* bad : {"write:<tmp>", "write:<x1>", "write:tmp1>", "write:<tmp1"}) {
+    EXPECT_THAT(ErrorOf(ParseWith("/failpoints/0", std::string("\"") + bad + "\"")),
+                HasSubstr("failpoints[0]: a failpoint name is")) << bad;
+  }
+  EXPECT_THAT(ErrorOf(ParseWith("/hold_points", R"(["fsync:*"])")), HasSubstr("hold_points[0]: a failpoint name is"));
+}
+
+TEST(ScenarioParser, TheShimWithoutFailpointsKillsAtEverySyscallPoint) {
+  nlohmann::json j = nlohmann::json::parse(kValid);
+  j.erase("failpoints");
+  j["syscall_points"] = true;
+  auto s = ParseScenario(j.dump(), "s.json");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s.value().failpoints, std::vector<std::string>{"*:*"});
+  j["syscall_points"] = false;
+  auto off = ParseScenario(j.dump(), "s.json");
+  ASSERT_TRUE(off) << off.error().message;
+  EXPECT_TRUE(off.value().failpoints.empty());
+}
+
 TEST(ScenarioParser, ReadsEveryField) {
   auto s = ParseScenario(kValid, "dir/s.json");
   ASSERT_TRUE(s) << s.error().message;

@@ -1,0 +1,123 @@
+// Temporary files get stable names and crash points can be selected by pattern (issue 17,
+// docs/syscall-shim.md "Temporary files", docs/scenarios.md "failpoints"): the real killpoint
+// binary runs Python's tempfile.mkstemp + os.replace and bash's mktemp + mv under the shim.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "history/history.h"
+#include "history/history_log.h"
+#include "killpoint_cli.h"
+
+namespace killpoint::testing {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+const std::string kDir = "tests/fixtures/temp-names/";
+
+std::vector<std::string> Points(const std::string& scenario, const std::string& name) {
+  CliRun r = RunKillpoint(name, {"points", kDir + scenario, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> names;
+  for (const auto& p : nlohmann::json::parse(r.out)) {
+    names.push_back(p["point"].get<std::string>() + "#" + std::to_string(p["occurrence"].get<int>()));
+  }
+  return names;
+}
+
+// Every kill event of a run, by trial.
+std::map<int, std::vector<Event>> Kills(const CliRun& r, const std::string& slug) {
+  auto log = ReadHistoryLog(r.dir / slug / "history.jsonl");
+  EXPECT_TRUE(log) << (log ? "" : log.error().message);
+  std::map<int, std::vector<Event>> kills;
+  if (!log) return kills;
+  for (const auto& [trial, events] : log.value()) kills[trial] = OfType(events, event::kKill);
+  return kills;
+}
+
+TEST(TempNames, MkstempIsTmp1InEveryRunOfPoints) {
+  std::vector<std::string> first = Points("python-mkstemp.json", "points-1");
+  EXPECT_EQ(first, Points("python-mkstemp.json", "points-2"));
+  EXPECT_THAT(first, Contains("open:<tmp1>#1"));
+  EXPECT_THAT(first, Contains("write:<tmp1>#1"));
+  EXPECT_THAT(first, Contains("fsync:<tmp1>#1"));
+  EXPECT_THAT(first, Contains("rename:<tmp1>:state.json#1"));
+  for (const std::string& p : first) EXPECT_THAT(p, ::testing::Not(HasSubstr(".tmp"))) << "a random name";
+}
+
+// mktemp creates the file in its own process, bash opens it for printf, mv renames it from a
+// third: the alias lives in the harness, so all three agree. (bash's printf writes go through
+// glibc-internal calls the shim does not see: no write point is expected.)
+TEST(TempNames, BashMktempPrintfAndMvAgreeAcrossProcesses) {
+  std::vector<std::string> first = Points("bash-mktemp.json", "bash-1");
+  EXPECT_EQ(first, Points("bash-mktemp.json", "bash-2"));
+  EXPECT_THAT(first, Contains("open:<tmp1>#1"));  // mktemp's O_EXCL create
+  EXPECT_THAT(first, Contains("open:<tmp1>#2"));  // bash's > redirection
+  EXPECT_THAT(first, Contains("rename:<tmp1>:state#1"));
+  for (const std::string& p : first) EXPECT_THAT(p, ::testing::Not(HasSubstr("tmp."))) << "a random name";
+}
+
+TEST(Patterns, ARenamePatternKillsAtTheTempFilesRename) {
+  CliRun r = RunKillpoint("rename-pattern", {"run", kDir + "python-mkstemp.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto kills = Kills(r, "fixture-python-mkstemp");
+  ASSERT_EQ(kills.size(), 4u);
+  for (const auto& [trial, events] : kills) {
+    ASSERT_GE(events.size(), 1u) << "trial " << trial << " made no kill";
+    for (const Event& k : events) EXPECT_EQ(k.data["point"], "rename:<tmp1>:state.json");
+  }
+}
+
+TEST(Patterns, BashRenamePatternKillsTheMv) {
+  CliRun r = RunKillpoint("bash-pattern", {"run", kDir + "bash-mktemp.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (const auto& [trial, events] : Kills(r, "fixture-bash-mktemp")) {
+    ASSERT_EQ(events.size(), 1u) << "trial " << trial;
+    EXPECT_EQ(events[0].data["point"], "rename:<tmp1>:state");
+  }
+}
+
+TEST(Patterns, TheShimWithoutFailpointsKillsAtEveryKindOfFileOperation) {
+  CliRun r = RunKillpoint("anywhere", {"run", kDir + "python-mkstemp-anywhere.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::set<std::string> points;
+  for (const auto& [trial, events] : Kills(r, "fixture-python-mkstemp-anywhere")) {
+    EXPECT_GE(events.size(), 1u) << "trial " << trial << " made no kill";
+    for (const Event& k : events) points.insert(k.data["point"].get<std::string>());
+  }
+  EXPECT_GE(points.size(), 3u) << ::testing::PrintToString(points);
+}
+
+TEST(Exhaustive, KillsAtEveryTempFilePoint) {
+  CliRun r = RunKillpoint("exhaustive-tmp", {"run", kDir + "python-mkstemp.json", "--exhaustive"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  int trials = r.Results()["scenarios"][0]["trials"].get<int>();
+  EXPECT_GT(trials, 8);
+  int with_kill = 0;
+  std::set<std::string> points;
+  for (const auto& [trial, events] : Kills(r, "fixture-python-mkstemp")) {
+    with_kill += events.empty() ? 0 : 1;
+    for (const Event& k : events) points.insert(k.data["point"].get<std::string>());
+  }
+  EXPECT_EQ(with_kill, trials);  // each planned kill fired
+  EXPECT_TRUE(points.count("write:<tmp1>")) << ::testing::PrintToString(points);
+}
+
+TEST(Replay, ACounterexampleOnATempFileReplaysTheSameEvents) {
+  CliRun r = RunKillpoint("stale", {"run", kDir + "python-mkstemp-stale.json"});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  fs::path dir = r.dir / "fixture-python-mkstemp-stale" / "counterexamples";
+  ASSERT_TRUE(fs::exists(dir)) << r.out;
+  fs::path file = fs::directory_iterator(dir)->path();
+  CliRun replay = RunKillpoint("stale-replay", {"replay", file.string()});
+  EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
+  EXPECT_THAT(replay.out, HasSubstr("converges: violated again"));
+  EXPECT_THAT(replay.out, HasSubstr("history: the same events in the same order as recorded"));
+  EXPECT_THAT(replay.out, HasSubstr("<tmp1>"));
+}
+
+}  // namespace
+}  // namespace killpoint::testing

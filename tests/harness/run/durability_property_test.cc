@@ -48,12 +48,13 @@ enum class Kind { kCreate, kWrite, kTruncate, kSync, kRename, kUnlink, kDirSync 
 
 struct Op {
   Kind kind = Kind::kCreate;
-  std::string path;  // the file, or the directory of a kDirSync
-  std::string to;    // kRename: the destination
-  size_t offset = 0;  // kWrite
-  size_t size = 0;    // kWrite: bytes written; kTruncate: the new size
-  char fill = 'x';    // kWrite: the byte written
-  bool flag = false;  // kCreate: O_EXCL; kSync, kDirSync: fdatasync; kWrite: the fd stays open (no close point)
+  std::string path;    // the file, or the directory of a kDirSync
+  std::string to;      // kRename: the destination
+  size_t offset = 0;   // kWrite
+  size_t size = 0;     // kWrite: bytes written; kTruncate: the new size
+  char fill = 'x';     // kWrite: the byte written
+  bool flag = false;   // kCreate: O_EXCL; kSync, kDirSync: fdatasync; kWrite: the fd stays open (no
+                       // close point)
   bool trunc = false;  // kCreate: O_TRUNC
 };
 
@@ -61,17 +62,28 @@ std::string Show(const Op& op) {
   std::ostringstream o;
   switch (op.kind) {
     case Kind::kCreate:
-      o << "open(" << op.path << ", O_CREAT" << (op.flag ? "|O_EXCL" : "") << (op.trunc ? "|O_TRUNC" : "") << ")";
+      o << "open(" << op.path << ", O_CREAT" << (op.flag ? "|O_EXCL" : "")
+        << (op.trunc ? "|O_TRUNC" : "") << ")";
       break;
     case Kind::kWrite:
-      o << "pwrite(" << op.path << ", '" << op.fill << "' x " << op.size << " at " << op.offset << ")"
-        << (op.flag ? " (no close)" : "");
+      o << "pwrite(" << op.path << ", '" << op.fill << "' x " << op.size << " at " << op.offset
+        << ")" << (op.flag ? " (no close)" : "");
       break;
-    case Kind::kTruncate: o << "ftruncate(" << op.path << ", " << op.size << ")"; break;
-    case Kind::kSync: o << (op.flag ? "fdatasync(" : "fsync(") << op.path << ")"; break;
-    case Kind::kRename: o << "rename(" << op.path << ", " << op.to << ")"; break;
-    case Kind::kUnlink: o << "unlink(" << op.path << ")"; break;
-    case Kind::kDirSync: o << (op.flag ? "fdatasync(dir " : "fsync(dir ") << op.path << ")"; break;
+    case Kind::kTruncate:
+      o << "ftruncate(" << op.path << ", " << op.size << ")";
+      break;
+    case Kind::kSync:
+      o << (op.flag ? "fdatasync(" : "fsync(") << op.path << ")";
+      break;
+    case Kind::kRename:
+      o << "rename(" << op.path << ", " << op.to << ")";
+      break;
+    case Kind::kUnlink:
+      o << "unlink(" << op.path << ")";
+      break;
+    case Kind::kDirSync:
+      o << (op.flag ? "fdatasync(dir " : "fsync(dir ") << op.path << ")";
+      break;
   }
   return o.str();
 }
@@ -90,7 +102,8 @@ rc::Gen<Op> GenOp() {
                                                {3, Kind::kRename},
                                                {2, Kind::kUnlink},
                                                {2, Kind::kDirSync}});
-    op.path = op.kind == Kind::kDirSync ? *rc::gen::element<std::string>(".", "d") : *rc::gen::elementOf(kFiles);
+    op.path = op.kind == Kind::kDirSync ? *rc::gen::element<std::string>(".", "d")
+                                        : *rc::gen::elementOf(kFiles);
     if (op.kind == Kind::kRename) op.to = *rc::gen::elementOf(kFiles);
     if (op.kind == Kind::kWrite) {
       op.offset = *rc::gen::element<size_t>(0, 100, 511, 512, 1000);
@@ -128,7 +141,8 @@ rc::Gen<Case> GenCase() {
 
 void showValue(const Case& c, std::ostream& o) {
   o << "start:";
-  for (const auto& [path, content] : c.start) o << " " << path << " (" << content.size() << " bytes)";
+  for (const auto& [path, content] : c.start)
+    o << " " << path << " (" << content.size() << " bytes)";
   o << "; operations:";
   for (const auto& op : c.ops) o << " " << Show(op) << ";";
   o << " seed " << c.seed;
@@ -152,8 +166,8 @@ struct Reference {
   using Names = std::map<std::string, std::map<std::string, int>>;  // directory -> name -> inode
 
   std::vector<Inode> inodes;
-  std::vector<Names> states;                  // the namespace at the start and after each operation
-  std::map<std::string, size_t> dir_synced;   // directory -> index in states of its last fsync
+  std::vector<Names> states;                 // the namespace at the start and after each operation
+  std::map<std::string, size_t> dir_synced;  // directory -> index in states of its last fsync
   Names now;
 
   explicit Reference(const std::map<std::string, std::string>& start) {
@@ -204,7 +218,9 @@ struct Reference {
         Change(*id, std::move(content));
         break;
       }
-      case Kind::kSync: inodes[*id].synced = inodes[*id].versions.size() - 1; break;
+      case Kind::kSync:
+        inodes[*id].synced = inodes[*id].versions.size() - 1;
+        break;
       case Kind::kRename: {
         int moved = *id;
         now[dir].erase(name);
@@ -212,8 +228,12 @@ struct Reference {
         now[to_dir][to_name] = moved;
         break;
       }
-      case Kind::kUnlink: now[dir].erase(name); break;
-      case Kind::kDirSync: dir_synced[op.path] = states.size() - 1; break;
+      case Kind::kUnlink:
+        now[dir].erase(name);
+        break;
+      case Kind::kDirSync:
+        dir_synced[op.path] = states.size() - 1;
+        break;
     }
     states.push_back(now);
     return true;
@@ -237,7 +257,8 @@ Tree Flatten(const Reference& ref, const std::map<std::string, size_t>& cut, boo
 // last sync, each sector that of one of them (zeros past a version's end)?
 bool ContentAllowed(const Reference::Inode& inode, const std::string& content) {
   std::vector<const std::string*> versions;
-  for (size_t i = inode.synced; i < inode.versions.size(); ++i) versions.push_back(&inode.versions[i]);
+  for (size_t i = inode.synced; i < inode.versions.size(); ++i)
+    versions.push_back(&inode.versions[i]);
   size_t lo = SIZE_MAX, hi = 0;
   for (const auto* v : versions) lo = std::min(lo, v->size()), hi = std::max(hi, v->size());
   if (content.size() < lo || content.size() > hi) return false;
@@ -291,8 +312,10 @@ std::string Runs(const std::string& s) {
     size_t end = s.find_first_not_of(s[at], at);
     if (end == std::string::npos) end = s.size();
     if (at) o << ", ";
-    if (s[at] == '\0') o << "'\\0'";
-    else o << "'" << s[at] << "'";
+    if (s[at] == '\0')
+      o << "'\\0'";
+    else
+      o << "'" << s[at] << "'";
     o << " x " << end - at;
     at = end;
   }
@@ -312,18 +335,21 @@ std::string ShowReference(const Reference& ref) {
     const auto& inode = ref.inodes[i];
     o << "    inode " << i << ":";
     for (size_t v = 0; v < inode.versions.size(); ++v) {
-      o << (v == inode.synced ? " [synced] " : " ") << "v" << v << " " << Runs(inode.versions[v]) << ";";
+      o << (v == inode.synced ? " [synced] " : " ") << "v" << v << " " << Runs(inode.versions[v])
+        << ";";
     }
     o << "\n";
   }
   for (size_t at = 0; at < ref.states.size(); ++at) {
     o << "    names after " << at << " ops:";
     for (const auto& [dir, names] : ref.states[at]) {
-      for (const auto& [name, id] : names) o << " " << (dir == "." ? name : dir + "/" + name) << "=inode " << id;
+      for (const auto& [name, id] : names)
+        o << " " << (dir == "." ? name : dir + "/" + name) << "=inode " << id;
     }
     o << "\n";
   }
-  o << "    directory . synced after " << ref.dir_synced.at(".") << " ops, d after " << ref.dir_synced.at("d") << "\n";
+  o << "    directory . synced after " << ref.dir_synced.at(".") << " ops, d after "
+    << ref.dir_synced.at("d") << "\n";
   return o.str();
 }
 
@@ -340,11 +366,13 @@ class Sandbox {
     // tmpfs when there is one: the disk's journal would cost seconds (the tracker reads and
     // lists files only; ext4's reuse of inode numbers is pinned in durability_test.cc).
     std::error_code ec;
-    fs::path tmp = fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
+    fs::path tmp =
+        fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
     root_ = tmp / ("kp-durability-prop-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
     fs::remove_all(root_);
     fs::create_directories(root_ / "d");
-    for (const auto& [path, content] : c.start) std::ofstream(root_ / path, std::ios::binary) << content;
+    for (const auto& [path, content] : c.start)
+      std::ofstream(root_ / path, std::ios::binary) << content;
   }
   ~Sandbox() { fs::remove_all(root_); }
 
@@ -356,7 +384,9 @@ class Sandbox {
     switch (op.kind) {
       case Kind::kCreate: {
         Point("open:" + op.path);
-        int fd = ::open(p.c_str(), O_CREAT | O_WRONLY | (op.flag ? O_EXCL : 0) | (op.trunc ? O_TRUNC : 0), 0644);
+        int fd =
+            ::open(p.c_str(),
+                   O_CREAT | O_WRONLY | (op.flag ? O_EXCL : 0) | (op.trunc ? O_TRUNC : 0), 0644);
         if (fd >= 0) Close(fd, op.path);
         break;
       }
@@ -366,8 +396,10 @@ class Sandbox {
         std::string bytes(op.size, op.fill);
         RC_ASSERT(::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(op.offset)) ==
                   static_cast<ssize_t>(bytes.size()));
-        if (op.flag) ::close(fd);  // as if left open: no close point
-        else Close(fd, op.path);
+        if (op.flag)
+          ::close(fd);  // as if left open: no close point
+        else
+          Close(fd, op.path);
         break;
       }
       case Kind::kTruncate: {
@@ -426,10 +458,11 @@ class Sandbox {
   std::vector<std::string> late_;
 };
 
-std::string Describe(const Case& c, const std::vector<Op>& done, const std::string& model, uint64_t seed,
-                     const Tree& got, const Reference& ref) {
+std::string Describe(const Case& c, const std::vector<Op>& done, const std::string& model,
+                     uint64_t seed, const Tree& got, const Reference& ref) {
   std::ostringstream o;
-  o << "model " << model << " (seed " << seed << ") produced a state the reference does not allow.\n  start:\n"
+  o << "model " << model << " (seed " << seed
+    << ") produced a state the reference does not allow.\n  start:\n"
     << ShowTree(c.start) << "  operations (then a kill):\n";
   for (const auto& op : done) o << "    " << Show(op) << "\n";
   o << "  after Apply:\n" << ShowTree(got) << "  the reference:\n" << ShowReference(ref);
@@ -437,12 +470,13 @@ std::string Describe(const Case& c, const std::vector<Op>& done, const std::stri
 }
 
 // Runs the case under `model`; fails the property if the tree Apply leaves is not allowed.
-void Check(const Case& c, const std::vector<Op>& done, const Reference& ref, const std::string& model,
-           uint64_t seed) {
+void Check(const Case& c, const std::vector<Op>& done, const Reference& ref,
+           const std::string& model, uint64_t seed) {
   Sandbox box(c);
   RC_ASSERT(static_cast<bool>(box.tracker().Begin(box.root(), model)));
   for (const auto& op : done) box.Do(op);
-  RC_ASSERT(box.Read() == Flatten(ref, {{".", ref.states.size() - 1}, {"d", ref.states.size() - 1}}, false));
+  RC_ASSERT(box.Read() ==
+            Flatten(ref, {{".", ref.states.size() - 1}, {"d", ref.states.size() - 1}}, false));
   auto changes = box.tracker().Apply(model, seed);
   RC_ASSERT(static_cast<bool>(changes));
   Tree got = box.Read();

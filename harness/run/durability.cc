@@ -439,7 +439,9 @@ void DurabilityTracker::TearContents(Tree& crashed, const Tree& now, uint64_t se
     const std::string& old_bytes = durable == crashed.files.end() ? kNothing : durable->second;
     auto live = now.files.find(id);
     auto freed = freed_.find(id);
-    const std::string& new_bytes = live != now.files.end() ? live->second : freed != freed_.end() ? freed->second : old_bytes;
+    const std::string& new_bytes = live != now.files.end()   ? live->second
+                                   : freed != freed_.end() ? freed->second
+                                                           : old_bytes;
     if (new_bytes != old_bytes) crashed.files[id] = Tear(old_bytes, new_bytes, rng);
   }
 }

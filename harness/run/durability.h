@@ -81,8 +81,9 @@ class DurabilityTracker {
   // "rename:SRC:DST", see docs/syscall-shim.md) and will do it: call it for every syscall point
   // the job is let through to (not for a kill before the operation), while the job is blocked.
   // fsync and fdatasync points go to OnSync; open, write, truncate, rename and close feed
-  // ext4-ordered; unlink and rename tell every model that an inode number is freed; mkdir
-  // and unknown or malformed points need nothing.
+  // ext4-ordered; unlink and rename tell every model that an inode number is freed; under
+  // torn, an open that creates, a rename, an unlink and a mkdir (whose point comes late, after
+  // it) record the namespace as a cut. Unknown or malformed points need nothing.
   void OnOperation(std::string_view point);
 
   // The job is about to fsync (`datasync`: fdatasync) `relpath`, a file or a directory, and

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs the corpus (tests/corpus/scenarios) through killpoint and prints one row per
+# (scenario, mode): trials, trials with a planned kill, kills that fired, the models they ran
+# under, the exit code, the must-hold invariants violated, what was expected, OK or WRONG.
+# A correct form must exit 0; a buggy form must exit 1 naming its invariant (expected.tsv).
+# Exits 1 if any row is WRONG.
+#
+#   bash tests/corpus/run.sh                        # sampled (--trials 40) and --exhaustive
+#   bash tests/corpus/run.sh --modes sampled --trials 100 --seed 7
+#   bash tests/corpus/run.sh --only 'sqlite' --out /tmp/corpus
+#   bash tests/corpus/run.sh --fast                 # the CTest subset (tests/corpus/CMakeLists.txt)
+#
+# Options: --killpoint PATH (default build/bin/killpoint), --out DIR (default a temp dir,
+# kept), --seed S (1), --trials N (40), --modes sampled,exhaustive, --only REGEX (file stems),
+# --jobs N (passed to killpoint).
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+killpoint=$root/build/bin/killpoint
+out=""
+seed=1
+trials=40
+modes=sampled,exhaustive
+only=.
+jobs=()
+fast=0
+while (($#)); do
+  case $1 in
+    --killpoint) killpoint=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
+    --trials) trials=$2; shift 2 ;;
+    --modes) modes=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    --jobs) jobs=(--jobs "$2"); shift 2 ;;
+    --fast) fast=1; shift ;;
+    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+if ((fast)); then
+  # The CTest subset: every job's buggy form and the correct forms whose trials are cheap,
+  # sampled only, few trials (each catches its bug in well under 10 trials once kills fire).
+  modes=sampled
+  trials=12
+fi
+[[ -x $killpoint ]] || { echo "run.sh: no killpoint at $killpoint (build it first)" >&2; exit 2; }
+[[ -n $out ]] || out=$(mktemp -d /tmp/killpoint-corpus.XXXXXX)
+mkdir -p "$out"
+
+printf '%s\n' "scenario	mode	trials	planned	fired	fired_models	exit	violated	expected	verdict" > "$out/table.tsv"
+wrong=0
+while IFS=$'\t' read -r stem want_code want_inv _; do
+  [[ $stem == \#* || -z $stem ]] && continue
+  [[ $stem =~ $only ]] || continue
+  for mode in ${modes//,/ }; do
+    dir=$out/$stem-$mode
+    rm -rf "$dir"
+    args=(run "$here/scenarios/$stem.json" --out "$dir" --seed "$seed" "${jobs[@]}")
+    if [[ $mode == exhaustive ]]; then args+=(--exhaustive); else args+=(--trials "$trials"); fi
+    start=$SECONDS
+    "$killpoint" "${args[@]}" > "$dir.log" 2>&1
+    code=$?
+    row=$(python3 "$here/summarize.py" "$dir" "$stem" "$mode" "$code" "$want_code" "$want_inv") || wrong=$((wrong + 1))
+    echo "$row" >> "$out/table.tsv"
+    echo "$row	$((SECONDS - start))s" >&2
+  done
+done < "$here/expected.tsv"
+
+column -t -s $'\t' "$out/table.tsv"
+echo "logs and results in $out; $wrong WRONG"
+((wrong == 0))

@@ -10,6 +10,8 @@
 #   bash tests/corpus/run.sh --only 'sqlite' --out /tmp/corpus
 #   bash tests/corpus/run.sh --fast                 # the CTest subset (tests/corpus/CMakeLists.txt)
 #
+# Modes: sampled (the scenario as written, --trials N), exhaustive (--exhaustive), listed
+# (sampled, with the scenario's failpoints set to what `killpoint points` printed).
 # Options: --killpoint PATH (default build/bin/killpoint), --out DIR (default a temp dir,
 # kept), --seed S (1), --trials N (40), --modes sampled,exhaustive, --only REGEX (file stems),
 # --jobs N (passed to killpoint).
@@ -56,7 +58,15 @@ while IFS=$'\t' read -r stem want_code want_inv _; do
   for mode in ${modes//,/ }; do
     dir=$out/$stem-$mode
     rm -rf "$dir"
-    args=(run "$here/scenarios/$stem.json" --out "$dir" --seed "$seed" "${jobs[@]}")
+    scenario=$here/scenarios/$stem.json
+    if [[ $mode == listed ]]; then
+      # What a user does when told to list crash points: a copy of the scenario whose
+      # failpoints are the names `killpoint points` printed (random temp names included).
+      scenario=$out/$stem-listed.json
+      "$killpoint" points "$here/scenarios/$stem.json" 2>/dev/null |
+        python3 "$here/list_points.py" "$here/scenarios/$stem.json" > "$scenario"
+    fi
+    args=(run "$scenario" --out "$dir" --seed "$seed" "${jobs[@]}")
     if [[ $mode == exhaustive ]]; then args+=(--exhaustive); else args+=(--trials "$trials"); fi
     start=$SECONDS
     "$killpoint" "${args[@]}" > "$dir.log" 2>&1

@@ -2,7 +2,8 @@
 # Runs the corpus (tests/corpus/scenarios) through killpoint and prints one row per
 # (scenario, mode): trials, trials with a planned kill, kills that fired, the models they ran
 # under, the exit code, the must-hold invariants violated, what was expected, OK or WRONG.
-# A correct form must exit 0; a buggy form must exit 1 naming its invariant (expected.tsv).
+# A correct form must exit 0 with nothing violated; a buggy form must exit 1 naming its
+# invariant (expected.tsv) and no other.
 # Exits 1 if any row is WRONG.
 #
 #   bash tests/corpus/run.sh                        # sampled (--trials 40) and --exhaustive

@@ -4,7 +4,8 @@
 Usage: summarize.py OUT_DIR STEM MODE EXIT EXPECTED_EXIT EXPECTED_INVARIANT
 Prints a tab-separated row: scenario, mode, trials, trials with a planned kill, kills fired,
 models the fired kills ran under, exit, violated must-hold invariants (with their count), the
-expectation, OK or WRONG. Exit status 0 for OK, 1 for WRONG."""
+expectation, OK or WRONG (a correct form: exit 0, nothing violated; a buggy form: exit 1, its
+invariant violated and no other). Exit status 0 for OK, 1 for WRONG."""
 import collections
 import json
 import os
@@ -24,7 +25,6 @@ if os.path.exists(results):
         for inv in sc.get("invariants", []):
             if inv.get("expectation") == "must_hold" and inv.get("violated", 0) > 0:
                 violated[inv["name"]] = inv["violated"]
-        hist = os.path.join(out, sc.get("dir", ""), "history.jsonl")
         for root, _, files in os.walk(out):
             if "history.jsonl" not in files:
                 continue
@@ -40,7 +40,8 @@ if os.path.exists(results):
                         fired += 1
                         models[e.get("data", {}).get("model", "?")] += 1
         break
-ok = code == want_code and (want_inv == "-" and not violated or want_inv in violated)
+# A buggy form must break its invariant and no other: anything else is a false alarm.
+ok = code == want_code and set(violated) == (set() if want_inv == "-" else {want_inv})
 want = "exit 0" if want_inv == "-" else f"exit {want_code} {want_inv}"
 row = [stem, mode, str(trials), str(planned), str(fired),
        ",".join(f"{m}:{n}" for m, n in sorted(models.items())) or "-", str(code),

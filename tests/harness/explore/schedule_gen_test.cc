@@ -109,7 +109,7 @@ TEST(ScheduleGen, AllFaultsWidensToEveryKind) {
   for (bool widened : {false, true}) {
     std::set<std::string> seen;
     for (uint64_t i = 0; i < 300; ++i) {
-      Plan p = GenSchedule(s, 1, widened)(rc::Random(i), 50).value();
+      Plan p = GenSchedule(s, 1, widened)(rc::Random(i)).value();
       std::map<std::string, int> fired;
       std::string last;
       for (const PlannedRun& run : p.runs) {

@@ -1,6 +1,7 @@
 // commits_survive: every transaction the job reported committed is still in its database.
 // The job reports a commit by passing its named failpoint after_commit; the database holds
 // commits(biz_date, attempt, ...) with one row per committing attempt (jobs/sqlite).
+#include <algorithm>
 #include <set>
 
 #include "check/checker.h"
@@ -8,7 +9,31 @@
 namespace killpoint {
 namespace {
 
-Verdict CommitsSurvive(const CheckInput& in) {
+// Where the scenario lists `name`, for a message that says what to change.
+std::string ListedIn(const CheckInput& in, const std::string& name) {
+  const auto& must = in.scenario.must_hold;
+  return std::find(must.begin(), must.end(), name) != must.end() ? "invariants.must_hold"
+                                                                  : "invariants.expected_violations";
+}
+
+// commits(biz_date, attempt) is jobs/sqlite's schema, not configurable: a job without it is
+// the scenario's mistake (checker.h's Misconfigured), once the job finished, or at once when
+// the table is there without a column.
+std::optional<Error> SchemaMistake(const CheckInput& in, SQLite::Database& db) {
+  std::set<std::string> columns;
+  SQLite::Statement q(db, "SELECT lower(name) FROM pragma_table_info('commits')");
+  while (q.executeStep()) columns.insert(q.getColumn(0).getString());
+  if (columns.count("biz_date") && columns.count("attempt")) return std::nullopt;
+  if (columns.empty() && !LastAttemptSucceeded(in)) return std::nullopt;  // not created yet
+  return Misconfigured(in, ListedIn(in, "commits_survive"),
+                       "commits_survive reads table commits(biz_date, attempt) in " + in.scenario.check.db +
+                           (columns.empty() ? ", which the job did not create though its last attempt exited 0"
+                                            : ", which lacks one of those columns") +
+                           "; it fits jobs/sqlite's schema only: for another, write a check of your own "
+                           "(docs/scenarios.md, \"Your own invariants\")");
+}
+
+Result<Verdict> CommitsSurvive(const CheckInput& in) {
   const std::string name = "commits_survive";
   std::set<std::pair<std::string, int>> acknowledged;
   for (const auto& e : in.events) {
@@ -23,6 +48,7 @@ Verdict CommitsSurvive(const CheckInput& in) {
       return Verdict::Violated(name, in.scenario.check.db + " is gone, with " +
                                          std::to_string(acknowledged.size()) + " reported commits");
     }
+    if (auto mistake = SchemaMistake(in, *db)) return *mistake;
     SQLite::Statement q(*db, "SELECT 1 FROM commits WHERE biz_date = ? AND attempt = ?");
     for (const auto& [date, attempt] : acknowledged) {
       q.reset();

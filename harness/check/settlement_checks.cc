@@ -10,6 +10,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "check/checker.h"
 #include "util/printable.h"

@@ -14,13 +14,13 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-CliRun Run(const std::string& scenario) {
+CliRun RunSchema(const std::string& scenario) {
   return RunKillpoint("schema-" + scenario,
                       {"run", "tests/fixtures/settlement-schema/" + scenario + ".json", "--jobs", "1"});
 }
 
 TEST(SettlementSchema, UnconfiguredIsExit2NamingTheTableItsColumnsAndTheField) {
-  CliRun r = Run("unconfigured");
+  CliRun r = RunSchema("unconfigured");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("tests/fixtures/settlement-schema/unconfigured.json: check.settlement.table: "));
   EXPECT_THAT(r.err, HasSubstr("reads columns biz_date, settle_key of table 'daily_settlement' in settle.db"));
@@ -29,7 +29,7 @@ TEST(SettlementSchema, UnconfiguredIsExit2NamingTheTableItsColumnsAndTheField) {
 }
 
 TEST(SettlementSchema, ATableWithoutTheColumnIsExit2NamingTheColumn) {
-  CliRun r = Run("table-only");
+  CliRun r = RunSchema("table-only");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("table-only.json: check.settlement.date_column: one_row_per_date reads the business "
                                "date from column 'biz_date' of table 'settlement' in settle.db, which has no such "
@@ -37,7 +37,7 @@ TEST(SettlementSchema, ATableWithoutTheColumnIsExit2NamingTheColumn) {
 }
 
 TEST(SettlementSchema, ConfiguredTheInvariantsHoldOnTheCorrectJob) {
-  CliRun r = Run("replace");
+  CliRun r = RunSchema("replace");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   for (const char* name : {"one_row_per_date", "amount_matches_source", "converges"}) {
     nlohmann::json i = Invariant(r.Results(), "schema/replace", name);
@@ -47,7 +47,7 @@ TEST(SettlementSchema, ConfiguredTheInvariantsHoldOnTheCorrectJob) {
 }
 
 TEST(SettlementSchema, ConfiguredTheyCatchTheBuggyJob) {
-  CliRun r = Run("insert");
+  CliRun r = RunSchema("insert");
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   nlohmann::json i = Invariant(r.Results(), "schema/insert", "one_row_per_date");
   EXPECT_EQ(i["violated"], 2) << i.dump();

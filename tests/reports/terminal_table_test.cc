@@ -83,12 +83,13 @@ TEST(TerminalTable, WidensTheNameColumnToTheLongestInvariant) {
 TEST(TerminalTable, SaysAnExhaustiveRunOfOneTrialRanItByTrial) {
   RunResults r = testing::HostileReport().runs[0].results;
   r.scenarios.resize(1);
+  r.scenarios[0].name = "s";
   r.scenarios[0].trials = 1;
   r.scenarios[0].exhaustive_total = 33;
   std::string table = RenderTable(r, false, 13);
   EXPECT_THAT(table, HasSubstr("exhaustive: trial 13 alone (--trial), one of 33"));
   EXPECT_THAT(table, Not(HasSubstr("--limit")));
-  EXPECT_THAT(table, HasSubstr("(1 trial, "));
+  EXPECT_THAT(table, HasSubstr("s (1 trial, "));
   EXPECT_THAT(table, Not(HasSubstr("1 trials")));
   EXPECT_THAT(RenderTable(r, false), HasSubstr("1 of 33 (crash point, moment, model) combinations tried (--limit)"));
 }

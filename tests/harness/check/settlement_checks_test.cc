@@ -184,3 +184,28 @@ TEST(SettlementCheckers, AMissingDatabaseIsTheScenariosMistakeOnceTheJobFinished
 
 }  // namespace
 }  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+// commits_survive reads jobs/sqlite's commits(biz_date, attempt): on a job without it, exit 2
+// pointing at the scenario's own checks, not a violation.
+TEST(CommitsSurvive, AJobWithoutTheCommitsTableIsTheScenariosMistake) {
+  CheckFixture f;
+  f.scenario().file = "s.json";
+  f.scenario().must_hold = {"commits_survive"};
+  f.SettleDb();
+  f.history().SetContext({"2026-11-01", 1, 1});
+  f.history().Add(event::kFailpoint, {{"point", "after_commit"}});
+  f.Exit("2026-11-01", 0);
+  Result<Verdict> r = f.TryCheck("commits_survive");
+  ASSERT_FALSE(r) << r.value();
+  EXPECT_THAT(r.error().message, HasSubstr("s.json: invariants.must_hold: commits_survive reads table "
+                                           "commits(biz_date, attempt) in settle.db"));
+  SQLite::Database((f.dir() / "settle.db").string(), SQLite::OPEN_READWRITE)
+      .exec("CREATE TABLE commits(biz_date TEXT, attempt INTEGER); INSERT INTO commits VALUES ('2026-11-01', 1)");
+  EXPECT_TRUE(f.Check("commits_survive").held) << f.Check("commits_survive");
+}
+
+}  // namespace
+}  // namespace killpoint

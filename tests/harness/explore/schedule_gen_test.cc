@@ -80,6 +80,7 @@ RC_GTEST_PROP(ScheduleGen, HonoursTheScenariosFaultSwitchesUnlessWidened, ()) {
   Plan p = *GenSchedule(s, 3, widened);
   if (widened) return;
   if (s.duplicate_trigger_probability == 0) {  // each date of the calendar once, in order
+    RC_ASSERT(p.runs.size() <= s.dates.size());
     for (size_t i = 0; i < p.runs.size(); ++i) {
       RC_ASSERT(p.runs[i].biz_date == s.dates[i]);
       RC_ASSERT(p.runs[i].trigger == 1);
@@ -109,7 +110,7 @@ TEST(ScheduleGen, AllFaultsWidensToEveryKind) {
   for (bool widened : {false, true}) {
     std::set<std::string> seen;
     for (uint64_t i = 0; i < 300; ++i) {
-      Plan p = GenSchedule(s, 1, widened)(rc::Random(i), 50).value();
+      Plan p = GenSchedule(s, 1, widened)(rc::Random(i)).value();
       std::map<std::string, int> fired;
       std::string last;
       for (const PlannedRun& run : p.runs) {
@@ -136,6 +137,7 @@ RC_GTEST_PROP(ScheduleGen, ScenarioWithoutFaultsGivesFiringsOnly, ()) {
   Scenario s = *GenScenario();
   s.failpoints.clear();
   s.downstream.faults.clear();
+  s.faults = {};
   Plan p = *GenSchedule(s, 1);
   for (const PlannedRun& run : p.runs) RC_ASSERT(run.attempts.empty());
   RC_ASSERT(FaultedAttempts(p) == 0);

@@ -149,6 +149,31 @@ INSTANTIATE_TEST_SUITE_P(
                 "faults.downstream_burst.length: expected an integer from 1"},
         BadCase{"/faults", "{\"kill\": {}}", "faults.kill: unknown field"}));
 
+// Issue 17: the settlement invariants' schema is the scenario's to name; no state file unless
+// named.
+TEST(ScenarioParser, ReadsTheSettlementSchemaAndNoDefaultStateFile) {
+  auto plain = ParseScenario(kValid, "s.json");
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_EQ(plain.value().check.state_file, "");
+  EXPECT_EQ(plain.value().check.settlement, SettlementSchema{});
+  EXPECT_EQ(plain.value().check.settlement.table, "daily_settlement");
+  auto s = ParseWith("/check", R"({"state_file": "state.json", "settlement": {"table": "settlement",
+      "date_column": "day", "amount_column": "total", "count_column": "", "key_column": ""}})");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s.value().check.state_file, "state.json");
+  const SettlementSchema& t = s.value().check.settlement;
+  EXPECT_EQ(t.table, "settlement");
+  EXPECT_EQ(t.date_column, "day");
+  EXPECT_EQ(t.amount_column, "total");
+  EXPECT_EQ(t.count_column, "");
+  EXPECT_EQ(t.key_column, "");
+  EXPECT_EQ(t.source_table, "orders");
+  EXPECT_THAT(ErrorOf(ParseWith("/check", R"({"settlement": {"date_column": ""}})")),
+              HasSubstr("check.settlement.date_column: expected a table or column name"));
+  EXPECT_THAT(ErrorOf(ParseWith("/check", R"({"settlement": {"colum": "x"}})")),
+              HasSubstr("check.settlement.colum: unknown field"));
+}
+
 TEST(ScenarioParser, ReadsTheFaultsObject) {
   auto s = ParseWith("/faults", R"({"pause": {"points": ["after_commit"], "duration_ms": 400, "probability": 0.5},
       "overlap": {"points": ["before_commit", "after_commit"], "probability": 0.25, "hold_ms": 3000},

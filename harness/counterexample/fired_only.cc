@@ -30,8 +30,13 @@ bool OneWayNow(const AttemptFault& f, bool uses_shim) {
   return uses_shim && !IsSyscallPoint(f.pause.point) && !IsSyscallPoint(f.overlap.point);
 }
 
-void Count(nlohmann::json& points, const std::string& name) {
-  points[name] = points.value(name, 0) + 1;
+// The counts of points passed one way, an object (created empty on first use).
+nlohmann::json& Counts(nlohmann::json& passed) {
+  return passed.emplace("points", nlohmann::json::object()).first.value();
+}
+
+void Count(nlohmann::json& points, const std::string& name, int n) {
+  points[name] = points.value(name, 0) + n;
 }
 
 }  // namespace
@@ -56,14 +61,11 @@ std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e, 
     const std::pair<AttemptKey, int> where{KeyOf(ev), InstanceOf(ev)};
     if (e2.type == event::kSpawn && e2.data.contains("fault")) e2.data["fault"] = it->second;
     if (one_way && e2.type == event::kFailpoint && IsSyscallPoint(e2.data.value("point", ""))) {
-      Count(passed[where].emplace("points", nlohmann::json::object()).first.value(), e2.data["point"]);
+      Count(Counts(passed[where]), e2.data["point"].get<std::string>(), 1);
       continue;
     }
     if (one_way && e2.type == event::kPointsPassed) {  // merged into the counts, placed below
-      for (const auto& [name, n] : e2.data["points"].items()) {
-        nlohmann::json& points = passed[where]["points"];
-        points[name] = points.value(name, 0) + n.get<int>();
-      }
+      for (const auto& [name, n] : e2.data["points"].items()) Count(Counts(passed[where]), name, n.get<int>());
       continue;
     }
     // The instance's points_passed come right before the first instance's exit (AttemptState::Finish).

@@ -102,6 +102,7 @@ TEST(HistoryOfFiredOnly, RewritesThePlanTheSpawnAndTheArmedSyscallPoints) {
       At(event::kPointsPassed, "2026-11-01", 1, {{"points", {{"write:state.json", 2}, {"rename:a:b", 1}}}}),
       At(event::kExit, "2026-11-01", 1, {{"code", 0}}),
       At(event::kFinalPass, "", 0)};
+  for (size_t i = 0; i < events.size(); ++i) events[i].seq = static_cast<int64_t>(i);
   TrialExercise e = ExerciseOf(p, events);
   ASSERT_FALSE(e.AllFired());
   std::vector<Event> now = HistoryOfFiredOnly(p, e, events, true);
@@ -119,6 +120,13 @@ TEST(HistoryOfFiredOnly, RewritesThePlanTheSpawnAndTheArmedSyscallPoints) {
   std::vector<Event> named = HistoryOfFiredOnly(p, e, events, false);
   ASSERT_EQ(named.size(), events.size());
   EXPECT_EQ(named[2], events[2]);
+  EXPECT_EQ(named[1].data["fault"], nlohmann::json::object());
+  // Counts only, no syscall point answered: they stay counts, before the exit.
+  std::vector<Event> counts_only = {events[0], events[1], events[5], events[6]};
+  std::vector<Event> recounted = HistoryOfFiredOnly(p, e, counts_only, true);
+  ASSERT_EQ(recounted.size(), 4u);
+  EXPECT_EQ(recounted[2].data["points"], events[5].data["points"]);
+  EXPECT_EQ(recounted[3].type, event::kExit);
   // Every kill fired: the history is the one recorded.
   TrialExercise all = e;
   all.kills[0].fired = true;

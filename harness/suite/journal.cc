@@ -159,7 +159,8 @@ TrialExercise ExerciseOfLine(const Json& line) {
 }
 
 std::string TrialLine(const Plan& plan, const std::vector<Verdict>& verdicts, const TrialExercise& exercise) {
-  Json line = {{"trial", plan.trial}, {"plan", plan}, {"verdicts", verdicts}, {"exercise", exercise}};
+  Json line = {{"trial", plan.trial}, {"plan", plan}, {"verdicts", verdicts}};
+  if (exercise.known) line["exercise"] = exercise;
   return line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

@@ -50,7 +50,9 @@ Status AppendFinishedTrial(const std::filesystem::path& dir, const Plan& plan,
                            const std::vector<Event>& events, const std::vector<Verdict>& verdicts);
 
 // The trials line of a finished trial, as AppendFinishedTrial writes it (newline included).
-std::string TrialLine(const Plan& plan, const std::vector<Verdict>& verdicts, const TrialExercise& exercise);
+// An unknown `exercise` (the default) is left out of the line.
+std::string TrialLine(const Plan& plan, const std::vector<Verdict>& verdicts,
+                      const TrialExercise& exercise = TrialExercise{{}, 0, 0, false});
 
 // What RecoverJournals found and repaired.
 struct RecoveredJournals {

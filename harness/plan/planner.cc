@@ -1,5 +1,7 @@
 #include "plan/planner.h"
 
+#include <algorithm>
+
 #include "plan/crash_point.h"
 #include "plan/point_pattern.h"
 #include "plan/rng.h"
@@ -19,6 +21,17 @@ std::string DrawModel(const Scenario& s, uint64_t seed, int trial) {
   return s.models[rng.Below(s.models.size())];
 }
 
+// The occurrences a kill at `point` may be planned at: 1..max_occurrence, but no more than the
+// discovered run passed the point (a planned kill at a hit the job never makes never fires);
+// a point the discovery did not pass (a retry's, a later date's) keeps max_occurrence.
+int HitsToDrawFrom(const Scenario& s, const std::vector<CrashPoint>& discovered, const std::string& point) {
+  int passed = 0;
+  for (const CrashPoint& p : discovered) {
+    if (p.name == point) passed = std::max(passed, p.occurrence);
+  }
+  return passed == 0 ? s.max_occurrence : std::min(s.max_occurrence, passed);
+}
+
 // A pattern draws one of the discovered hits it matches, uniformly: a concrete point and
 // occurrence, as `killpoint points` lists them. Without any (no discovery, or none matched)
 // the pattern itself is planned and fires at its occurrence-th matching hit (run/attempt_state.h).
@@ -29,7 +42,7 @@ AttemptFault DrawKill(const Scenario& s, const std::vector<CrashPoint>& discover
   std::vector<CrashPoint> hits;
   if (IsPointPattern(f.kill_point)) hits = PointsMatching(f.kill_point, discovered, s.hold_points);
   if (hits.empty()) {
-    f.occurrence = 1 + static_cast<int>(rng.Below(static_cast<uint64_t>(s.max_occurrence)));
+    f.occurrence = 1 + static_cast<int>(rng.Below(static_cast<uint64_t>(HitsToDrawFrom(s, discovered, f.kill_point))));
   } else {
     const CrashPoint& hit = hits[rng.Below(hits.size())];
     f.kill_point = hit.name;

@@ -20,8 +20,10 @@ namespace killpoint {
 // A failpoint that is a pattern (plan/point_pattern.h) draws uniformly among the `discovered`
 // hits it matches (a fault-free discovery run's points, run/discovery.h), so that "*" can
 // fall on any hit of any point rather than on the first one; without a match it is planned as
-// the pattern with an occurrence up to max_occurrence. Scenarios that list only names draw
-// exactly the plans they drew before `discovered` existed.
+// the pattern with an occurrence up to max_occurrence. A name draws its occurrence up to
+// max_occurrence, but no higher than the hits of it in `discovered` (when it is there): a kill
+// planned at a hit the job never makes never fires. Without `discovered`, or with every point
+// passed at least max_occurrence times, names draw exactly the plans they drew before.
 Plan MakePlan(const Scenario& scenario, uint64_t seed, int trial,
               const std::vector<CrashPoint>& discovered = {});
 

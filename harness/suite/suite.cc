@@ -400,9 +400,11 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
     }
   }
   // A scenario with patterns among its failpoints draws them from the points a fault-free
-  // run passes (plan/planner.h): one discovery, as --exhaustive makes.
+  // run passes, and one with max_occurrence > 1 draws no occurrence its points never reach
+  // (plan/planner.h): one discovery, as --exhaustive makes.
   std::vector<CrashPoint> discovered;
-  if (!o.exhaustive && std::any_of(s.failpoints.begin(), s.failpoints.end(), IsPointPattern)) {
+  bool draws_from_discovery = s.max_occurrence > 1 || std::any_of(s.failpoints.begin(), s.failpoints.end(), IsPointPattern);
+  if (!o.exhaustive && !s.failpoints.empty() && draws_from_discovery) {
     auto points = DiscoverPoints(s, "", to);
     if (!points) return points.error();
     discovered = std::move(points.value());

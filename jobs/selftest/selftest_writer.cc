@@ -72,11 +72,9 @@ Status AppendUnsynced(const fs::path& file, const std::string& text) {
 Status Append(const fs::path& dir, const killpoint::Plan& plan,
               const std::vector<killpoint::Event>& events, bool skip_fsync) {
   if (!skip_fsync) return killpoint::AppendFinishedTrial(dir, plan, events, {});
-  if (Status s =
-          AppendUnsynced(dir / "history.jsonl", killpoint::FormatTrialHistory(plan.trial, events));
-      !s)
-    return s;
-  return AppendUnsynced(dir / "trials.jsonl", killpoint::TrialLine(plan, {}));
+  killpoint::JournalEntry entry = killpoint::FormatFinishedTrial(plan, events, {});
+  if (Status s = AppendUnsynced(dir / "history.jsonl", entry.history); !s) return s;
+  return AppendUnsynced(dir / "trials.jsonl", entry.trial_line);
 }
 
 int Run(int trials, bool skip_fsync) {

@@ -110,11 +110,48 @@ std::vector<CrashPoint> Discovered() {
           {"rename:<tmp1>:state.json", 1}, {"fsync:.", 1}, {"before_publish", 1}, {"fsync:.", 2}};
 }
 
-RC_GTEST_PROP(Planner, NamesOnlyScenariosIgnoreTheDiscoveredPoints, ()) {
+// Names draw the same plans with or without discovery, but for the occurrence of a
+// discovered name: never beyond the hits the discovery saw (a kill there would never fire).
+RC_GTEST_PROP(Planner, NamesOnlyScenariosDrawNoOccurrenceBeyondTheDiscoveredHits, ()) {
   Scenario s = *GenScenario();
+  s.failpoints.push_back("before_publish");  // discovered once
   uint64_t seed = *rc::gen::arbitrary<uint64_t>();
   int trial = *rc::gen::inRange(0, 1'000'000);
-  RC_ASSERT(MakePlan(s, seed, trial, Discovered()) == MakePlan(s, seed, trial));
+  Plan plain = MakePlan(s, seed, trial);
+  Plan capped = MakePlan(s, seed, trial, Discovered());
+  RC_ASSERT(plain.runs.size() == capped.runs.size());
+  for (size_t r = 0; r < plain.runs.size(); ++r) {
+    RC_ASSERT(plain.runs[r].attempts.size() == capped.runs[r].attempts.size());
+    for (size_t a = 0; a < plain.runs[r].attempts.size(); ++a) {
+      AttemptFault want = plain.runs[r].attempts[a];
+      const AttemptFault& got = capped.runs[r].attempts[a];
+      if (want.kill_point == "before_publish") {
+        RC_ASSERT(got.occurrence == 1);
+        want.occurrence = 1;
+      }
+      RC_ASSERT(got == want);
+    }
+  }
+}
+
+TEST(Planner, ANameIsNeverPlannedAtAHitTheDiscoveryDidNotSee) {
+  Scenario s;
+  s.name = "publish/intent-done";
+  s.dates = {"2026-11-01", "2026-11-02"};
+  s.failpoints = {"before_publish", "write:<tmp1>", "after_publish"};
+  s.max_occurrence = 2;
+  std::set<std::pair<std::string, int>> drawn;
+  for (int trial = 0; trial < 200; ++trial) {
+    for (const PlannedRun& run : MakePlan(s, 3, trial, Discovered()).runs) {
+      for (const AttemptFault& f : run.attempts) {
+        if (!f.kill_point.empty()) drawn.insert({f.kill_point, f.occurrence});
+      }
+    }
+  }
+  // before_publish was passed once, write:<tmp1> twice, after_publish not at all (kept at 1..2).
+  EXPECT_EQ(drawn, (std::set<std::pair<std::string, int>>{{"before_publish", 1}, {"write:<tmp1>", 1},
+                                                         {"write:<tmp1>", 2}, {"after_publish", 1},
+                                                         {"after_publish", 2}}));
 }
 
 TEST(Planner, APatternDrawsEveryDiscoveredHitItMatchesAndOnlyThose) {

@@ -39,7 +39,13 @@ Status SyncDirectory(const std::filesystem::path& dir) {
 Status WriteFileAtomically(const std::filesystem::path& path, std::string_view content) {
   std::filesystem::path tmp = path;
   tmp += ".tmp." + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // Created exclusively, as mkstemp does: a crash-testing shim names such a file by its
+  // creation order (docs/syscall-shim.md), so the name's pid does not make its crash points
+  // differ from run to run. One left by a killed writer of the same pid goes first.
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST && ::unlink(tmp.c_str()) == 0) {
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  }
   if (fd < 0) return Error::Harness(Describe("cannot create", tmp));
   Status written = WriteAll(fd, content, tmp);
   if (written && ::fsync(fd) != 0) written = Error::Harness(Describe("cannot fsync", tmp));

@@ -32,11 +32,15 @@ int HitsToDrawFrom(const Scenario& s, const std::vector<CrashPoint>& discovered,
   return passed == 0 ? s.max_occurrence : std::min(s.max_occurrence, passed);
 }
 
-// A pattern draws one of the discovered hits it matches, uniformly: a concrete point and
-// occurrence, as `killpoint points` lists them. Without any (no discovery, or none matched)
-// the pattern itself is planned and fires at its occurrence-th matching hit (run/attempt_state.h).
+// A pattern draws one of the discovered hits it matches, uniformly. The trial's primary kill
+// (the first attempt of the first date: the attempt the discovery ran) takes it as a concrete
+// point and occurrence, as `killpoint points` lists them; a later attempt or date, which may
+// pass other points (a database that exists by then, a retry's recovery), keeps the pattern
+// at the hit's rank among the matching ones, so that it fires wherever that attempt goes.
+// Without any hit (no discovery, or none matched) the pattern itself is planned and fires at
+// its occurrence-th matching hit (run/attempt_state.h).
 AttemptFault DrawKill(const Scenario& s, const std::vector<CrashPoint>& discovered, PlanRng& rng,
-                      size_t point_index, const std::string& model) {
+                      size_t point_index, const std::string& model, bool primary) {
   AttemptFault f;
   f.kill_point = s.failpoints[point_index];
   std::vector<CrashPoint> hits;
@@ -44,9 +48,13 @@ AttemptFault DrawKill(const Scenario& s, const std::vector<CrashPoint>& discover
   if (hits.empty()) {
     f.occurrence = 1 + static_cast<int>(rng.Below(static_cast<uint64_t>(HitsToDrawFrom(s, discovered, f.kill_point))));
   } else {
-    const CrashPoint& hit = hits[rng.Below(hits.size())];
-    f.kill_point = hit.name;
-    f.occurrence = hit.occurrence;
+    size_t rank = rng.Below(hits.size());
+    if (primary) {
+      f.kill_point = hits[rank].name;
+      f.occurrence = hits[rank].occurrence;
+    } else {
+      f.occurrence = static_cast<int>(rank) + 1;
+    }
   }
   rng.Next();  // once drew the model here; kept so that a seed keeps meaning the same plans
   f.model = model;
@@ -63,11 +71,11 @@ PlannedRun DrawRun(const Scenario& s, const std::vector<CrashPoint>& discovered,
   run.trigger = trigger;
   if (s.failpoints.empty()) return run;
   size_t n = s.failpoints.size();
-  if (!first && rng.Chance(kKillLaterDate)) run.attempts.push_back(DrawKill(s, discovered, rng, rng.Below(n), model));
+  if (!first && rng.Chance(kKillLaterDate)) run.attempts.push_back(DrawKill(s, discovered, rng, rng.Below(n), model, false));
   for (int a = 2; a <= s.retry.max_attempts; ++a) {
     if (!rng.Chance(kKillRetry)) break;
     run.attempts.resize(static_cast<size_t>(a - 1));
-    run.attempts.push_back(DrawKill(s, discovered, rng, rng.Below(n), model));
+    run.attempts.push_back(DrawKill(s, discovered, rng, rng.Below(n), model, false));
   }
   return run;
 }
@@ -139,7 +147,7 @@ Plan MakePlan(const Scenario& s, uint64_t seed, int trial, const std::vector<Cra
     PlannedRun& first = plan.runs.front();
     if (first.attempts.empty()) first.attempts.resize(1);
     std::string downstream = first.attempts[0].downstream_fault;
-    first.attempts[0] = DrawKill(s, discovered, rng, primary, model);
+    first.attempts[0] = DrawKill(s, discovered, rng, primary, model, true);
     first.attempts[0].downstream_fault = downstream;
   }
   DrawDownstreamFault(s, rng, plan);

@@ -15,4 +15,9 @@ std::string SanitizeText(std::string_view text);
 // and valid XML 1.0 character data.
 std::string HtmlEscape(std::string_view text);
 
+namespace html {
+// The renderers escape on nearly every line: `using html::E;` there.
+inline std::string E(std::string_view text) { return HtmlEscape(text); }
+}  // namespace html
+
 }  // namespace killpoint

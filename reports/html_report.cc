@@ -35,7 +35,7 @@ svg .track{stroke:#d1d5db;stroke-width:2}svg .sep{stroke:#e5e7eb;stroke-dasharra
 details summary{cursor:pointer;color:#374151}
 )";
 
-std::string E(const std::string& s) { return HtmlEscape(s); }
+using html::E;
 
 struct Tally {
   std::vector<std::string> violations;  // "<a>scenario</a>: invariant ..." lines, already HTML

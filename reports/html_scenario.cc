@@ -11,7 +11,7 @@
 namespace killpoint {
 namespace {
 
-std::string E(const std::string& s) { return HtmlEscape(s); }
+using html::E;
 
 // Most events listed under a timeline; the journal has them all.
 constexpr size_t kMaxListedEvents = 400;

@@ -7,6 +7,7 @@
 
 #include "suite/suite.h"
 #include "util/atomic_file.h"
+#include "util/json_error.h"
 
 namespace killpoint {
 namespace {
@@ -16,12 +17,6 @@ using Json = nlohmann::json;
 
 constexpr const char* kFormat = "killpoint-results/1";
 
-// nlohmann's messages start with "[json.exception.type_error.302] "; the rest is the news.
-std::string Why(const Json::exception& e) {
-  std::string what = e.what();
-  size_t end = what.find("] ");
-  return end == std::string::npos ? what : what.substr(end + 2);
-}
 
 Status Check(const ScenarioResult& s, const std::string& where) {
   if (s.trials < 0) return Error::BadInput(where + ": negative trials");
@@ -40,7 +35,7 @@ Result<ScenarioResult> ParseScenario(const Json& j, const std::string& where) {
   try {
     j.get_to(s);
   } catch (const Json::exception& e) {
-    return Error::BadInput(where + ": " + Why(e));
+    return Error::BadInput(where + ": " + JsonErrorText(e));
   }
   if (Status st = Check(s, where); !st) return st.error();
   return s;
@@ -86,7 +81,7 @@ Result<RunResults> ParseResults(std::string_view text, const std::string& file) 
       r.scenarios.push_back(std::move(s.value()));
     }
   } catch (const Json::exception& e) {
-    return Error::BadInput(file + ": " + Why(e));
+    return Error::BadInput(file + ": " + JsonErrorText(e));
   }
   return r;
 }
@@ -106,7 +101,7 @@ Result<std::map<int, std::vector<Event>>> ReadTrialEvents(const fs::path& log, c
       int trial = j.at("trial").get<int>();
       if (trials.count(trial)) out[trial].push_back(j.get<Event>());
     } catch (const Json::exception& e) {
-      return Error::BadInput(log.string() + ":" + std::to_string(line_no) + ": not a history event: " + Why(e));
+      return Error::BadInput(log.string() + ":" + std::to_string(line_no) + ": not a history event: " + JsonErrorText(e));
     }
   }
   return out;

@@ -12,7 +12,7 @@
 namespace killpoint {
 namespace {
 
-constexpr const char* kName = "retry_policy_respected";
+constexpr const char* kRetryPolicy = "retry_policy_respected";
 using Problem = std::optional<std::string>;
 
 std::string Ms(int64_t ms) { return std::to_string(ms) + " ms"; }
@@ -272,13 +272,13 @@ Verdict RetryPolicyRespected(const CheckInput& in) {
   if (in.scenario.job_retry) job.emplace(*in.scenario.job_retry);
   int reported = 0;
   for (const Event& e : in.events) {
-    if (Problem p = scheduler.Add(e)) return Verdict::Violated(kName, *p);
+    if (Problem p = scheduler.Add(e)) return Verdict::Violated(kRetryPolicy, *p);
     if (e.type == event::kJobRetry) ++reported;
     if (!job) continue;
-    if (Problem p = job->Add(e)) return Verdict::Violated(kName, *p);
+    if (Problem p = job->Add(e)) return Verdict::Violated(kRetryPolicy, *p);
   }
-  if (Problem p = scheduler.Finish()) return Verdict::Violated(kName, *p);
-  return Verdict::Held(kName, "every attempt kept the scheduler's policy" +
+  if (Problem p = scheduler.Finish()) return Verdict::Violated(kRetryPolicy, *p);
+  return Verdict::Held(kRetryPolicy, "every attempt kept the scheduler's policy" +
                                   std::string(job ? "; the job's " + std::to_string(reported) +
                                                         " in-process retries kept its own"
                                                   : ""));
@@ -286,6 +286,6 @@ Verdict RetryPolicyRespected(const CheckInput& in) {
 
 }  // namespace
 
-void AddRetryCheckers(std::map<std::string, Checker>& out) { out[kName] = RetryPolicyRespected; }
+void AddRetryCheckers(std::map<std::string, Checker>& out) { out[kRetryPolicy] = RetryPolicyRespected; }
 
 }  // namespace killpoint

@@ -19,25 +19,25 @@
 namespace killpoint {
 namespace {
 
-constexpr const char* kName = "journal_complete";
+constexpr const char* kJournalComplete = "journal_complete";
 
 Verdict ResultsFileAgrees(const std::filesystem::path& file, size_t journaled) {
   std::error_code ec;
-  if (!std::filesystem::exists(file, ec)) return Verdict::Held(kName, "");
+  if (!std::filesystem::exists(file, ec)) return Verdict::Held(kJournalComplete, "");
   auto text = ReadFile(file);
   if (!text)
-    return Verdict::Violated(kName, "out/results.json cannot be read: " + text.error().message);
+    return Verdict::Violated(kJournalComplete, "out/results.json cannot be read: " + text.error().message);
   RunResults r;
   try {
     nlohmann::json::parse(text.value()).get_to(r);
   } catch (const nlohmann::json::exception& e) {
-    return Verdict::Violated(kName, std::string("out/results.json is damaged: ") + e.what());
+    return Verdict::Violated(kJournalComplete, std::string("out/results.json is damaged: ") + e.what());
   }
   if (static_cast<size_t>(r.Trials()) > journaled) {
-    return Verdict::Violated(kName, "out/results.json counts " + std::to_string(r.Trials()) +
+    return Verdict::Violated(kJournalComplete, "out/results.json counts " + std::to_string(r.Trials()) +
                                         " trials, the journal holds " + std::to_string(journaled));
   }
-  return Verdict::Held(kName, "");
+  return Verdict::Held(kJournalComplete, "");
 }
 
 Verdict JournalComplete(const CheckInput& in) {
@@ -49,14 +49,14 @@ Verdict JournalComplete(const CheckInput& in) {
   }
   auto journals = ReadJournals(in.workdir / "out" / "selftest");
   if (!journals)
-    return Verdict::Violated(kName, "the journal cannot be resumed: " + journals.error().message);
+    return Verdict::Violated(kJournalComplete, "the journal cannot be resumed: " + journals.error().message);
   std::map<int64_t, int> kept;
   for (const auto& [trial, t] : journals.value().trials) ++kept[static_cast<int64_t>(t.plan.seed)];
   int total = 0;
   for (const auto& [pid, n] : announced) {
     total += n;
     if (kept[pid] < n) {
-      return Verdict::Violated(kName, "writer " + std::to_string(pid) + " announced " +
+      return Verdict::Violated(kJournalComplete, "writer " + std::to_string(pid) + " announced " +
                                           std::to_string(n) + " finished trials, " +
                                           std::to_string(kept[pid]) +
                                           " of them are in trials.jsonl after the crash");
@@ -65,13 +65,13 @@ Verdict JournalComplete(const CheckInput& in) {
   Verdict results =
       ResultsFileAgrees(in.workdir / "out" / "results.json", journals.value().trials.size());
   if (!results.held) return results;
-  return Verdict::Held(kName, std::to_string(total) +
+  return Verdict::Held(kJournalComplete, std::to_string(total) +
                                   " announced finished trials all in the journal (" +
                                   std::to_string(journals.value().torn_lines_cut) + " torn tail)");
 }
 
 }  // namespace
 
-void AddSelftestCheckers(std::map<std::string, Checker>& out) { out[kName] = JournalComplete; }
+void AddSelftestCheckers(std::map<std::string, Checker>& out) { out[kJournalComplete] = JournalComplete; }
 
 }  // namespace killpoint

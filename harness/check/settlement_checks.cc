@@ -43,7 +43,7 @@ std::vector<Need> SettlementNeeds(const SettlementSchema& s, bool amounts) {
   return out;
 }
 
-std::string Quote(const std::string& id) {
+std::string QuoteIdentifier(const std::string& id) {
   std::string out = "\"";
   for (char c : id) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
@@ -123,7 +123,7 @@ std::optional<SQLite::Database> Open(const CheckInput& in, const std::string& na
 }
 
 std::string KeyExpr(const SettlementSchema& s) {
-  return s.key_column.empty() ? "'rowid ' || rowid" : Quote(s.key_column);
+  return s.key_column.empty() ? "'rowid ' || rowid" : QuoteIdentifier(s.key_column);
 }
 
 Result<Verdict> OneRowPerDate(const CheckInput& in) {
@@ -133,9 +133,9 @@ Result<Verdict> OneRowPerDate(const CheckInput& in) {
     std::optional<Result<Verdict>> early;
     auto db = Open(in, name, SettlementNeeds(s, false), early);
     if (!db) return std::move(*early);
-    const std::string date = Quote(s.date_column);
+    const std::string date = QuoteIdentifier(s.date_column);
     SQLite::Statement q(*db, "SELECT " + date + ", COUNT(*), group_concat(" + KeyExpr(s) + ", ', ') FROM " +
-                                 Quote(s.table) + " GROUP BY " + date + " HAVING COUNT(*) > 1 ORDER BY " + date +
+                                 QuoteIdentifier(s.table) + " GROUP BY " + date + " HAVING COUNT(*) > 1 ORDER BY " + date +
                                  " LIMIT 1");
     if (!q.executeStep()) return Verdict::Held(name, "every date has at most one settlement row");
     return Verdict::Violated(name, Printable(q.getColumn(0).getString() + " has " +
@@ -174,15 +174,15 @@ Result<Verdict> AmountMatchesSource(const CheckInput& in) {
     if (!db) return std::move(*early);
     const bool counted = !s.count_column.empty();
     for (const auto& date : in.Dates()) {
-      SQLite::Statement src(*db, "SELECT COALESCE(SUM(" + Quote(s.source_amount_column) + "), 0), COUNT(*) FROM " +
-                                     Quote(s.source_table) + " WHERE " + Quote(s.source_date_column) + " = ?");
+      SQLite::Statement src(*db, "SELECT COALESCE(SUM(" + QuoteIdentifier(s.source_amount_column) + "), 0), COUNT(*) FROM " +
+                                     QuoteIdentifier(s.source_table) + " WHERE " + QuoteIdentifier(s.source_date_column) + " = ?");
       src.bind(1, date);
       src.executeStep();
       int64_t want = src.getColumn(0).getInt64();
       int64_t want_count = src.getColumn(1).getInt64();
-      SQLite::Statement rows(*db, "SELECT " + KeyExpr(s) + ", " + Quote(s.amount_column) + ", " +
-                                      (counted ? Quote(s.count_column) : "NULL") + " FROM " + Quote(s.table) +
-                                      " WHERE " + Quote(s.date_column) + " = ?");
+      SQLite::Statement rows(*db, "SELECT " + KeyExpr(s) + ", " + QuoteIdentifier(s.amount_column) + ", " +
+                                      (counted ? QuoteIdentifier(s.count_column) : "NULL") + " FROM " + QuoteIdentifier(s.table) +
+                                      " WHERE " + QuoteIdentifier(s.date_column) + " = ?");
       rows.bind(1, date);
       bool any = false;
       while (rows.executeStep()) {

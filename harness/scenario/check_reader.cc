@@ -17,7 +17,7 @@ bool IsCheckNameChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-std::string CheckName(FieldReader& r, const std::string& name) {
+std::string CheckedCheckName(FieldReader& r, const std::string& name) {
   if (name.empty() || name.size() > kMaxCheckName ||
       !std::all_of(name.begin(), name.end(), IsCheckNameChar) ||
       !(name[0] >= 'a' && name[0] <= 'z')) {
@@ -130,7 +130,7 @@ std::map<std::string, SqlCheck> ReadChecks(FieldReader r, const nlohmann::json* 
   std::map<std::string, SqlCheck> out;
   if (checks == nullptr) return out;
   for (auto it = checks->begin(); it != checks->end(); ++it) {
-    std::string name = CheckName(r, it.key());
+    std::string name = CheckedCheckName(r, it.key());
     FieldReader c = r.Object(name);
     SqlCheck check;
     check.db = c.String("db");

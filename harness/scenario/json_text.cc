@@ -4,6 +4,8 @@
 #include <set>
 #include <vector>
 
+#include "util/json_error.h"
+
 namespace killpoint {
 namespace {
 
@@ -33,9 +35,7 @@ class PathTracker {
   }
 
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
-    std::string what = e.what();
-    size_t bracket = what.find("] ");
-    if (bracket != std::string::npos) what = what.substr(bracket + 2);
+    std::string what = JsonErrorText(e);
     if (e.id == 406) return Fail(Where() + ": " + what);  // number overflow
     return Fail(Where() + ": not valid JSON: " + what);
   }

@@ -241,7 +241,7 @@ std::vector<std::string> ReadNames(FieldReader& r, const std::string& key,
 
 // The name becomes a folder of the output (suite's Slug): it needs a letter or digit, so that
 // it can be neither empty nor "." nor "..".
-void CheckName(FieldReader& r, const std::string& name) {
+void CheckScenarioName(FieldReader& r, const std::string& name) {
   if (name.empty()) r.Fail("name", "must not be empty");
   if (name.size() > kMaxNameLength) {
     r.Fail("name", "must be at most " + std::to_string(kMaxNameLength) + " bytes, got " +
@@ -274,7 +274,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   Scenario s;
   s.file = file;
   s.name = r.String("name");
-  CheckName(r, s.name);
+  CheckScenarioName(r, s.name);
   const std::string empty;
   s.description = r.String("description", &empty);
   s.job = ReadJob(r.Object("job"));

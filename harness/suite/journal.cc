@@ -5,18 +5,13 @@
 
 #include "history/history_log.h"
 #include "util/atomic_file.h"
+#include "util/json_error.h"
 
 namespace killpoint {
 namespace {
 
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
-
-std::string Why(const Json::exception& e) {
-  std::string what = e.what();
-  size_t end = what.find("] ");
-  return end == std::string::npos ? what : what.substr(end + 2);
-}
 
 // A journal split into its complete lines (without '\n') and whether a torn tail followed.
 struct Lines {
@@ -62,7 +57,7 @@ Status ParseTrials(const fs::path& file, const Lines& lines, std::map<int, Finis
       j.at("verdicts").get_to(t.verdicts);
       t.exercise = ExerciseOfLine(j);
     } catch (const Json::exception& e) {
-      return Error::BadInput(where + ": damaged trials journal (not a torn last line): " + Why(e) +
+      return Error::BadInput(where + ": damaged trials journal (not a torn last line): " + JsonErrorText(e) +
                              "; nothing was changed");
     }
     if (trial < 0 || t.plan.trial != trial) {
@@ -88,7 +83,7 @@ Result<std::string> KeptHistory(const fs::path& file, const Lines& lines,
       trial = TrialOfJournalLine(Json::parse(lines.lines[i]));
     } catch (const Json::exception& e) {
       return Error::BadInput(file.string() + ":" + std::to_string(i + 1) +
-                             ": damaged history journal (not a torn last line): " + Why(e) +
+                             ": damaged history journal (not a torn last line): " + JsonErrorText(e) +
                              "; nothing was changed");
     }
     if (!done.count(trial)) {

@@ -9,6 +9,7 @@
 #include "history/exercise.h"
 #include "suite/suite.h"
 #include "util/atomic_file.h"
+#include "util/json_error.h"
 
 namespace killpoint {
 namespace {
@@ -23,7 +24,7 @@ struct Shard {
 };
 
 // One line of a trials journal, kept verbatim so the merged journal equals an unsharded one.
-struct TrialLine {
+struct MergedTrial {
   std::string raw;
   Plan plan;
   std::vector<Verdict> verdicts;
@@ -32,15 +33,10 @@ struct TrialLine {
 
 // The merged journals of one scenario, by trial.
 struct Journals {
-  std::map<int, TrialLine> trials;
+  std::map<int, MergedTrial> trials;
   std::map<int, std::string> history;  // the trial's history lines, newline-terminated
 };
 
-std::string Why(const Json::exception& e) {
-  std::string what = e.what();
-  size_t end = what.find("] ");
-  return end == std::string::npos ? what : what.substr(end + 2);
-}
 
 Result<Shard> ReadShard(const fs::path& dir) {
   fs::path file = dir / "results.json";
@@ -54,7 +50,7 @@ Result<Shard> ReadShard(const fs::path& dir) {
   try {
     Json::parse(text.value()).get_to(shard.results);
   } catch (const Json::exception& e) {
-    return Error::BadInput(file.string() + ": damaged results file: " + Why(e));
+    return Error::BadInput(file.string() + ": damaged results file: " + JsonErrorText(e));
   }
   if (!shard.results.partial.empty()) {
     return Error::BadInput(
@@ -159,7 +155,7 @@ Status ForEachLine(const fs::path& file, F on_line) {
 Status ReadTrials(const Shard& shard, const fs::path& file, Journals& into) {
   return ForEachLine(file, [&](const std::string& line, size_t line_no) -> Status {
     std::string where = file.string() + ":" + std::to_string(line_no);
-    TrialLine t{line + "\n", {}, {}, {{}, 0, 0, false}};
+    MergedTrial t{line + "\n", {}, {}, {{}, 0, 0, false}};
     int trial = 0;
     try {
       Json j = Json::parse(line);
@@ -168,7 +164,7 @@ Status ReadTrials(const Shard& shard, const fs::path& file, Journals& into) {
       j.at("verdicts").get_to(t.verdicts);
       if (j.contains("exercise")) j.at("exercise").get_to(t.exercise);  // absent: a journal of before
     } catch (const Json::exception& e) {
-      return Error::BadInput(where + ": damaged trials journal: " + Why(e));
+      return Error::BadInput(where + ": damaged trials journal: " + JsonErrorText(e));
     }
     if (trial < 0 || trial % shard.info.count != shard.info.index) {
       return Error::BadInput(where + ": trial " + std::to_string(trial) + " is not of shard " +
@@ -190,7 +186,7 @@ Status ReadHistory(const fs::path& file, const std::set<int>& trials, Journals& 
       trial = Json::parse(line).at("trial").get<int>();
     } catch (const Json::exception& e) {
       return Error::BadInput(file.string() + ":" + std::to_string(line_no) +
-                             ": damaged history journal: " + Why(e));
+                             ": damaged history journal: " + JsonErrorText(e));
     }
     if (!trials.count(trial)) {
       return Error::BadInput(file.string() + ":" + std::to_string(line_no) + ": trial " +

@@ -5,6 +5,7 @@
 #include "suite/job_commit.h"
 #include "suite/suite.h"
 #include "util/atomic_file.h"
+#include "util/json_error.h"
 
 namespace killpoint {
 namespace {
@@ -117,10 +118,7 @@ Result<RunManifest> ReadManifest(const fs::path& out) {
   try {
     return FromJson(Json::parse(text.value()));
   } catch (const Json::exception& e) {
-    std::string what = e.what();
-    size_t end = what.find("] ");
-    return Error::BadInput(file.string() + ": damaged run manifest: " +
-                           (end == std::string::npos ? what : what.substr(end + 2)));
+    return Error::BadInput(file.string() + ": damaged run manifest: " + JsonErrorText(e));
   }
 }
 

@@ -56,7 +56,7 @@ std::string UtcNow() {
   return buf;
 }
 
-std::string Quote(const std::string& s) {
+std::string ShellQuote(const std::string& s) {
   if (s.find_first_of(" '\"\\$`") == std::string::npos) return s;
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -108,7 +108,7 @@ Status SaveCounterexample(const Scenario& s, const SuiteOptions& o, const TrialR
   c.events = HistoryOfFiredOnly(t.plan, exercise, t.events, s.UsesShim());
   c.final_state = CaptureFinalState(s, t.sandbox.work(), t.events);
   fs::path file = CounterexamplePath(o, s, t.plan.trial, invariant);
-  c.reproduce = "killpoint replay " + Quote(file.string());
+  c.reproduce = "killpoint replay " + ShellQuote(file.string());
   return WriteCounterexample(file, c);
 }
 
@@ -469,7 +469,7 @@ std::string Slug(const std::string& name) {
 }
 
 std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive) {
-  return "killpoint run " + Quote(s.file.string()) + (exhaustive ? " --exhaustive" : "") +
+  return "killpoint run " + ShellQuote(s.file.string()) + (exhaustive ? " --exhaustive" : "") +
          " --seed " + std::to_string(seed) + " --trial " + std::to_string(trial) + " --keep";
 }
 

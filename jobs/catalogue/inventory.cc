@@ -15,7 +15,7 @@ namespace {
 
 constexpr int64_t kInitialQty = 1000;
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kInventorySchema = R"sql(
 CREATE TABLE IF NOT EXISTS stock(sku TEXT PRIMARY KEY, initial_qty INTEGER NOT NULL, qty INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS shipments(order_id INTEGER PRIMARY KEY, biz_date TEXT NOT NULL,
   amount_cents INTEGER NOT NULL, sku TEXT NOT NULL, qty INTEGER NOT NULL);
@@ -73,7 +73,7 @@ bool Apply(SQLite::Database& db, const Context& ctx, const Shipment& s, bool led
 int RunInventory(const Context& ctx) {
   bool ledger = ctx.variant == "ledger";
   SQLite::Database db = OpenDb(ctx.db);
-  db.exec(kSchema);
+  db.exec(kInventorySchema);
   db.exec(ledger ? kLogKeyed : kLogUnkeyed);
   SQLite::Statement stock(db,
                           "INSERT OR IGNORE INTO stock(sku, initial_qty, qty) VALUES (?1, ?2, ?2)");

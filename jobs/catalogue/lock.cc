@@ -23,7 +23,7 @@
 namespace killpoint::catalogue {
 namespace {
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kLockSchema = R"sql(
 CREATE TABLE IF NOT EXISTS locks(name TEXT PRIMARY KEY, holder TEXT NOT NULL, token INTEGER NOT NULL,
   expires_at_ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS payout_requests(biz_date TEXT PRIMARY KEY, amount_cents INTEGER NOT NULL);
@@ -136,7 +136,7 @@ int RunLock(const Context& ctx) {
   bool fencing = ctx.variant == "lease-fencing";
   bool idempotent = ctx.variant != "lease-no-idempotency";
   SQLite::Database db = OpenDb(ctx.db);
-  db.exec(kSchema);
+  db.exec(kLockSchema);
   SQLite::Statement request(
       db, "INSERT OR IGNORE INTO payout_requests(biz_date, amount_cents) VALUES (?1, ?2)");
   request.bind(1, ctx.biz_date);

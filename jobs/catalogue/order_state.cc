@@ -16,7 +16,7 @@
 namespace killpoint::catalogue {
 namespace {
 
-constexpr const char* kSchema =
+constexpr const char* kOrderStateSchema =
     "CREATE TABLE IF NOT EXISTS orders(order_id INTEGER PRIMARY KEY, biz_date TEXT NOT NULL,"
     " amount_cents INTEGER NOT NULL, status TEXT NOT NULL DEFAULT 'new')";
 
@@ -42,7 +42,7 @@ std::string StatusOf(SQLite::Database& db, int64_t id) {
 int RunOrderState(const Context& ctx) {
   bool conditional = ctx.variant == "conditional";
   SQLite::Database db = OpenDb(ctx.db);
-  db.exec(kSchema);
+  db.exec(kOrderStateSchema);
   SeedOrders(db, "orders", ctx.biz_date, false);
   int fulfilled = 0;
   for (const Order& o : OrdersOf(ctx.biz_date)) {

@@ -17,7 +17,7 @@
 namespace killpoint::catalogue {
 namespace {
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kQueueSchema = R"sql(
 CREATE TABLE IF NOT EXISTS messages(msg_id TEXT PRIMARY KEY, biz_date TEXT NOT NULL,
   amount_cents INTEGER NOT NULL, acked INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS effects(effect_id INTEGER PRIMARY KEY, msg_id TEXT NOT NULL,
@@ -66,7 +66,7 @@ int RunQueue(const Context& ctx) {
   bool ack_before = ctx.variant == "ack-before";
   bool dedupe = ctx.variant == "ack-after-dedupe";
   SQLite::Database db = OpenDb(ctx.db);
-  db.exec(kSchema);
+  db.exec(kQueueSchema);
   Enqueue(db, ctx.biz_date);
   int consumed = 0;
   for (;;) {  // receive: the oldest unacknowledged message of the date

@@ -13,7 +13,7 @@
 namespace killpoint::catalogue {
 namespace {
 
-constexpr const char* kSchema = R"sql(
+constexpr const char* kRefundSchema = R"sql(
 CREATE TABLE IF NOT EXISTS refund_requests(order_id INTEGER PRIMARY KEY, biz_date TEXT NOT NULL,
   amount_cents INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS refunds(order_id INTEGER PRIMARY KEY, biz_date TEXT NOT NULL,
@@ -25,7 +25,7 @@ CREATE TABLE IF NOT EXISTS refunds(order_id INTEGER PRIMARY KEY, biz_date TEXT N
 int RunRefund(const Context& ctx) {
   bool order_key = ctx.variant == "order-key";
   SQLite::Database db = OpenDb(ctx.db);
-  db.exec(kSchema);
+  db.exec(kRefundSchema);
   SeedOrders(db, "refund_requests", ctx.biz_date, false);
   SQLite::Statement todo(
       db,

@@ -25,7 +25,7 @@ struct Ledger {
   std::map<std::string, int> deliveries;  // key -> deliveries committed
 };
 
-struct Service {
+struct LedgerService {
   History history;
   std::unique_ptr<Downstream> downstream;
   std::unique_ptr<httplib::Client> client;
@@ -33,7 +33,7 @@ struct Service {
 
 const std::vector<std::string> kKeys = {"a", "b", "c"};
 
-struct Publish : rc::state::Command<Ledger, Service> {
+struct Publish : rc::state::Command<Ledger, LedgerService> {
   std::string key = *rc::gen::elementOf(kKeys);
   std::string fault = *rc::gen::element<std::string>("", "", kFailBeforeCommit);
 
@@ -41,7 +41,7 @@ struct Publish : rc::state::Command<Ledger, Service> {
     if (fault == kFailBeforeCommit) return;
     if (!m.dedupe || m.deliveries[key] == 0) ++m.deliveries[key];
   }
-  void run(const Ledger& m, Service& s) const override {
+  void run(const Ledger& m, LedgerService& s) const override {
     s.downstream->ArmFault(fault);
     auto res = s.client->Post("/publish", json{{"key", key}, {"biz_date", "2026-11-01"}}.dump(), "application/json");
     RC_ASSERT(res);
@@ -57,10 +57,10 @@ struct Publish : rc::state::Command<Ledger, Service> {
   void show(std::ostream& os) const override { os << "Publish(" << key << (fault.empty() ? "" : ", " + fault) << ")"; }
 };
 
-struct Query : rc::state::Command<Ledger, Service> {
+struct Query : rc::state::Command<Ledger, LedgerService> {
   std::string key = *rc::gen::elementOf(kKeys);
 
-  void run(const Ledger& m, Service& s) const override {
+  void run(const Ledger& m, LedgerService& s) const override {
     auto res = s.client->Get("/deliveries?key=" + key);
     RC_ASSERT(res);
     RC_ASSERT(res->status == 200);
@@ -73,7 +73,7 @@ struct Query : rc::state::Command<Ledger, Service> {
 RC_GTEST_PROP(DownstreamLedger, AgreesWithTheModel, ()) {
   Ledger model;
   model.dedupe = *rc::gen::arbitrary<bool>();
-  Service s;
+  LedgerService s;
   auto started = Downstream::Start(model.dedupe, &s.history);
   RC_ASSERT(started.has_value());
   s.downstream = std::move(started.value());

@@ -406,9 +406,9 @@ std::string ShowReference(const Reference& ref) {
 // each point before its operation, a write's point late (the shim queues it and sends it in
 // front of the next point the job waits at; one still queued at the kill is lost). Real
 // fsyncs are skipped, as with KILLPOINT_SKIP_FSYNC: the tracker only hears of them.
-class Sandbox {
+class ScratchDir {
  public:
-  explicit Sandbox(const Case& c) {
+  explicit ScratchDir(const Case& c) {
     static int n = 0;
     // tmpfs when there is one: the disk's journal would cost seconds (the tracker reads and
     // lists files only; ext4's reuse of inode numbers is pinned in durability_test.cc).
@@ -421,7 +421,7 @@ class Sandbox {
     for (const auto& [path, content] : c.start)
       std::ofstream(root_ / path, std::ios::binary) << content;
   }
-  ~Sandbox() { fs::remove_all(root_); }
+  ~ScratchDir() { fs::remove_all(root_); }
 
   DurabilityTracker& tracker() { return tracker_; }
   const fs::path& root() const { return root_; }
@@ -523,7 +523,7 @@ std::string Describe(const Case& c, const std::vector<Op>& done, const std::stri
 // Runs the case under `model`; fails the property if the tree Apply leaves is not allowed.
 void Check(const Case& c, const std::vector<Op>& done, const Reference& ref,
            const std::string& model, uint64_t seed) {
-  Sandbox box(c);
+  ScratchDir box(c);
   RC_ASSERT(static_cast<bool>(box.tracker().Begin(box.root(), model)));
   for (const auto& op : done) box.Do(op);
   RC_ASSERT(box.Read() == Flatten(ref, AllAt(ref.states.size() - 1), false));

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "error_of.h"
 #include "scenario/scenario_parser.h"
 
 namespace killpoint {
@@ -24,15 +25,10 @@ const char* kWithCheck = R"({
   "invariants": {"must_hold": ["one_status_per_order", "converges"]}
 })";
 
-Result<Scenario> ParseWith(const std::string& pointer, const std::string& value) {
+Result<Scenario> ParseCheckWith(const std::string& pointer, const std::string& value) {
   nlohmann::json j = nlohmann::json::parse(kWithCheck);
   j[nlohmann::json::json_pointer(pointer)] = nlohmann::json::parse(value);
   return ParseScenario(j.dump(), "s.json");
-}
-
-std::string ErrorOf(const Result<Scenario>& r) {
-  EXPECT_FALSE(r);
-  return r ? "" : r.error().message;
 }
 
 TEST(Checks, AreReadWithTheirNameDbSqlAndMeaning) {
@@ -48,14 +44,14 @@ TEST(Checks, AreReadWithTheirNameDbSqlAndMeaning) {
 }
 
 TEST(Checks, MissingDbMayBeDeclaredHeld) {
-  auto s = ParseWith("/checks/one_status_per_order/missing_db", "\"held\"");
+  auto s = ParseCheckWith("/checks/one_status_per_order/missing_db", "\"held\"");
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_TRUE(s.value().checks.at("one_status_per_order").missing_db_holds);
 }
 
 TEST(Checks, MayBeExpectedViolations) {
   auto s =
-      ParseWith("/invariants",
+      ParseCheckWith("/invariants",
                 R"({"must_hold": ["converges"], "expected_violations": ["one_status_per_order"]})");
   ASSERT_TRUE(s) << s.error().message;
 }
@@ -67,7 +63,7 @@ class ChecksReject : public ::testing::TestWithParam<BadCheck> {};
 
 TEST_P(ChecksReject, NamingFileAndField) {
   const BadCheck& c = GetParam();
-  std::string message = ErrorOf(ParseWith(c.pointer, c.value));
+  std::string message = ErrorOf(ParseCheckWith(c.pointer, c.value));
   EXPECT_THAT(message, HasSubstr("s.json: " + c.expected));
 }
 
@@ -111,7 +107,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "checks.one_status_per_order: is named in neither invariants.must_hold nor"}));
 
 TEST(Checks, AnUnknownNameListsTheScenariosOwnChecks) {
-  std::string message = ErrorOf(ParseWith("/invariants/must_hold/0", "\"nope\""));
+  std::string message = ErrorOf(ParseCheckWith("/invariants/must_hold/0", "\"nope\""));
   EXPECT_THAT(message, HasSubstr("retry_policy_respected, one_status_per_order)"));
 }
 

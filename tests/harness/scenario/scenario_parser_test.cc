@@ -8,6 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "error_of.h"
+
 namespace killpoint {
 namespace {
 
@@ -28,11 +30,6 @@ Result<Scenario> ParseWith(const std::string& pointer, const std::string& value)
   nlohmann::json j = nlohmann::json::parse(kValid);
   j[nlohmann::json::json_pointer(pointer)] = nlohmann::json::parse(value);
   return ParseScenario(j.dump(), "s.json");
-}
-
-std::string ErrorOf(const Result<Scenario>& r) {
-  EXPECT_FALSE(r);
-  return r ? "" : r.error().message;
 }
 
 // Issue 17: patterns and temporary files' aliases in failpoints; "every syscall point" when

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config python3 sqlite3 curl  # curl: tests/corpus's bash job
+  build-essential cmake ninja-build pkg-config python3 sqlite3 curl  # curl: tests/corpus's bash job
   libboost-dev libboost-filesystem-dev
   libsqlite3-dev libsqlitecpp-dev nlohmann-json3-dev
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev

@@ -1,6 +1,7 @@
-// The catalogue of idempotency patterns (docs/catalogue.md), end to end: `killpoint run
-// scenarios/catalogue` with the default trials and seed, once, and every verdict pinned: each
-// correct form holds its must-hold invariants, each bug shows its expected violation.
+// The catalogue of idempotency patterns (docs/catalogue.md), end to end: the catalogue's 22
+// scenarios in the bundled run (BundledRun(): `killpoint run scenarios`, default trials and
+// seed, once per e2e_test process), and every verdict pinned: each correct form holds its
+// must-hold invariants, each bug shows its expected violation.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -18,10 +19,7 @@ constexpr const char* kShown = "expected, shown";
 
 class Catalogue : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    run_ = new CliRun(RunKillpoint("catalogue", {"run", "scenarios/catalogue"}));
-  }
-  static void TearDownTestSuite() { delete run_; }
+  static void SetUpTestSuite() { run_ = &BundledRun(); }
 
   static void Expect(const std::string& scenario,
                      const std::map<std::string, std::string>& statuses) {
@@ -36,20 +34,23 @@ class Catalogue : public ::testing::Test {
     if (i.is_null() || i["examples"].empty()) return "";
     return i["examples"][0]["explanation"].get<std::string>();
   }
-  static CliRun* run_;
+  static const CliRun* run_;
 };
-CliRun* Catalogue::run_ = nullptr;
+const CliRun* Catalogue::run_ = nullptr;
 
 TEST_F(Catalogue, EveryMustHoldHoldsAndEveryExpectedViolationShows) {
   EXPECT_EQ(run_->exit_code, 0) << run_->out << run_->err;
-  EXPECT_EQ(run_->Results()["scenarios"].size(), 22u);
-  EXPECT_THAT(run_->out, Not(HasSubstr("not demonstrated")));
+  int catalogue = 0;
   for (const auto& s : run_->Results()["scenarios"]) {
+    if (!s["name"].get<std::string>().starts_with("catalogue/")) continue;
+    ++catalogue;
+    for (const auto& i : s["invariants"]) EXPECT_NE(i["status"], "expected, not demonstrated") << s["name"];
     // The scenarios say so, so that the bundled run stays short: a paused holder costs its
     // pause in real time (docs/faults.md), so those run 12 trials.
     bool paused = s["name"].get<std::string>().find("paused-holder") != std::string::npos;
     EXPECT_EQ(s["trials"], paused ? 12 : 24) << s["name"];
   }
+  EXPECT_EQ(catalogue, 22);
 }
 
 TEST_F(Catalogue, OrderStatus) {
@@ -140,7 +141,12 @@ TEST_F(Catalogue, LocksAgainstARerunOfYesterday) {
       EXPECT_TRUE(e.data.value("held_by", "").starts_with("instance 1 pid ")) << e.data;
     }
   }
+  // Only where the jobs start fast: under a sanitizer the retry's process takes longer than
+  // the 100 ms TTL to reach the lock, finds the lease expired and takes it without a wait (seen
+  // once in CI's ASan pass), which is right too: the waits seen are still checked above.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
   EXPECT_GE(waits, 1);
+#endif
   EXPECT_THAT(FirstExample("lock-lease-no-idempotency", "one_payout_per_date"),
               ::testing::ContainsRegex("^a date was paid more than once: [0-9]+ rows? in lock.db, "
                                        "(first 3: )?biz_date=2026-11-0[1-3], n=[2-9]"));

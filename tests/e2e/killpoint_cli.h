@@ -65,6 +65,14 @@ inline CliRun RunKillpoint(const std::string& name, std::vector<std::string> arg
   return r;
 }
 
+// The bundled suite (`killpoint run scenarios`, the default trials and seed), run once per test
+// process for every test that reads its verdicts (e2e_test: killpoint_e2e_test.cc and
+// catalogue_e2e_test.cc).
+inline const CliRun& BundledRun() {
+  static const CliRun run = RunKillpoint("bundled", {"run", "scenarios"});
+  return run;
+}
+
 // A journal's lines (trials.jsonl, history.jsonl) by trial, in file order within a trial.
 // Parallel trials append as they finish, so the order across trials may differ between equal
 // runs; a trial's own lines may not.

@@ -16,8 +16,7 @@ using ::testing::Not;
 // The bundled suite is run once, with the default trials and seed, for every verdict test.
 class BundledSuite : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { run_ = new CliRun(RunKillpoint("bundled", {"run", "scenarios"})); }
-  static void TearDownTestSuite() { delete run_; }
+  static void SetUpTestSuite() { run_ = &BundledRun(); }
 
   static void ExpectStatus(const std::string& scenario, const std::string& invariant,
                            const std::string& status) {
@@ -25,9 +24,9 @@ class BundledSuite : public ::testing::Test {
     ASSERT_FALSE(i.is_null()) << scenario << " has no " << invariant;
     EXPECT_EQ(i["status"], status) << scenario << " " << invariant << ": " << i.dump();
   }
-  static CliRun* run_;
+  static const CliRun* run_;
 };
-CliRun* BundledSuite::run_ = nullptr;
+const CliRun* BundledSuite::run_ = nullptr;
 
 TEST_F(BundledSuite, ExitsZeroAndPrintsTheTable) {
   EXPECT_EQ(run_->exit_code, 0) << run_->err;

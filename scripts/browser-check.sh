@@ -27,7 +27,7 @@ fi
 reports=("$@")
 if [ ${#reports[@]} -eq 0 ]; then
   [ -x "$build_dir/bin/killpoint" ] || bash scripts/build.sh
-  "$build_dir/bin/killpoint" run scenarios --out "$work/bundled" --quiet
+  "$build_dir/bin/killpoint" run scenarios --out "$work/bundled" --quiet --jobs "$(nproc)"
   # The hostile job's must-hold invariant breaks by design: exit 1 is the expected verdict.
   rc=0
   "$build_dir/bin/killpoint" run tests/fixtures/hostile-output.json --out "$work/hostile" --quiet || rc=$?

@@ -32,6 +32,7 @@
 #include "cli/paths.h"
 #include "history/history.h"
 #include "history/history_log.h"
+#include "results/layout.h"
 #include "run/downstream.h"
 #include "run/placeholders.h"
 #include "run/sandbox.h"
@@ -132,7 +133,7 @@ void WaitOut(Loop& loop, const std::vector<Event>& run, const History& here) {
 }
 
 Status RunScenario(Loop& loop, const Scenario& s, const fs::path& out_dir, const fs::path& root) {
-  fs::path log = out_dir / Slug(s.name) / "history.jsonl";
+  fs::path log = HistoryJournal(ScenarioDir(out_dir, s.name));
   auto trials = ReadHistoryLog(log);
   if (!trials) return trials.error();
   std::string dates;

@@ -3,8 +3,8 @@
 
 #include <filesystem>
 
-#include "check/checker.h"
 #include "history/history.h"
+#include "results/checkers.h"
 
 namespace {
 
@@ -41,7 +41,7 @@ void BM_CheckPublishTrial(benchmark::State& state) {
   Fixture f;
   for (auto _ : state) {
     CheckInput in{f.s, f.p, f.events, f.dir};
-    benchmark::DoNotOptimize(CheckTrial(in));
+    benchmark::DoNotOptimize(CheckTrial(in, AllCheckers()));
   }
 }
 BENCHMARK(BM_CheckPublishTrial);

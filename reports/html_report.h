@@ -11,7 +11,7 @@
 #include <string>
 
 #include "reports/report_model.h"
-#include "reports/results.h"
+#include "results/results.h"
 
 namespace killpoint {
 

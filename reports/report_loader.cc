@@ -5,7 +5,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "suite/suite.h"
+#include "results/layout.h"
 #include "util/atomic_file.h"
 #include "util/json_error.h"
 
@@ -115,7 +115,7 @@ Status AttachHistories(RunReport& run, const fs::path& out_dir) {
     std::set<int> trials;
     for (const auto& c : CounterexampleTrials(scenarios[i])) trials.insert(c.trial);
     if (trials.empty()) continue;
-    fs::path log = out_dir / Slug(scenarios[i].name) / "history.jsonl";
+    fs::path log = HistoryJournal(ScenarioDir(out_dir, scenarios[i].name));
     std::error_code ec;
     if (!fs::exists(log, ec)) {
       run.history_notes[i] = log.string() + " is missing";
@@ -133,7 +133,7 @@ Result<RunReport> LoadRun(const fs::path& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Error::BadInput(path.string() + ": no such file or folder");
   bool is_dir = fs::is_directory(path, ec);
-  fs::path file = is_dir ? path / "results.json" : path;
+  fs::path file = is_dir ? ResultsFile(path) : path;
   if (is_dir && !fs::exists(file, ec)) {
     return Error::BadInput(file.string() + " is missing: is " + path.string() + " the --out folder of a killpoint run?");
   }

@@ -1,5 +1,5 @@
 // Reads what a report is rendered from, as `killpoint run` left it in its output folder:
-//   OUT/results.json                  the run's results (reports/results.h)
+//   OUT/results.json                  the run's results (results/results.h)
 //   OUT/<scenario-slug>/history.jsonl  every event of every trial (history/history_log.h)
 // Only the events of counterexample trials are kept. Every error names the file, and a
 // damaged or foreign file is an error value (BadInput), never a crash.

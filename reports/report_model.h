@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "history/event.h"
-#include "reports/results.h"
+#include "results/results.h"
 
 namespace killpoint {
 

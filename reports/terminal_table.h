@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "reports/results.h"
+#include "results/results.h"
 
 namespace killpoint {
 

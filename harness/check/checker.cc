@@ -19,14 +19,13 @@ std::optional<SQLite::Database> OpenJobDatabase(const std::filesystem::path& fil
   return SQLite::Database(file.string(), SQLite::OPEN_READWRITE);
 }
 
-const std::map<std::string, Checker>& BuiltinCheckers() {
-  static const std::map<std::string, Checker> checkers = [] {
-    std::map<std::string, Checker> all;
+const Checkers& BuiltinCheckers() {
+  static const Checkers checkers = [] {
+    Checkers all;
     AddSettlementCheckers(all);
     AddPublishCheckers(all);
     AddLifecycleCheckers(all);
     AddCommitCheckers(all);
-    AddSelftestCheckers(all);
     AddDeliveryCheckers(all);
     AddRetryCheckers(all);
     return all;
@@ -45,7 +44,7 @@ bool LastAttemptSucceeded(const CheckInput& in) {
   return false;
 }
 
-Result<std::vector<Verdict>> CheckTrial(const CheckInput& input) {
+Result<std::vector<Verdict>> CheckTrial(const CheckInput& input, const Checkers& checkers) {
   std::vector<Verdict> out;
   for (const auto* list : {&input.scenario.must_hold, &input.scenario.expected_violations}) {
     for (const auto& name : *list) {
@@ -54,7 +53,7 @@ Result<std::vector<Verdict>> CheckTrial(const CheckInput& input) {
         out.push_back(RunSqlCheck(name, own->second, input.workdir));
         continue;
       }
-      auto verdict = BuiltinCheckers().at(name)(input);
+      auto verdict = checkers.at(name)(input);
       if (!verdict) return verdict.error();
       out.push_back(std::move(verdict.value()));
     }

@@ -51,23 +51,25 @@ bool LastAttemptSucceeded(const CheckInput& in);
 // Opens a database as the job's next start would (see above). Throws SQLite::Exception.
 std::optional<SQLite::Database> OpenJobDatabase(const std::filesystem::path& file);
 
-// Every built-in invariant by name (the names of scenario/vocabulary.h).
-const std::map<std::string, Checker>& BuiltinCheckers();
+using Checkers = std::map<std::string, Checker>;
+
+// The built-in invariants of this stage by name: all of scenario/vocabulary.h's names but
+// journal_complete, which reads the harness's own journals (results/checkers.h has them all).
+const Checkers& BuiltinCheckers();
 
 // A scenario's own invariant (scenario.h's SqlCheck) on the sandbox `workdir`.
 Verdict RunSqlCheck(const std::string& name, const SqlCheck& check,
                     const std::filesystem::path& workdir);
 
-// The verdicts of the scenario's invariants (must_hold, then expected_violations), or the
-// first checker's Error.
-Result<std::vector<Verdict>> CheckTrial(const CheckInput& input);
+// The verdicts of the scenario's invariants (must_hold, then expected_violations), each a
+// scenario's own check or one of `checkers`, or the first checker's Error.
+Result<std::vector<Verdict>> CheckTrial(const CheckInput& input, const Checkers& checkers);
 
 // Checkers by family; each file registers its own.
 void AddSettlementCheckers(std::map<std::string, Checker>& out);
 void AddPublishCheckers(std::map<std::string, Checker>& out);
 void AddLifecycleCheckers(std::map<std::string, Checker>& out);
 void AddCommitCheckers(std::map<std::string, Checker>& out);
-void AddSelftestCheckers(std::map<std::string, Checker>& out);  // the harness's own writer
 void AddDeliveryCheckers(std::map<std::string, Checker>& out);
 void AddRetryCheckers(std::map<std::string, Checker>& out);  // retry_policy_respected
 

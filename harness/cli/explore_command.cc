@@ -9,6 +9,7 @@
 #include "cli/paths.h"
 #include "cli/sandbox_options.h"
 #include "explore/explorer.h"
+#include "results/layout.h"
 #include "run/interrupt.h"
 #include "run/orphan_guard.h"
 #include "run/sandbox.h"
@@ -109,8 +110,7 @@ int Execute(const ExploreArgs& a) {
   }
   CounterexampleFile c = *r.found;
   c.scenario_text = text.value();
-  fs::path file =
-      fs::path(a.out) / Slug(s.name) / "counterexamples" / ("explore-" + c.invariant + ".json");
+  fs::path file = ExploreCounterexampleFile(ScenarioDir(a.out, s.name), c.invariant);
   c.reproduce = "killpoint replay " + file.string();
   if (r.interrupted != 0) {
     c.partial = std::string("interrupted by ") + InterruptName(r.interrupted) +

@@ -11,6 +11,7 @@
 #include "reports/report_loader.h"
 #include "reports/terminal.h"
 #include "reports/terminal_table.h"
+#include "results/layout.h"
 #include "suite/merge.h"
 
 namespace killpoint {
@@ -34,12 +35,12 @@ int Execute(const MergeArgs& a) {
   ReportData report;
   report.runs.push_back(std::move(run));
   fs::path out(a.out);
-  ReportPaths paths{(out / "report.html").string(), (out / "junit.xml").string(),
-                    (out / "summary.md").string()};
+  ReportFiles files = DefaultReportFiles(out);
+  ReportPaths paths{files.html.string(), files.junit.string(), files.markdown.string()};
   if (Status s = WriteReports(report, paths); !s) return Report(s.error());
   if (!a.quiet) {
     std::cout << RenderTable(merged.value(), ColorWanted(STDOUT_FILENO));
-    std::cout << "merged " << dirs.size() << " shards\nresults: " << (out / "results.json").string()
+    std::cout << "merged " << dirs.size() << " shards\nresults: " << ResultsFile(out).string()
               << "\nreport: " << paths.html << "\njunit: " << paths.junit
               << "\nsummary: " << paths.markdown << "\n";
   }

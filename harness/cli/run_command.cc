@@ -18,6 +18,7 @@
 #include "reports/report_loader.h"
 #include "reports/terminal.h"
 #include "reports/terminal_table.h"
+#include "results/layout.h"
 #include "run/interrupt.h"
 #include "run/orphan_guard.h"
 #include "scenario/scenario_parser.h"
@@ -83,9 +84,9 @@ std::unique_ptr<ProgressLine> StartProgress(const std::vector<Scenario>& scenari
 
 ReportPaths OutputPaths(const RunArgs& a) {
   fs::path out(a.out);
-  return {a.html.empty() ? (out / "report.html").string() : a.html,
-          a.junit.empty() ? (out / "junit.xml").string() : a.junit,
-          a.markdown.empty() ? (out / "summary.md").string() : a.markdown};
+  ReportFiles files = DefaultReportFiles(out);
+  return {a.html.empty() ? files.html.string() : a.html, a.junit.empty() ? files.junit.string() : a.junit,
+          a.markdown.empty() ? files.markdown.string() : a.markdown};
 }
 
 int Execute(const RunArgs& a) {
@@ -132,13 +133,13 @@ int Execute(const RunArgs& a) {
   if (int signal = InterruptSignal(); signal != 0) {
     std::cerr << "killpoint: " << results.value().partial << ": partial results of "
               << results.value().Trials() << " finished trials in "
-              << (fs::path(a.out) / "results.json").string()
+              << ResultsFile(a.out).string()
               << "; the same command with --resume finishes the run\n";
     return kExitSignalBase + signal;
   }
   if (!a.quiet) {
     std::cout << RenderTable(results.value(), ColorWanted(STDOUT_FILENO), a.trial);
-    std::cout << "results: " << (fs::path(a.out) / "results.json").string() << "\nreport: " << paths.html
+    std::cout << "results: " << ResultsFile(a.out).string() << "\nreport: " << paths.html
               << "\njunit: " << paths.junit << "\nsummary: " << paths.markdown << "\n";
   }
   return GateExit(results.value().MustHoldViolated(), results.value().NotExercised());

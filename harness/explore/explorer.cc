@@ -2,9 +2,9 @@
 
 #include <rapidcheck.h>
 
-#include "check/checker.h"
 #include "counterexample/final_state.h"
 #include "explore/schedule_gen.h"
+#include "results/checkers.h"
 #include "run/interrupt.h"
 
 namespace killpoint {
@@ -46,7 +46,7 @@ class Search {
       return;
     }
     int n = shrinking ? ++outcome_.shrink_trials : ++outcome_.trials;
-    auto checked = CheckTrial({scenario_, plan, trial.value().events, trial.value().sandbox.work()});
+    auto checked = CheckTrial({scenario_, plan, trial.value().events, trial.value().sandbox.work()}, AllCheckers());
     if (!checked) {
       error_ = checked.error();
       return;

@@ -1,6 +1,6 @@
 #include "replay/replay.h"
 
-#include "check/checker.h"
+#include "results/checkers.h"
 #include "scenario/scenario_parser.h"
 #include "util/atomic_file.h"
 
@@ -30,7 +30,7 @@ Result<ReplayOutcome> Replay(const CounterexampleFile& c, const TrialOptions& op
   auto trial = RunTrial(out.scenario, c.plan, options);
   if (!trial) return trial.error();
   out.events = trial.value().events;
-  auto verdicts = CheckTrial({out.scenario, c.plan, out.events, trial.value().sandbox.work()});
+  auto verdicts = CheckTrial({out.scenario, c.plan, out.events, trial.value().sandbox.work()}, AllCheckers());
   if (!verdicts) return verdicts.error();
   out.verdicts = std::move(verdicts.value());
   for (const Verdict& v : out.verdicts) {

@@ -1,9 +1,10 @@
-#include "suite/journal.h"
+#include "results/journal.h"
 
 #include <set>
 #include <string_view>
 
 #include "history/history_log.h"
+#include "results/layout.h"
 #include "util/atomic_file.h"
 #include "util/json_error.h"
 
@@ -95,18 +96,6 @@ Result<std::string> KeptHistory(const fs::path& file, const Lines& lines,
   return kept;
 }
 
-// "trial-12-no_loss.json" -> 12; -1 for any other name.
-int TrialOfCounterexample(const std::string& name) {
-  if (name.rfind("trial-", 0) != 0) return -1;
-  size_t end = name.find('-', 6);
-  if (end == std::string::npos || end == 6) return -1;
-  int trial = 0;
-  for (size_t i = 6; i < end; ++i) {
-    if (name[i] < '0' || name[i] > '9' || trial > 100'000'000) return -1;
-    trial = trial * 10 + (name[i] - '0');
-  }
-  return trial;
-}
 
 int RemoveStaleCounterexamples(const fs::path& dir, const std::map<int, FinishedTrial>& done) {
   int removed = 0;
@@ -120,7 +109,7 @@ int RemoveStaleCounterexamples(const fs::path& dir, const std::map<int, Finished
 }
 
 Result<RecoveredJournals> Recover(const fs::path& dir, bool repair) {
-  fs::path trials_file = dir / "trials.jsonl", history_file = dir / "history.jsonl";
+  fs::path trials_file = TrialsJournal(dir), history_file = HistoryJournal(dir);
   auto trials_text = ReadIfThere(trials_file);
   if (!trials_text) return trials_text.error();
   auto history_text = ReadIfThere(history_file);
@@ -141,7 +130,7 @@ Result<RecoveredJournals> Recover(const fs::path& dir, bool repair) {
   if (history.torn || r.unfinished_history_lines > 0) {
     if (Status s = WriteFileAtomically(history_file, kept.value()); !s) return s.error();
   }
-  r.stale_counterexamples = RemoveStaleCounterexamples(dir / "counterexamples", r.trials);
+  r.stale_counterexamples = RemoveStaleCounterexamples(CounterexampleDir(dir), r.trials);
   return r;
 }
 
@@ -171,8 +160,8 @@ Status AppendFinishedTrials(const fs::path& dir, const std::vector<JournalEntry>
     history += t.history;
     lines += t.trial_line;
   }
-  if (Status s = AppendDurably(dir / "history.jsonl", history); !s) return s;
-  return AppendDurably(dir / "trials.jsonl", lines);
+  if (Status s = AppendDurably(HistoryJournal(dir), history); !s) return s;
+  return AppendDurably(TrialsJournal(dir), lines);
 }
 
 Status AppendFinishedTrial(const fs::path& dir, const Plan& plan, const std::vector<Event>& events,

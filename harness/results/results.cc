@@ -1,4 +1,4 @@
-#include "reports/results.h"
+#include "results/results.h"
 
 #include <algorithm>
 #include <sstream>

@@ -11,9 +11,10 @@
 // more trials than the journal holds.
 #include <map>
 
-#include "check/checker.h"
-#include "reports/results.h"
-#include "suite/journal.h"
+#include "results/checkers.h"
+#include "results/journal.h"
+#include "results/layout.h"
+#include "results/results.h"
 #include "util/atomic_file.h"
 
 namespace killpoint {
@@ -63,7 +64,7 @@ Verdict JournalComplete(const CheckInput& in) {
     }
   }
   Verdict results =
-      ResultsFileAgrees(in.workdir / "out" / "results.json", journals.value().trials.size());
+      ResultsFileAgrees(ResultsFile(in.workdir / "out"), journals.value().trials.size());
   if (!results.held) return results;
   return Verdict::Held(kJournalComplete, std::to_string(total) +
                                   " announced finished trials all in the journal (" +
@@ -72,6 +73,13 @@ Verdict JournalComplete(const CheckInput& in) {
 
 }  // namespace
 
-void AddSelftestCheckers(std::map<std::string, Checker>& out) { out[kJournalComplete] = JournalComplete; }
+const Checkers& AllCheckers() {
+  static const Checkers checkers = [] {
+    Checkers all = BuiltinCheckers();
+    all[kJournalComplete] = JournalComplete;
+    return all;
+  }();
+  return checkers;
+}
 
 }  // namespace killpoint

@@ -1,6 +1,6 @@
 // Which finished trials may still become one of an invariant's examples, whatever order the
 // trials finish in. An invariant's examples are its kMaxExamples smallest violating trial
-// indexes (reports/results.h: the first ones, in trial order). A trial that is not among the
+// indexes (results/results.h: the first ones, in trial order). A trial that is not among the
 // smallest known when it finishes never will be; one that is may be pushed out later by
 // smaller ones finishing after it. A parallel run writes a trial's counterexample file only
 // while it may be an example, and removes it once pushed out, so that the files are the same

@@ -7,6 +7,7 @@
 
 #include "counterexample/counterexample.h"
 #include "history/exercise.h"
+#include "results/layout.h"
 #include "suite/suite.h"
 #include "util/atomic_file.h"
 #include "util/json_error.h"
@@ -39,7 +40,7 @@ struct Journals {
 
 
 Result<Shard> ReadShard(const fs::path& dir) {
-  fs::path file = dir / "results.json";
+  fs::path file = ResultsFile(dir);
   std::error_code ec;
   if (!fs::exists(file, ec))
     return Error::BadInput(file.string() + " is missing: is " + dir.string() +
@@ -200,16 +201,16 @@ Status ReadHistory(const fs::path& file, const std::set<int>& trials, Journals& 
 // Every trial of scenario `i` from every shard, each checked against its results.json.
 Result<Journals> ReadJournals(const std::vector<Shard>& shards, size_t i) {
   Journals journals;
-  const std::string slug = Slug(shards.front().results.scenarios[i].name);
+  const std::string& name = shards.front().results.scenarios[i].name;
   for (const Shard& shard : shards) {
     size_t before = journals.trials.size();
-    fs::path dir = shard.dir / slug;
+    fs::path dir = ScenarioDir(shard.dir, name);
     std::error_code ec;
-    if (shard.results.scenarios[i].trials == 0 && !fs::exists(dir / "trials.jsonl", ec)) continue;
-    if (Status s = ReadTrials(shard, dir / "trials.jsonl", journals); !s) return s.error();
+    if (shard.results.scenarios[i].trials == 0 && !fs::exists(TrialsJournal(dir), ec)) continue;
+    if (Status s = ReadTrials(shard, TrialsJournal(dir), journals); !s) return s.error();
     int trials = static_cast<int>(journals.trials.size() - before);
     if (trials != shard.results.scenarios[i].trials) {
-      return Error::BadInput((dir / "trials.jsonl").string() + " holds " + std::to_string(trials) +
+      return Error::BadInput(TrialsJournal(dir).string() + " holds " + std::to_string(trials) +
                              " trials, its results.json counts " +
                              std::to_string(shard.results.scenarios[i].trials));
     }
@@ -217,7 +218,7 @@ Result<Journals> ReadJournals(const std::vector<Shard>& shards, size_t i) {
     for (const auto& [t, line] : journals.trials) {
       if (t % shard.info.count == shard.info.index) mine.insert(t);
     }
-    if (Status s = ReadHistory(dir / "history.jsonl", mine, journals); !s) return s.error();
+    if (Status s = ReadHistory(HistoryJournal(dir), mine, journals); !s) return s.error();
   }
   int total = static_cast<int>(journals.trials.size());
   if (total > 0 && journals.trials.rbegin()->first != total - 1) {
@@ -252,7 +253,7 @@ ScenarioResult Fold(const std::vector<Shard>& shards, size_t i, const Journals& 
 Status CopyCounterexamples(const std::vector<Shard>& shards, size_t i, const fs::path& out,
                            ScenarioResult& r) {
   int count = shards.front().info.count;
-  fs::path dir = out / Slug(r.name) / "counterexamples";
+  fs::path dir = CounterexampleDir(ScenarioDir(out, r.name));
   for (size_t k = 0; k < r.invariants.size(); ++k) {
     for (Counterexample& example : r.invariants[k].examples) {
       const Shard& shard = shards[static_cast<size_t>(example.trial % count)];
@@ -261,7 +262,7 @@ Status CopyCounterexamples(const std::vector<Shard>& shards, size_t i, const fs:
                              [&](const Counterexample& c) { return c.trial == example.trial; });
       if (it == made.end() || it->file.empty()) continue;
       fs::path name = fs::path(it->file).filename();
-      auto c = ReadCounterexample(shard.dir / Slug(r.name) / "counterexamples" / name);
+      auto c = ReadCounterexample(CounterexampleDir(ScenarioDir(shard.dir, r.name)) / name);
       if (!c) return Error::BadInput(c.error().message);
       example.file = (dir / name).string();
       c.value().reproduce = "killpoint replay " + example.file;
@@ -275,8 +276,8 @@ Status WriteJournals(const fs::path& dir, const Journals& journals) {
   std::string trials, history;
   for (const auto& [t, line] : journals.trials) trials += line.raw;
   for (const auto& [t, lines] : journals.history) history += lines;
-  if (Status s = WriteFileAtomically(dir / "trials.jsonl", trials); !s) return s;
-  return WriteFileAtomically(dir / "history.jsonl", history);
+  if (Status s = WriteFileAtomically(TrialsJournal(dir), trials); !s) return s;
+  return WriteFileAtomically(HistoryJournal(dir), history);
 }
 
 }  // namespace
@@ -310,16 +311,16 @@ Result<RunResults> MergeShards(const std::vector<fs::path>& dirs, const fs::path
   }
   // Everything is read and checked: only now is anything written.
   for (size_t i = 0; i < merged.scenarios.size(); ++i) {
-    fs::path dir = out / Slug(merged.scenarios[i].name);
+    fs::path dir = ScenarioDir(out, merged.scenarios[i].name);
     std::error_code ec;
-    fs::remove_all(dir / "counterexamples", ec);
+    fs::remove_all(CounterexampleDir(dir), ec);
     fs::create_directories(dir, ec);
     if (ec) return Error::Harness("cannot create " + dir.string() + ": " + ec.message());
     if (Status s = WriteJournals(dir, journals[i]); !s) return s.error();
     if (Status s = CopyCounterexamples(all, i, out, merged.scenarios[i]); !s) return s.error();
   }
   Json j = merged;
-  if (Status s = WriteFileAtomically(out / "results.json",
+  if (Status s = WriteFileAtomically(ResultsFile(out),
                                      j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
       !s) {
     return s.error();

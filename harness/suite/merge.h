@@ -21,7 +21,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "reports/results.h"
+#include "results/results.h"
 #include "util/result.h"
 
 namespace killpoint {

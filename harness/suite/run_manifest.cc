@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "results/layout.h"
 #include "suite/job_commit.h"
 #include "suite/suite.h"
 #include "util/atomic_file.h"
@@ -102,11 +103,11 @@ Result<RunManifest> MakeManifest(const std::vector<Scenario>& scenarios, const S
 }
 
 Status WriteManifest(const fs::path& out, const RunManifest& m) {
-  return WriteFileAtomically(out / "run.json", ToJson(m).dump(2) + "\n");
+  return WriteFileAtomically(RunManifestFile(out), ToJson(m).dump(2) + "\n");
 }
 
 Result<RunManifest> ReadManifest(const fs::path& out) {
-  fs::path file = out / "run.json";
+  fs::path file = RunManifestFile(out);
   std::error_code ec;
   if (!fs::exists(file, ec)) {
     return Error::BadInput(

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/results.h"
+#include "results/results.h"
 #include "scenario/scenario.h"
 #include "util/result.h"
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-#include "reports/results.h"
+#include "results/results.h"
 #include "util/result.h"
 
 namespace killpoint {

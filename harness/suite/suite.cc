@@ -14,7 +14,6 @@
 #include <set>
 #include <thread>
 
-#include "check/checker.h"
 #include "counterexample/counterexample.h"
 #include "counterexample/final_state.h"
 #include "counterexample/fired_only.h"
@@ -22,13 +21,15 @@
 #include "plan/exhaustive.h"
 #include "plan/planner.h"
 #include "plan/point_pattern.h"
+#include "results/checkers.h"
+#include "results/journal.h"
+#include "results/layout.h"
 #include "run/discovery.h"
 #include "run/interrupt.h"
 #include "run/trial_runner.h"
 #include "run/trial_services.h"
 #include "suite/example_candidates.h"
 #include "suite/job_commit.h"
-#include "suite/journal.h"
 #include "suite/ordered_fold.h"
 #include "suite/run_manifest.h"
 #include "suite/shard.h"
@@ -82,8 +83,7 @@ ScenarioResult EmptyResult(const Scenario& s) {
 
 fs::path CounterexamplePath(const SuiteOptions& o, const Scenario& s, int trial,
                             const std::string& invariant) {
-  return o.out / Slug(s.name) / "counterexamples" /
-         ("trial-" + std::to_string(trial) + "-" + invariant + ".json");
+  return TrialCounterexampleFile(ScenarioDir(o.out, s.name), trial, invariant);
 }
 
 // The counterexample file of a trial that may be one of `invariant`'s examples, for
@@ -117,9 +117,9 @@ Status StartJournals(const fs::path& dir) {
   fs::create_directories(dir, ec);
   if (ec) return Error::Harness("cannot create " + dir.string() + ": " + ec.message());
   // A new run into the same folder starts the journals afresh.
-  fs::remove(dir / "history.jsonl", ec);
-  fs::remove(dir / "trials.jsonl", ec);
-  fs::remove_all(dir / "counterexamples", ec);
+  fs::remove(HistoryJournal(dir), ec);
+  fs::remove(TrialsJournal(dir), ec);
+  fs::remove_all(CounterexampleDir(dir), ec);
   // The folder's name must survive a power loss with the journals in it.
   if (Status st = SyncDirectory(dir.parent_path()); !st) return st;
   return Ok();
@@ -216,7 +216,7 @@ class ScenarioTrials {
       }
       CheckInput input{s_, record.value().plan, record.value().events,
                        record.value().sandbox.work()};
-      auto checked = CheckTrial(input);
+      auto checked = CheckTrial(input, AllCheckers());
       if (!checked) {  // the scenario points a checker at what the job does not have: exit 2
         Fail(checked.error());
         break;
@@ -340,7 +340,7 @@ class ScenarioTrials {
       }
     }
     std::error_code ec;
-    fs::directory_iterator files(dir_ / "counterexamples", ec);
+    fs::directory_iterator files(CounterexampleDir(dir_), ec);
     if (ec) return Ok();  // no counterexample at all
     for (const auto& entry : files) {
       if (!examples.count(entry.path())) fs::remove(entry.path(), ec);
@@ -378,7 +378,7 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
                    ScenarioResult& result) {
   auto started = Clock::now();
   result = EmptyResult(s);
-  fs::path dir = o.out / Slug(s.name);
+  fs::path dir = ScenarioDir(o.out, s.name);
   std::map<int, FinishedTrial> done;
   if (o.resume) {
     auto recovered = RecoverJournals(dir);
@@ -419,7 +419,7 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
   }
   for (const auto& [trial, t] : done) {
     if (!std::binary_search(order.begin(), order.end(), trial)) {
-      return Error::BadInput((dir / "trials.jsonl").string() + ": trial " + std::to_string(trial) +
+      return Error::BadInput(TrialsJournal(dir).string() + ": trial " + std::to_string(trial) +
                              " is not one this run makes: was it started with other options?");
     }
   }
@@ -440,12 +440,12 @@ Status StartRun(const std::vector<Scenario>& scenarios, const SuiteOptions& o,
   if (o.resume) {
     auto then = ReadManifest(o.out);
     if (!then) return then.error();
-    if (Status s = SameTrials(then.value(), now.value(), (o.out / "run.json").string()); !s)
+    if (Status s = SameTrials(then.value(), now.value(), RunManifestFile(o.out).string()); !s)
       return s;
     results.started_at = then.value().started_at;
     // Every journal is checked before anything is written: a damaged one changes nothing.
     for (const Scenario& sc : scenarios) {
-      if (auto j = ReadJournals(o.out / Slug(sc.name)); !j) return j.error();
+      if (auto j = ReadJournals(ScenarioDir(o.out, sc.name)); !j) return j.error();
     }
   } else if (Status s = WriteManifest(o.out, now.value()); !s) {
     return s;
@@ -460,14 +460,6 @@ int PlannedTrials(const Scenario& s, const SuiteOptions& o) {
   return o.only_trial ? 1 : ShareOf(TrialsFor(s, o), o.shard);
 }
 
-std::string Slug(const std::string& name) {
-  std::string out;
-  for (char c : name)
-    out +=
-        (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '-';
-  return out;
-}
-
 std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive) {
   return "killpoint run " + ShellQuote(s.file.string()) + (exhaustive ? " --exhaustive" : "") +
          " --seed " + std::to_string(seed) + " --trial " + std::to_string(trial) + " --keep";
@@ -476,7 +468,7 @@ std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exha
 Status WriteResultsFile(const fs::path& out, const RunResults& results) {
   nlohmann::json j = results;
   return WriteFileAtomically(
-      out / "results.json", j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+      ResultsFile(out), j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteOptions& o) {

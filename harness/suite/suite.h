@@ -22,7 +22,7 @@
 #include <optional>
 #include <vector>
 
-#include "reports/results.h"
+#include "results/results.h"
 #include "scenario/scenario.h"
 #include "util/result.h"
 
@@ -59,9 +59,6 @@ struct SuiteOptions {
 
 // How many trials a sampled (not exhaustive) run gives a scenario (its shard's share).
 int PlannedTrials(const Scenario& s, const SuiteOptions& options);
-
-// "publish/execute-then-mark" -> "publish-execute-then-mark": a folder name.
-std::string Slug(const std::string& scenario_name);
 
 // The command that runs one trial of a scenario again, keeping its sandbox.
 std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive);

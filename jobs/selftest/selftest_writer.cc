@@ -13,7 +13,7 @@
 // the end it rewrites results.json once more, as a run does, so that crash points follow the
 // last announcement too.
 // Each synthetic trial's plan carries the writer's pid as its seed, so that the checker
-// journal_complete (harness/check/selftest_checks.cc) can tell whose trials survived.
+// journal_complete (harness/results/selftest_check.cc) can tell whose trials survived.
 // --skip-fsync appends without fdatasync: the writer a careless change would make, which
 // journal_complete must catch under the power model.
 #include <fcntl.h>
@@ -26,7 +26,8 @@
 #include <iostream>
 
 #include "history/history_log.h"
-#include "suite/journal.h"
+#include "results/journal.h"
+#include "results/layout.h"
 #include "suite/suite.h"
 
 namespace {
@@ -73,8 +74,8 @@ Status Append(const fs::path& dir, const killpoint::Plan& plan,
               const std::vector<killpoint::Event>& events, bool skip_fsync) {
   if (!skip_fsync) return killpoint::AppendFinishedTrial(dir, plan, events, {});
   killpoint::JournalEntry entry = killpoint::FormatFinishedTrial(plan, events, {});
-  if (Status s = AppendUnsynced(dir / "history.jsonl", entry.history); !s) return s;
-  return AppendUnsynced(dir / "trials.jsonl", entry.trial_line);
+  if (Status s = AppendUnsynced(killpoint::HistoryJournal(dir), entry.history); !s) return s;
+  return AppendUnsynced(killpoint::TrialsJournal(dir), entry.trial_line);
 }
 
 int Run(int trials, bool skip_fsync) {

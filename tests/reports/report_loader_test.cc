@@ -9,7 +9,7 @@
 
 #include "history/history_log.h"
 #include "report_fixture.h"
-#include "suite/suite.h"
+#include "results/layout.h"
 
 namespace killpoint {
 namespace {

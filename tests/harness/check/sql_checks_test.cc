@@ -104,7 +104,7 @@ TEST_F(SqlCheckTest, CheckTrialRunsTheScenariosOwnChecksBesideTheBuiltIns) {
   s.expected_violations = {"no_double_publish"};
   Plan plan;
   std::vector<Event> events;
-  std::vector<Verdict> verdicts = CheckTrial({s, plan, events, f_.dir()}).value();
+  std::vector<Verdict> verdicts = CheckTrial({s, plan, events, f_.dir()}, BuiltinCheckers()).value();
   ASSERT_EQ(verdicts.size(), 2u);
   EXPECT_EQ(verdicts[0].invariant, "one_status_per_order");
   EXPECT_FALSE(verdicts[0].held);

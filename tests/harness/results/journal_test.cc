@@ -1,4 +1,4 @@
-#include "suite/journal.h"
+#include "results/journal.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include "results/layout.h"
 #include "suite/suite.h"
 #include "util/atomic_file.h"
 

@@ -79,7 +79,7 @@ tsan_filter() {  # TEST: its gtest filter
 # out: the resume of a torn journal, of a damaged one and the equality of results stay.
 asan_targets=(killpoint kp-settle kp-publish kp-retry kp-catalogue kp-sqlite-commit kp-selftest-writer
   killpoint_shim kp-shim-probe kp-failpoint-probe
-  scenario_test plan_test history_test check_test run_test explore_test suite_test interrupt_test
+  scenario_test plan_test history_test check_test run_test results_test explore_test suite_test interrupt_test
   util_test reports_test failpoint_client_test failpoint_noop_test settle_test publish_test
   publish_parts_test python_job_test catalogue_test catalogue_lock_test retry_library_test
   retry_job_test shim_test

@@ -21,7 +21,7 @@ export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:strict_stri
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
 
-# Each stage says what it cost (docs/hardening.md "Cost in CI" reads CI's log): wall seconds,
+# Each stage says what it cost (docs/ci.md reads CI's log): wall seconds,
 # and the CPU seconds of everything it ran (user + sys), which a shared machine does not
 # inflate: on CI's 2 idle cores a build's wall is about its CPU / 2.
 TIMEFORMAT="sanitize: %lR wall, %lU user + %lS sys"

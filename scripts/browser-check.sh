@@ -6,8 +6,13 @@
 #
 #   bash scripts/browser-check.sh                 # runs the bundled scenarios and the hostile
 #                                                 # fixture (a job that prints <script>), checks both
+#   bash scripts/browser-check.sh --bundled DIR   # the same, with the bundled run already
+#                                                 # made: DIR holds its results.json and report.html
 #   bash scripts/browser-check.sh REPORT.html...  # checks these reports
 #
+# .ci/run passes --bundled build/e2e/bundled/out, the run e2e_test made of the bundled scenarios
+# (README's main command, default trials and seed) and checked the verdicts of: CI runs the
+# 1,400 trials once, not twice.
 # The screenshot of the first report goes to $KILLPOINT_SCREENSHOT (default:
 # build/browser-check/report.png). The machine needs no network: the flags below keep Chromium
 # from trying to reach one.
@@ -24,15 +29,25 @@ if ! command -v chromium >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
 
+bundled=""
+if [ "${1:-}" = "--bundled" ]; then
+  bundled=${2:?browser-check: --bundled needs the folder of a bundled run}
+  [ -s "$bundled/report.html" ] && [ -s "$bundled/results.json" ] ||
+    { echo "browser-check: $bundled has no report.html and results.json of a finished run" >&2; exit 2; }
+  shift 2
+fi
 reports=("$@")
 if [ ${#reports[@]} -eq 0 ]; then
   [ -x "$build_dir/bin/killpoint" ] || bash scripts/build.sh
-  "$build_dir/bin/killpoint" run scenarios --out "$work/bundled" --quiet --jobs "$(nproc)"
+  if [ -z "$bundled" ]; then
+    bundled="$work/bundled"
+    "$build_dir/bin/killpoint" run scenarios --out "$bundled" --quiet --jobs "$(nproc)"
+  fi
   # The hostile job's must-hold invariant breaks by design: exit 1 is the expected verdict.
   rc=0
   "$build_dir/bin/killpoint" run tests/fixtures/hostile-output.json --out "$work/hostile" --quiet || rc=$?
   [ "$rc" -eq 1 ] || { echo "browser-check: the hostile fixture exited $rc, expected 1" >&2; exit 1; }
-  reports=("$work/bundled/report.html" "$work/hostile/report.html")
+  reports=("$bundled/report.html" "$work/hostile/report.html")
 fi
 
 # Runs Chromium on a page with a fresh profile; its log (with the page's console) on stderr.

@@ -37,17 +37,21 @@ inline std::string Slurp(const fs::path& p) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-inline fs::path FreshDir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("kp-e2e-" + std::to_string(::getpid()) + "-" + name);
+// An empty folder: `base`/`name`, or by default one of this process's own under the temp
+// folder.
+inline fs::path FreshDir(const std::string& name, const fs::path& base = {}) {
+  fs::path d = base.empty() ? fs::temp_directory_path() / ("kp-e2e-" + std::to_string(::getpid()) + "-" + name)
+                            : base / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
 }
 
-// `killpoint run ARGS... --out <fresh dir>`; waits for it to exit (no sleeping).
-inline CliRun RunKillpoint(const std::string& name, std::vector<std::string> args) {
+// `killpoint run ARGS... --out <fresh dir>`; waits for it to exit (no sleeping). The fresh
+// folder is FreshDir(name, base).
+inline CliRun RunKillpoint(const std::string& name, std::vector<std::string> args, const fs::path& base = {}) {
   CliRun r;
-  r.dir = FreshDir(name);
+  r.dir = FreshDir(name, base);
   std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint"};
   argv.insert(argv.end(), args.begin(), args.end());
   if (args.front() == "run" || args.front() == "explore") argv.insert(argv.end(), {"--out", (r.dir / "out").string()});
@@ -67,9 +71,11 @@ inline CliRun RunKillpoint(const std::string& name, std::vector<std::string> arg
 
 // The bundled suite (`killpoint run scenarios`, the default trials and seed), run once per test
 // process for every test that reads its verdicts (e2e_test: killpoint_e2e_test.cc and
-// catalogue_e2e_test.cc).
+// catalogue_e2e_test.cc). Its output stays in the build folder, BUILD/e2e/bundled/out:
+// .ci/run's browser check opens that report.html instead of running the suite again.
 inline const CliRun& BundledRun() {
-  static const CliRun run = RunKillpoint("bundled", {"run", "scenarios"});
+  static const CliRun run =
+      RunKillpoint("bundled", {"run", "scenarios"}, fs::path(KILLPOINT_BIN_DIR).parent_path() / "e2e");
   return run;
 }
 

@@ -112,16 +112,23 @@ Status SaveCounterexample(const Scenario& s, const SuiteOptions& o, const TrialR
   return WriteCounterexample(file, c);
 }
 
-Status StartJournals(const fs::path& dir) {
+// The scenario's folder, made if it is not there yet: its name must survive a power loss
+// with the journals in it.
+Status MakeScenarioDir(const fs::path& dir) {
   std::error_code ec;
+  if (fs::is_directory(dir, ec)) return Ok();
   fs::create_directories(dir, ec);
   if (ec) return Error::Harness("cannot create " + dir.string() + ": " + ec.message());
-  // A new run into the same folder starts the journals afresh.
+  return SyncDirectory(dir.parent_path());
+}
+
+// A new run into the same folder starts the journals afresh.
+Status StartJournals(const fs::path& dir) {
+  if (Status st = MakeScenarioDir(dir); !st) return st;
+  std::error_code ec;
   fs::remove(HistoryJournal(dir), ec);
   fs::remove(TrialsJournal(dir), ec);
   fs::remove_all(CounterexampleDir(dir), ec);
-  // The folder's name must survive a power loss with the journals in it.
-  if (Status st = SyncDirectory(dir.parent_path()); !st) return st;
   return Ok();
 }
 
@@ -381,6 +388,8 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
   fs::path dir = ScenarioDir(o.out, s.name);
   std::map<int, FinishedTrial> done;
   if (o.resume) {
+    // A scenario the interrupted run never reached has no folder yet: its trials all run now.
+    if (Status st = MakeScenarioDir(dir); !st) return st;
     auto recovered = RecoverJournals(dir);
     if (!recovered) return recovered.error();
     done = std::move(recovered.value().trials);

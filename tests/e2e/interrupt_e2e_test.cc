@@ -325,6 +325,19 @@ TEST_F(Resumed, ATornJournalTailIsCutAndTheTrialRunsAgain) {
   EXPECT_EQ(ComparableResults(ResultsOf("torn")), ComparableResults(ResultsOf("whole")));
 }
 
+// Killed before its second scenario started: that scenario has no folder, and the run no
+// results.json. The resume runs the second scenario whole.
+TEST_F(Resumed, AScenarioTheKilledRunNeverReachedRunsWhole) {
+  fs::path copy = CopyOfWhole("unreached");
+  fs::remove_all(copy / kSlugs[1]);
+  fs::remove(copy / "results.json");
+  CliRun r = Resume("unreached");
+  EXPECT_EQ(r.exit_code, whole_exit_) << r.err;
+  EXPECT_EQ(JournalByTrial(copy / kSlugs[1] / "trials.jsonl"),
+            JournalByTrial(*root_ / "whole" / kSlugs[1] / "trials.jsonl"));
+  EXPECT_EQ(ComparableResults(ResultsOf("unreached")), ComparableResults(ResultsOf("whole")));
+}
+
 TEST_F(Resumed, GarbageInAJournalsMiddleIsRefusedAndNothingIsOverwritten) {
   fs::path copy = CopyOfWhole("garbage");
   fs::path trials = copy / kSlugs[0] / "trials.jsonl";

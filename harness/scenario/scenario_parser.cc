@@ -372,6 +372,8 @@ Result<Scenario> LoadScenario(const fs::path& file) {
   std::error_code ec;
   auto bad = [&](const std::string& what) { return Error::BadInput(OneLine(file.string() + ": " + what)); };
   fs::file_status st = fs::status(file, ec);
+  // ELOOP (a symlink loop), EACCES...: not "no such file".
+  if (ec && ec != std::errc::no_such_file_or_directory) return bad("cannot be read: " + ec.message());
   if (ec || !fs::exists(st)) return bad("no such file");
   if (fs::is_directory(st)) return bad("is a directory, expected a scenario file");
   // A FIFO or a device would block or never end.
@@ -390,15 +392,21 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<fs::path>& paths) 
   std::vector<fs::path> files;
   for (const auto& p : paths) {
     std::error_code ec;
-    if (!fs::exists(p, ec)) return Error::BadInput(Printable(p.string() + ": no such file or directory"));
-    if (!fs::is_directory(p, ec)) {
+    fs::file_status st = fs::status(p, ec);
+    // A symlink loop or an unreadable path: LoadScenario says which.
+    if (ec || !fs::is_directory(st)) {
+      if (!ec && !fs::exists(st)) return Error::BadInput(Printable(p.string() + ": no such file or directory"));
       files.push_back(p);
       continue;
     }
     std::vector<fs::path> found;
     // Subfolders too (scenarios/catalogue/...), in path order; symlinked folders are not followed.
+    // An entry whose type cannot be read (a symlink loop) is taken as a file: LoadScenario then
+    // names it and its error.
     for (fs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
-      if (it->path().extension() == ".json" && !it->is_directory()) found.push_back(it->path());
+      std::error_code type_ec;
+      bool dir = it->is_directory(type_ec);
+      if (it->path().extension() == ".json" && (type_ec || !dir)) found.push_back(it->path());
     }
     if (ec) return Error::BadInput(Printable(p.string() + ": cannot list: " + ec.message()));
     if (found.empty()) return Error::BadInput(Printable(p.string() + ": holds no *.json scenario"));

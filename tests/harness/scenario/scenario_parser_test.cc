@@ -400,6 +400,24 @@ TEST(ScenarioParser, RejectsDuplicateNamesAcrossFiles) {
   EXPECT_THAT(r.error().message, HasSubstr("b.json: name: 'settle/upsert' is already used"));
 }
 
+// A symlink loop in a scenarios folder is a bad scenario, named, not an abort (an uncaught
+// filesystem_error) or "no such file".
+TEST(ScenarioParser, ASymlinkLoopIsNamedAsUnreadable) {
+  fs::path dir = fs::temp_directory_path() / ("kp-scenario-loop-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "a.json") << kValid;
+  fs::create_symlink("loop.json", dir / "loop.json");
+  auto folder = LoadScenarios({dir});
+  auto direct = LoadScenarios({dir / "loop.json"});
+  fs::remove_all(dir);
+  for (const auto& r : {folder, direct}) {
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().kind, ErrorKind::kBadInput);
+    EXPECT_THAT(r.error().message, HasSubstr("loop.json: cannot be read: Too many levels of symbolic links"));
+  }
+}
+
 TEST(ScenarioParser, LoadsEveryBundledScenario) {
   auto r = LoadScenarios({KILLPOINT_SOURCE_DIR "/scenarios"});
   ASSERT_TRUE(r) << r.error().message;

@@ -142,6 +142,11 @@ std::string SearchPath(const std::string& name) {
   }
 }
 
+// Jobs spawned and not yet destroyed, counted from before the vfork: while it is 1 at the end of
+// an attempt, no other job runs or is being spawned, and every other child of the harness but
+// its orphan guard is an orphan it adopted (KillAdoptedOrphans).
+std::atomic<int> g_jobs{0};
+
 class PosixProcess : public RunningProcess {
  public:
   PosixProcess(bp::child child, int pidfd, std::string tag, OutputCapture out, OutputCapture err,
@@ -161,6 +166,7 @@ class PosixProcess : public RunningProcess {
       KillTagged(tag_, child_.id());
     }
     if (pidfd_ >= 0) ::close(pidfd_);
+    --g_jobs;
   }
 
   int pid() const override { return child_.id(); }
@@ -193,8 +199,12 @@ class PosixProcess : public RunningProcess {
     ExitStatus s;
     s.timed_out = timed_out;
     s.interrupted = waited == Waited::kInterrupted;
-    // Whatever left the group (setsid, double fork) still carries the tag.
+    // Whatever left the group (setsid, double fork) still carries the tag; what also cleared
+    // its environment was adopted by the harness, its subreaper, once its parent was gone. With
+    // other jobs running, those orphans wait for the end of the run (cli/main.cc): which job an
+    // untagged orphan came from is unknown.
     s.stray_killed = KillTagged(tag_, child_.id());
+    if (g_jobs.load() == 1) s.stray_killed += KillAdoptedOrphans(child_.id());
     int raw = child_.native_exit_code();
     if (WIFEXITED(raw)) {
       s.exited = true;
@@ -281,6 +291,7 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
   Environment env(r.env, tag);
   std::error_code ec;
   std::optional<SignalsBlocked> blocked(std::in_place);
+  ++g_jobs;  // from here until the PosixProcess is destroyed, or the spawn failed
   bp::child child(exe, bp::args(args), bp::start_dir(r.cwd.string()), bp::std_in < bp::null,
                   bp::posix::use_vfork,
                   ChildSetup{{},
@@ -294,12 +305,16 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
   blocked.reset();
   out.value().CloseWriteEnd();
   err.value().CloseWriteEnd();
-  if (ec) return Error::BadInput("cannot start job '" + r.argv[0] + "': " + ec.message());
+  if (ec) {
+    --g_jobs;
+    return Error::BadInput("cannot start job '" + r.argv[0] + "': " + ec.message());
+  }
   int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child.id(), 0));
   if (pidfd < 0) {
     ::killpg(child.id(), SIGKILL);
     child.wait(ec);
     KillTagged(tag);
+    --g_jobs;
     return Error::Harness(std::string("pidfd_open failed: ") + std::strerror(errno));
   }
   return std::unique_ptr<RunningProcess>(new PosixProcess(std::move(child), pidfd, std::move(tag),

@@ -1,8 +1,13 @@
 // Finds and kills every process a job left behind, wherever it went. Each spawned job gets a
 // unique tag in its environment (kProcessTagVariable=TAG); children inherit it, including
 // those that leave the job's process group (setsid, a double fork), which a killpg misses.
-// docs/decisions.md says why a tag rather than a subreaper or a cgroup.
+// A process that clears its environment (`env -i`) and leaves the group and session escapes the
+// tag; the harness is also its jobs' subreaper, so such a process, once its parent is gone, is
+// a child of the harness, found by KillAdoptedOrphans. docs/decisions.md says why a tag and a
+// subreaper rather than a cgroup.
 #pragma once
+
+#include <sys/types.h>
 
 #include <string>
 
@@ -22,5 +27,17 @@ int KillTagged(const std::string& tag, int group = 0);
 // SIGKILLs every process carrying a tag that harness process `harness` made (any
 // "<harness>.N"): what a harness that died left behind (orphan_guard.h). Returns how many.
 int KillTaggedBy(int harness);
+
+// Makes this process the subreaper of its descendants (PR_SET_CHILD_SUBREAPER): a job's process
+// whose parent exits is reparented to it, not to init, whatever it did to its environment,
+// group and session. Call once, before the first job is spawned. False if the kernel refused.
+bool BecomeSubreaper();
+
+// SIGKILLs and reaps every child of this process but the ones it made itself by fork without
+// exec (the orphan guard, a spawn before its exec): the orphans of its jobs it adopted as their
+// subreaper. Call only while no job of this process runs and none is being spawned, and no
+// popen child lives. `first`: the smallest pid such an orphan can have (its attempt's leader;
+// 0: any). Returns how many were alive.
+int KillAdoptedOrphans(pid_t first = 0);
 
 }  // namespace killpoint

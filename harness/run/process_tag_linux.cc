@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -67,26 +69,43 @@ std::vector<pid_t> ListPids() {
 
 // The process group of `pid`, from /proc/<pid>/stat ("pid (comm) state ppid pgrp ..."; comm
 // may hold spaces and parentheses, so fields are counted from the last ')'). -1 if unknown.
-pid_t GroupOf(pid_t pid) {
+// Field `index` (1: state, 2: ppid, 3: pgrp) of /proc/<pid>/stat ("pid (comm) state ppid pgrp
+// ..."; comm may hold spaces and parentheses, so fields are counted from the last ')'). Empty if
+// unknown.
+std::string StatField(pid_t pid, int index) {
   int fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
+  if (fd < 0) return "";
   char buf[1024];
   ssize_t n = ::read(fd, buf, sizeof buf - 1);
   ::close(fd);
-  if (n <= 0) return -1;
+  if (n <= 0) return "";
   std::string_view stat(buf, static_cast<size_t>(n));
   size_t paren = stat.rfind(')');
-  if (paren == std::string_view::npos) return -1;
-  int state_ppid_pgrp = 0;
+  if (paren == std::string_view::npos) return "";
   size_t at = paren + 1;
-  while (at < stat.size() && state_ppid_pgrp < 3) {
+  for (int field = 1; at < stat.size(); ++field) {
     while (at < stat.size() && stat[at] == ' ') ++at;
     size_t end = stat.find(' ', at);
     if (end == std::string_view::npos) end = stat.size();
-    if (++state_ppid_pgrp == 3) return static_cast<pid_t>(std::strtol(std::string(stat.substr(at, end - at)).c_str(), nullptr, 10));
+    if (field == index) return std::string(stat.substr(at, end - at));
     at = end;
   }
-  return -1;
+  return "";
+}
+
+pid_t PidField(pid_t pid, int index) {
+  std::string field = StatField(pid, index);
+  return field.empty() ? -1 : static_cast<pid_t>(std::strtol(field.c_str(), nullptr, 10));
+}
+
+// The process group of `pid`; -1 if unknown.
+pid_t GroupOf(pid_t pid) { return PidField(pid, 3); }
+
+// The program `pid` runs ("" for a zombie or a process gone).
+std::string ExeOf(pid_t pid) {
+  char buf[4096];
+  ssize_t n = ::readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), buf, sizeof buf);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
 }
 
 // Kills `pid` if it carries the entry; true if it did, with its process group in `pgrp`.
@@ -171,6 +190,39 @@ int KillTagged(const std::string& tag, int group) {
 int KillTaggedBy(int harness) {
   return KillCarrying(std::string(kProcessTagVariable) + "=" + std::to_string(harness) + ".", true,
                       0, 0);
+}
+
+bool BecomeSubreaper() { return ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0; }
+
+int KillAdoptedOrphans(pid_t first) {
+  const pid_t self = ::getpid();
+  const std::string own_exe = ExeOf(self);
+  int killed = 0;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    const Candidates candidates = CandidatesSince(first);
+    if (candidates.only_first) break;  // no process was created since the leader
+    int found = 0;
+    for (pid_t pid : ListPids()) {
+      if (pid < candidates.floor || PidField(pid, 2) != self) continue;
+      const std::string exe = ExeOf(pid);
+      if (!exe.empty() && exe == own_exe) continue;  // forked by the harness, not exec'd
+      int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+      if (pidfd < 0) continue;
+      // Still our child (the pidfd pins the process: not a reused pid). A zombie, which ended
+      // on its own, is only reaped.
+      bool ours = PidField(pid, 2) == self;
+      bool zombie = StatField(pid, 1) == "Z";
+      bool killed_now = ours && !zombie && ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0) == 0;
+      ::close(pidfd);
+      if (!killed_now && !(ours && zombie)) continue;
+      ++found;
+      if (killed_now) ++killed;
+      while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+    if (found == 0) break;
+  }
+  return killed;
 }
 
 }  // namespace killpoint

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <thread>
 
+#include "run/process_tag.h"
+
 namespace killpoint {
 namespace {
 
@@ -152,6 +154,27 @@ TEST_F(ProcessTest, KillsWhatLeftTheProcessGroupAfterTheJobExits) {
     ASSERT_FALSE(text.empty()) << f;
     EXPECT_FALSE(Ours(std::stoi(text))) << f << " " << text << " survived";
   }
+}
+
+// True while `pid` runs `sleep 1017` (a process with no environment of ours to look for).
+bool Sleeps1017(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
+  std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return cmdline == std::string("sleep\0" "1017\0", 11);
+}
+
+// `env -i` clears the tag and setsid leaves the group and session: only the subreaper finds it.
+TEST_F(ProcessTest, KillsAnOrphanThatClearedItsEnvironmentThroughTheSubreaper) {
+  ASSERT_TRUE(BecomeSubreaper());
+  auto p = Spawn(Shell("env -i setsid sleep 1017 & echo $! > escaped_pid; "
+                       "until [ \"$(tr '\\0' ' ' < /proc/$!/cmdline)\" = 'sleep 1017 ' ]; do sleep 0.01; done"));
+  ASSERT_TRUE(p);
+  ExitStatus s = p.value()->Wait(600s);
+  EXPECT_EQ(s.code, 0);
+  EXPECT_EQ(s.stray_killed, 1);
+  std::string text = Read("escaped_pid");
+  ASSERT_FALSE(text.empty());
+  EXPECT_FALSE(Sleeps1017(std::stoi(text))) << text << " survived";
 }
 
 TEST_F(ProcessTest, EachJobHasItsOwnTag) {

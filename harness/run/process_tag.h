@@ -37,7 +37,8 @@ bool BecomeSubreaper();
 // exec (the orphan guard, a spawn before its exec): the orphans of its jobs it adopted as their
 // subreaper. Call only while no job of this process runs and none is being spawned, and no
 // popen child lives. `first`: the smallest pid such an orphan can have (its attempt's leader;
-// 0: any). Returns how many were alive.
+// 0: any). Returns how many were alive. Does nothing before BecomeSubreaper: a process that is
+// no subreaper adopts nobody, and its children are all its own.
 int KillAdoptedOrphans(pid_t first = 0);
 
 }  // namespace killpoint

@@ -192,9 +192,19 @@ int KillTaggedBy(int harness) {
                       0, 0);
 }
 
-bool BecomeSubreaper() { return ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0; }
+namespace {
+// Set once this process is a subreaper: before, every child it has is one it made itself.
+std::atomic<bool> g_subreaper{false};
+}  // namespace
+
+bool BecomeSubreaper() {
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return false;
+  g_subreaper = true;
+  return true;
+}
 
 int KillAdoptedOrphans(pid_t first) {
+  if (!g_subreaper.load()) return 0;
   const pid_t self = ::getpid();
   const std::string own_exe = ExeOf(self);
   int killed = 0;

@@ -198,7 +198,7 @@ harness_opts=(--trials "$trials" --jobs 1 --real-disk --sandbox-root "$scratch/s
 
 # The command of one condition, run straight from this shell (no `env` in front, whose exec
 # would count in the job's time): the script's environment has no KILLPOINT_* and no LD_PRELOAD
-# (unset below), so only what a condition sets reaches the job.
+# (unset above), so only what a condition sets reaches the job.
 run_condition() {
   local c=$1 out=$scratch/out
   case $c in
@@ -263,7 +263,7 @@ for round in $(seq 1 "$repeat"); do
   line="round $round:"
   for k in $(seq 0 $((count - 1))); do
     c=${names[$(((k + round - 1) % count))]}
-    for try in 1 2 3; do
+    for _ in 1 2 3; do
       wait_idle
       # bash's `time`: the wall time of the command alone, no process of the script's around it.
       if ! { TIMEFORMAT=%3R; time run_condition "$c" >"$scratch/last.out" 2>&1; } 2>"$scratch/last.time"; then

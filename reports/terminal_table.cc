@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "util/printable.h"
+
 namespace killpoint {
 namespace {
 
@@ -86,7 +88,8 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
       out += Line(s, r, width, color);
       if (r.violated > 0 && !s.ByModel(r).empty()) out += Wrap("    by model: ", s.ByModel(r));
       if (r.Status() == InvariantStatus::kViolated && !r.examples.empty()) {
-        out += Wrap("    e.g. ", r.examples.front().explanation);
+        // The explanation may quote a job's output: escaped (util/printable.h), one line.
+        out += Wrap("    e.g. ", Printable(r.examples.front().explanation));
         // Unwrapped, so that it can be copied and pasted as it is.
         out += "    replay: " + r.examples.front().replay + "\n";
         if (!r.examples.front().file.empty()) out += "        or: killpoint replay " + r.examples.front().file + "\n";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "reports/timeline.h"
+#include "util/printable.h"
 
 namespace killpoint {
 namespace {
@@ -25,7 +26,7 @@ std::string RenderTextTimeline(const std::vector<Event>& events) {
       bool loud = m.kind == MarkKind::kKill || m.kind == MarkKind::kDuplicate || m.kind == MarkKind::kAlert;
       out += fmt::format("    {}{}\n", loud ? "! " : "", m.detail);
     }
-    std::string err = LastLine(lane.stderr_tail);
+    std::string err = Printable(LastLine(lane.stderr_tail));
     out += fmt::format("    -> {}{}{}\n", lane.outcome, lane.gave_up ? ", the scheduler gave up" : "",
                        err.empty() ? "" : " | stderr: " + err);
   }

@@ -1,18 +1,9 @@
 #include "results/layout.h"
 
-#include <cctype>
 
 namespace killpoint {
 
 namespace fs = std::filesystem;
-
-std::string Slug(const std::string& name) {
-  std::string out;
-  for (char c : name)
-    out +=
-        (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '-';
-  return out;
-}
 
 fs::path ResultsFile(const fs::path& out) { return out / "results.json"; }
 fs::path RunManifestFile(const fs::path& out) { return out / "run.json"; }

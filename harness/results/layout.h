@@ -11,14 +11,13 @@
 #include <filesystem>
 #include <string>
 
-namespace killpoint {
+#include "util/slug.h"  // Slug: a scenario's name as a folder name
 
-// "publish/execute-then-mark" -> "publish-execute-then-mark": a folder name.
-std::string Slug(const std::string& scenario_name);
+namespace killpoint {
 
 std::filesystem::path ResultsFile(const std::filesystem::path& out);
 std::filesystem::path RunManifestFile(const std::filesystem::path& out);
-// OUT/<slug>: the folder of one scenario's journals and counterexamples.
+// OUT/<slug>: the folder of one scenario's journals and counterexamples (Slug).
 std::filesystem::path ScenarioDir(const std::filesystem::path& out, const std::string& scenario_name);
 
 // In a scenario's folder.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "scenario/check_reader.h"
@@ -12,6 +13,7 @@
 #include "scenario/vocabulary.h"
 #include "util/atomic_file.h"
 #include "util/printable.h"
+#include "util/slug.h"
 
 namespace killpoint {
 namespace {
@@ -239,6 +241,18 @@ std::vector<std::string> ReadNames(FieldReader& r, const std::string& key,
   return names;
 }
 
+// An ASCII letter or digit, or a visible character beyond ASCII (util/printable.h): the part of
+// a name its Slug keeps. Without Unicode's tables, every visible character beyond ASCII counts
+// as a letter (日本語, é).
+bool HasLetterOrDigit(const std::string& name) {
+  for (size_t i = 0; i < name.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(name[i]);
+    uint32_t cp = 0;
+    if (c < 0x80 ? std::isalnum(c) != 0 : Utf8At(name, i, cp) > 0 && !IsInvisibleCodePoint(cp)) return true;
+  }
+  return false;
+}
+
 // The name becomes a folder of the output (suite's Slug): it needs a letter or digit, so that
 // it can be neither empty nor "." nor "..".
 void CheckScenarioName(FieldReader& r, const std::string& name) {
@@ -250,9 +264,7 @@ void CheckScenarioName(FieldReader& r, const std::string& name) {
   if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
     r.Fail("name", "must not contain control characters");
   }
-  if (!std::any_of(name.begin(), name.end(), [](char c) { return IsDigit(c) || std::isalpha(static_cast<unsigned char>(c)); })) {
-    r.Fail("name", "must contain a letter or a digit, got '" + name + "'");
-  }
+  if (!HasLetterOrDigit(name)) r.Fail("name", "must contain a letter or a digit, got '" + name + "'");
 }
 
 // Fails at the second occurrence of a value in a list.
@@ -415,12 +427,20 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<fs::path>& paths) 
   }
   std::vector<Scenario> out;
   std::set<std::string> names;
+  std::map<std::string, std::string> slugs;  // output folder -> the name that has it
   for (const auto& f : files) {
     auto s = LoadScenario(f);
     if (!s) return s.error();
     if (!names.insert(s.value().name).second) {
       return Error::BadInput(Printable(f.string() + ": name: '" + s.value().name +
                                        "' is already used by another scenario of this run"));
+    }
+    // Two names, one output folder ("a b" and "a:b"): the second would overwrite the first.
+    auto [other, fresh] = slugs.emplace(Slug(s.value().name), s.value().name);
+    if (!fresh) {
+      return Error::BadInput(Printable(f.string() + ": name: '" + s.value().name + "' and '" + other->second +
+                                       "' of another scenario of this run share the output folder '" +
+                                       other->first + "': rename one"));
     }
     out.push_back(std::move(s.value()));
   }

@@ -38,7 +38,12 @@ TEST(Layout, ASlugIsOneFolderNameWhateverTheScenariosName) {
   EXPECT_EQ(Slug("catalogue/lock-lease"), "catalogue-lock-lease");
   EXPECT_EQ(Slug("a b/c\\d:e"), "a-b-c-d-e");
   EXPECT_EQ(Slug("v1.2_x"), "v1.2_x");
-  EXPECT_EQ(Slug("é"), "--");  // each byte of a multibyte character
+  // Beyond ASCII: kept, but what shows as nothing or reorders the name (U+202E, U+200B).
+  EXPECT_EQ(Slug("é"), "é");
+  EXPECT_EQ(Slug("日本語"), "日本語");
+  EXPECT_NE(Slug("日本語"), Slug("中文字"));
+  EXPECT_EQ(Slug("a\u202eb\u200bc"), "a-b-c");
+  EXPECT_EQ(Slug("a\xff"), "a-");  // not UTF-8
   for (const char* name : {"../up", "a/../../b", "/abs"}) {
     EXPECT_EQ(Slug(name).find('/'), std::string::npos) << name;
   }

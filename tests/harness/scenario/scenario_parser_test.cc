@@ -418,6 +418,30 @@ TEST(ScenarioParser, ASymlinkLoopIsNamedAsUnreadable) {
   }
 }
 
+// Names in other scripts are names; two names that would share an output folder are refused.
+TEST(ScenarioParser, NamesBeyondAsciiAndOneFolderAName) {
+  fs::path dir = fs::temp_directory_path() / ("kp-scenario-names-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto named = [&](const std::string& file, const std::string& name) {
+    nlohmann::json j = nlohmann::json::parse(kValid);
+    j["name"] = name;
+    std::ofstream(dir / file) << j.dump();
+    return dir / file;
+  };
+  auto japanese = LoadScenarios({named("a.json", "日本語")});
+  auto invisible = LoadScenarios({named("b.json", "\u200b\u202e")});
+  auto clash = LoadScenarios({named("c.json", "settle up"), named("d.json", "settle:up")});
+  fs::remove_all(dir);
+  ASSERT_TRUE(japanese) << japanese.error().message;
+  ASSERT_FALSE(invisible);
+  EXPECT_THAT(invisible.error().message, HasSubstr("name: must contain a letter or a digit, got '\\u200b\\u202e'"));
+  ASSERT_FALSE(clash);
+  EXPECT_THAT(clash.error().message,
+              HasSubstr("d.json: name: 'settle:up' and 'settle up' of another scenario of this run share the "
+                        "output folder 'settle-up'"));
+}
+
 TEST(ScenarioParser, LoadsEveryBundledScenario) {
   auto r = LoadScenarios({KILLPOINT_SOURCE_DIR "/scenarios"});
   ASSERT_TRUE(r) << r.error().message;

@@ -22,6 +22,14 @@ TEST(Printable, EscapesControlCharactersAndBrokenUtf8) {
 
 // Found by fuzz/fuzz_scenario.cc: a message was cut to 1000 bytes before escaping, so that
 // 1000 bytes of 0x7f printed as 4000.
+// A bidi override or a zero-width character would hide or reorder what a message shows.
+TEST(Printable, EscapesInvisibleAndReorderingCharacters) {
+  EXPECT_EQ(Printable("job\u202etxt.exe"), "job\\u202etxt.exe");
+  EXPECT_EQ(Printable("a\u200bb\ufeffc\u2066d"), "a\\u200bb\\ufeffc\\u2066d");
+  EXPECT_EQ(Printable("\u0085"), "\\u0085");  // C1: NEL
+  EXPECT_EQ(Printable("日本語 é"), "日本語 é");
+}
+
 TEST(Printable, CutsTheOutputNotTheInput) {
   EXPECT_EQ(Printable(std::string(1000, '\x7f'), 10), "\\x7f\\x7f...");
   EXPECT_EQ(Printable("abcdef", 3), "abc...");

@@ -138,11 +138,9 @@ TEST_F(BadJob, NothingAJobLeftBehindOutlivesItsAttempt) {
   CliRun r = Run("leaves-children");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(Invariant(r.Results(), "bad-jobs/leaves-children", "converges")["status"], "held");
-  // One attempt, leaving four processes behind.
-  ExpectAllGone("child", 1);
-  ExpectAllGone("setsid", 1);
-  ExpectAllGone("daemon", 1);
-  ExpectAllGone("escaped", 1);
+  // One attempt, leaving seven processes behind, each escaping another way.
+  for (const char* escape : {"child", "setsid", "nohup", "regrouped", "daemon", "closed", "escaped"})
+    ExpectAllGone(escape, 1);
   // The stderr tail of each attempt says what was killed after it.
   for (const auto& e : OfType(Events(r, "bad-jobs-leaves-children"), event::kExit)) {
     EXPECT_EQ(e.data["code"], 0);

@@ -441,12 +441,21 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
   return st;
 }
 
+// A run killed before it wrote run.json left nothing to continue: its --out folder is missing or
+// empty. --resume then starts the run, as the interrupted command would have. A folder with
+// anything else in it and no run.json is refused (ReadManifest): it may be someone else's.
+bool NothingToResume(const fs::path& out) {
+  std::error_code ec;
+  if (!fs::exists(out, ec)) return !ec;
+  return fs::is_directory(out, ec) && fs::is_empty(out, ec);
+}
+
 // Writes OUT/run.json for a new run, or checks it for --resume (then the run keeps its start).
 Status StartRun(const std::vector<Scenario>& scenarios, const SuiteOptions& o,
                 RunResults& results) {
   auto now = MakeManifest(scenarios, o, results.started_at);
   if (!now) return now.error();
-  if (o.resume) {
+  if (o.resume && !NothingToResume(o.out)) {
     auto then = ReadManifest(o.out);
     if (!then) return then.error();
     if (Status s = SameTrials(then.value(), now.value(), RunManifestFile(o.out).string()); !s)

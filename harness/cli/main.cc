@@ -9,11 +9,69 @@
 #include "cli/report_command.h"
 #include "cli/run_command.h"
 #include "run/process_tag.h"
+#include "util/closest_name.h"
+
+namespace killpoint {
+namespace {
+
+constexpr const char* kExitCodes =
+    "Exit codes:\n"
+    "  0    every must-hold invariant held (replay: the invariant held)\n"
+    "  1    a must-hold invariant was violated (replay: violated again)\n"
+    "  2    bad usage, a bad scenario or a bad job\n"
+    "  3    the harness itself failed\n"
+    "  4    nothing violated, but a scenario's planned kills never fired: not exercised\n"
+    "  130  interrupted by SIGINT (143: SIGTERM); partial results written, --resume finishes\n"
+    "docs: README.md and docs/ in the source tree; docs/scenarios.md for scenario files";
+
+// `killpoint help [SUBCOMMAND]`: what `--help` prints.
+void AddHelpCommand(CLI::App& app) {
+  auto* help = app.add_subcommand("help", "Print this help, or a subcommand's (killpoint help run)");
+  auto* name = new std::string;  // lives as long as the process, like the app
+  help->add_option("subcommand", *name, "The subcommand to explain");
+  help->callback([&app, name] {
+    if (name->empty()) throw CLI::CallForHelp();
+    CLI::App* sub = nullptr;
+    try {
+      sub = app.get_subcommand(*name);
+    } catch (const CLI::OptionNotFound&) {
+      throw CLI::ValidationError("help", "no subcommand '" + *name + "'");
+    }
+    std::cout << sub->help();
+  });
+}
+
+// The options `sub` knows, long names with their dashes.
+std::vector<std::string> LongOptions(const CLI::App& sub) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : sub.get_options()) {
+    for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+  }
+  return names;
+}
+
+// "The following argument was not expected: --trails", with the option it probably is.
+int UnexpectedArguments(CLI::App& app, const CLI::ExtrasError& e) {
+  CLI::App* sub = app.get_subcommands().empty() ? &app : app.get_subcommands().front();
+  std::string hints;
+  for (const std::string& extra : sub->remaining()) {
+    std::string typed = extra.substr(0, extra.find('='));
+    if (typed.rfind("--", 0) != 0) continue;
+    std::string closest = ClosestName(typed, LongOptions(*sub));
+    if (!closest.empty()) hints += "killpoint: " + typed + " is no option of " + sub->get_name() + ": did you mean " + closest + "?\n";
+  }
+  std::cerr << hints;
+  return app.exit(e);
+}
+
+}  // namespace
+}  // namespace killpoint
 
 int main(int argc, char** argv) {
   CLI::App app{"killpoint: kill scheduled jobs at chosen points, retry them, check invariants"};
-  app.set_version_flag("--version", KILLPOINT_VERSION);
+  app.set_version_flag("--version", std::string("killpoint ") + KILLPOINT_VERSION);
   app.require_subcommand(1);
+  app.footer(killpoint::kExitCodes);
   int exit_code = killpoint::kExitOk;
   killpoint::AddRunCommand(app, exit_code);
   killpoint::AddPointsCommand(app, exit_code);
@@ -21,11 +79,14 @@ int main(int argc, char** argv) {
   killpoint::AddReplayCommand(app, exit_code);
   killpoint::AddReportCommand(app, exit_code);
   killpoint::AddMergeCommand(app, exit_code);
+  killpoint::AddHelpCommand(app);
   // Every orphan of a job becomes the harness's child, whatever it did to its environment and
   // session (`env -i setsid cmd &`): killed at the end of its attempt, or at the latest here.
   killpoint::BecomeSubreaper();
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    return killpoint::UnexpectedArguments(app, e) == 0 ? killpoint::kExitOk : killpoint::kExitBadInput;
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? killpoint::kExitOk : killpoint::kExitBadInput;

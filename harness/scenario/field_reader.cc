@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "util/closest_name.h"
+
 namespace killpoint {
 namespace {
 
@@ -149,7 +151,9 @@ void FieldReader::Finish() const {
     if (!read_.count(key)) {
       std::string known;
       for (const auto& k : read_) known += (known.empty() ? "" : ", ") + k;
-      throw FieldError(PathOf(key) + ": unknown field (known here: " + known + ")");
+      std::string closest = ClosestName(key, {read_.begin(), read_.end()});
+      throw FieldError(PathOf(key) + ": unknown field" + (closest.empty() ? "" : ", did you mean '" + closest + "'?") +
+                       " (known here: " + known + ")");
     }
   }
 }

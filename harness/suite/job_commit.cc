@@ -5,6 +5,8 @@
 #include <map>
 #include <mutex>
 
+#include "util/shell_quote.h"
+
 namespace killpoint {
 namespace {
 
@@ -18,12 +20,6 @@ std::string Fill(std::string arg, const std::map<std::string, std::string>& vars
     }
   }
   return arg;
-}
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 // The first line git prints, or "" when it fails (not a checkout, no git at all).

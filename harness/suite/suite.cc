@@ -34,6 +34,7 @@
 #include "suite/run_manifest.h"
 #include "suite/shard.h"
 #include "util/atomic_file.h"
+#include "util/shell_quote.h"
 
 namespace killpoint {
 namespace {
@@ -55,13 +56,6 @@ std::string UtcNow() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
   return buf;
-}
-
-std::string ShellQuote(const std::string& s) {
-  if (s.find_first_of(" '\"\\$`") == std::string::npos) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 int TrialsFor(const Scenario& s, const SuiteOptions& o) {

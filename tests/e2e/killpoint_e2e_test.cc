@@ -258,8 +258,25 @@ TEST(Gate, ExitsOneWhenAMustHoldInvariantBreaks) {
 TEST(Gate, ExitsTwoOnABadScenarioNamingFileAndField) {
   CliRun r = RunKillpoint("bad", {"run", "tests/fixtures/unknown-field.json"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("tests/fixtures/unknown-field.json: job.timeout: unknown field"));
+  EXPECT_THAT(r.err, HasSubstr("tests/fixtures/unknown-field.json: job.timeout: unknown field, did you mean 'timeout_ms'?"));
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// The command line explains itself: the version with its name, `help`, the exit codes, and the
+// option a typo meant.
+TEST(Gate, TheCommandLineExplainsItself) {
+  CliRun version = RunKillpoint("version", {"--version"});
+  EXPECT_EQ(version.out, std::string("killpoint ") + KILLPOINT_VERSION + "\n");
+  CliRun help = RunKillpoint("help", {"help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_THAT(help.out, HasSubstr("Exit codes:"));
+  EXPECT_THAT(help.out, HasSubstr("  4    nothing violated, but a scenario's planned kills never fired"));
+  CliRun help_run = RunKillpoint("help-run", {"help", "run"});
+  EXPECT_EQ(help_run.exit_code, 0);
+  EXPECT_THAT(help_run.out, HasSubstr("--trials"));
+  CliRun typo = RunKillpoint("typo", {"run", "scenarios/settle-upsert.json", "--trails", "3"});
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_THAT(typo.err, HasSubstr("--trails is no option of run: did you mean --trials?"));
 }
 
 TEST(Gate, ExitsTwoOnAMissingJob) {

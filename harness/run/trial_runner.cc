@@ -177,6 +177,31 @@ class TrialDriver {
     return Ok();
   }
 
+  // What a reader sees between two attempts: the scenario's after_every_crash checks on the
+  // sandbox the model left, recorded beside the kill they follow (docs/scenarios.md).
+  Status CheckCrashState(const AttemptFault& fault) {
+    const auto& checks = scenario_.checks;
+    if (!options_.crash_checks ||
+        std::none_of(checks.begin(), checks.end(), [](const auto& c) { return c.second.after_every_crash; })) {
+      return Ok();
+    }
+    fs::path scratch = sandbox_.root() / "crash-state";
+    auto verdicts = options_.crash_checks(scenario_, sandbox_.work(), scratch);
+    std::error_code ignored;
+    fs::remove_all(scratch, ignored);
+    if (!verdicts) return verdicts.error();
+    nlohmann::json data = {{"model", fault.model}, {"verdicts", verdicts.value()}};
+    std::vector<Event> events = history_.Events();
+    for (auto it = events.rbegin(); it != events.rend(); ++it) {
+      if (it->type != event::kKill) continue;
+      data["point"] = it->data.value("point", "");
+      data["hit"] = it->data.value("hit", 0);
+      break;
+    }
+    history_.Add(event::kCrashCheck, data);
+    return Ok();
+  }
+
   Status RunSetup() {
     if (scenario_.job.setup.empty()) return Ok();
     SpawnRequest r = Request(scenario_.job.setup, "", 0, "setup");
@@ -299,6 +324,7 @@ class TrialDriver {
     history_.Add(event::kExit, exit);
     if (killed) {
       if (Status s = ApplyModel(fault, attempt); !s) return s.error();
+      if (Status s = CheckCrashState(fault); !s) return s.error();
     }
     return status.exited && status.code == 0;
   }

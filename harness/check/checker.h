@@ -62,7 +62,7 @@ Verdict RunSqlCheck(const std::string& name, const SqlCheck& check,
                     const std::filesystem::path& workdir);
 
 // The scenario's after_every_crash checks on a crash state (TrialOptions::crash_checks): each
-// check's database, with its -journal and -wal, is copied into `scratch` and checked there, so
+// check's database, with its -journal and -wal, is copied into `scratch`/NAME and checked there, so
 // that the retry meets the sandbox exactly as the persistence model left it (opening the
 // database would roll a hot journal back). A JSON array of Verdicts; an Error when a copy fails.
 Result<nlohmann::json> CheckCrashState(const Scenario& scenario, const std::filesystem::path& work,

@@ -52,10 +52,9 @@ Result<nlohmann::json> CheckCrashState(const Scenario& scenario, const fs::path&
   nlohmann::json verdicts = nlohmann::json::array();
   for (const auto& [name, check] : scenario.checks) {
     if (!check.after_every_crash) continue;
-    std::error_code ec;
-    fs::remove_all(scratch, ec);  // each check its own copy: a check may roll a journal back
-    if (Status s = CopyDatabase(check.db, work, scratch); !s) return s.error();
-    verdicts.push_back(RunSqlCheck(name, check, scratch));
+    fs::path copy = scratch / name;  // each check its own copy: a check may roll a journal back
+    if (Status s = CopyDatabase(check.db, work, copy); !s) return s.error();
+    verdicts.push_back(RunSqlCheck(name, check, copy));
   }
   return verdicts;
 }

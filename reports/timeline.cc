@@ -224,6 +224,18 @@ class Builder {
       return Mark{MarkKind::kRollback, Str(d, "model"),
                   fmt::format("{} model rolled back: {}", Str(d, "model"), Str(d, "changes"))};
     }
+    if (e.type == event::kCrashCheck) {  // "a reader saw: x held; y VIOLATED: why"
+      std::string seen;
+      bool violated = false;
+      for (const auto& v : d.value("verdicts", nlohmann::json::array())) {
+        bool held = v.value("held", true);
+        violated = violated || !held;
+        seen += fmt::format("{}{} {}", seen.empty() ? "" : "; ", v.value("invariant", std::string("?")),
+                            held ? "held" : "VIOLATED: " + v.value("explanation", std::string()));
+      }
+      return Mark{MarkKind::kCrashCheck, violated ? "reader: broken" : "reader: ok",
+                  "after the crash, a reader saw: " + seen};
+    }
     if (e.type == event::kQuery) {
       return Mark{MarkKind::kQuery, Str(d, "key"), fmt::format("query {}: {} deliveries", Str(d, "key"), Int(d, "count"))};
     }
@@ -341,6 +353,7 @@ const char* ToString(MarkKind k) {
     case MarkKind::kOverlap: return "second instance";
     case MarkKind::kRetry: return "in-process retry";
     case MarkKind::kLockWait: return "waited for a lock";
+    case MarkKind::kCrashCheck: return "checked after the crash";
   }
   return "?";
 }

@@ -30,6 +30,7 @@ enum class MarkKind {
   kOverlap,     // a second instance of the attempt: started, the first released, its exit
   kRetry,       // the job retried a call in-process (POST /retry, docs/retry.md)
   kLockWait,    // the job waited for a lock another run held (POST /wait, docs/faults.md)
+  kCrashCheck,  // the after_every_crash checks on what a reader saw after the kill
 };
 const char* ToString(MarkKind k);
 

@@ -50,7 +50,14 @@ Result<std::vector<Verdict>> CheckTrial(const CheckInput& input, const Checkers&
     for (const auto& name : *list) {
       auto own = input.scenario.checks.find(name);
       if (own != input.scenario.checks.end()) {
-        out.push_back(RunSqlCheck(name, own->second, input.workdir));
+        Verdict at_end = RunSqlCheck(name, own->second, input.workdir);
+        if (!own->second.after_every_crash) {
+          out.push_back(std::move(at_end));
+          continue;
+        }
+        auto verdict = OverEveryCrash(name, input, std::move(at_end));
+        if (!verdict) return verdict.error();
+        out.push_back(std::move(verdict.value()));
         continue;
       }
       auto verdict = checkers.at(name)(input);

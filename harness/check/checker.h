@@ -61,6 +61,18 @@ const Checkers& BuiltinCheckers();
 Verdict RunSqlCheck(const std::string& name, const SqlCheck& check,
                     const std::filesystem::path& workdir);
 
+// The scenario's after_every_crash checks on a crash state (TrialOptions::crash_checks): each
+// check's database, with its -journal and -wal, is copied into `scratch`/NAME and checked there, so
+// that the retry meets the sandbox exactly as the persistence model left it (opening the
+// database would roll a hot journal back). A JSON array of Verdicts; an Error when a copy fails.
+Result<nlohmann::json> CheckCrashState(const Scenario& scenario, const std::filesystem::path& work,
+                                       const std::filesystem::path& scratch);
+
+// An after_every_crash check's verdict: violated in the first crash state it failed in (the
+// history's crash_check events), naming the point, date, attempt and model; else `at_end`.
+// An Error when the trial had kills and no crash_check event (a runner without crash_checks).
+Result<Verdict> OverEveryCrash(const std::string& name, const CheckInput& in, Verdict at_end);
+
 // The verdicts of the scenario's invariants (must_hold, then expected_violations), each a
 // scenario's own check or one of `checkers`, or the first checker's Error.
 Result<std::vector<Verdict>> CheckTrial(const CheckInput& input, const Checkers& checkers);

@@ -19,7 +19,8 @@ using Clock = std::chrono::steady_clock;
 class Search {
  public:
   Search(const Scenario& s, const ExploreOptions& o)
-      : scenario_(s), options_(o), started_(Clock::now()) {
+      : scenario_(s), options_(o), trial_options_(o.trial), started_(Clock::now()) {
+    trial_options_.crash_checks = CheckCrashState;
     targets_ = o.invariants;
     if (targets_.empty()) {
       targets_ = s.must_hold;
@@ -36,7 +37,7 @@ class Search {
     } else if (outcome_.trials >= options_.trials || OutOfTime()) {
       RC_DISCARD("budget spent");
     }
-    auto trial = RunTrial(scenario_, plan, options_.trial);
+    auto trial = RunTrial(scenario_, plan, trial_options_);
     if (!trial && InterruptSignal() != 0) {  // the schedule in flight is abandoned
       (void)Interrupted(shrinking);
       return;
@@ -109,6 +110,7 @@ class Search {
 
   const Scenario& scenario_;
   const ExploreOptions& options_;
+  TrialOptions trial_options_;  // options_.trial, with the checks of every crash state
   Clock::time_point started_;
   std::vector<std::string> targets_;
   ExploreOutcome outcome_;

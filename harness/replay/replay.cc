@@ -27,7 +27,9 @@ Result<ReplayOutcome> Replay(const CounterexampleFile& c, const TrialOptions& op
   auto scenario = RecordedScenario(c, &out.warning);
   if (!scenario) return scenario.error();
   out.scenario = std::move(scenario.value());
-  auto trial = RunTrial(out.scenario, c.plan, options);
+  TrialOptions with_checks = options;
+  with_checks.crash_checks = CheckCrashState;
+  auto trial = RunTrial(out.scenario, c.plan, with_checks);
   if (!trial) return trial.error();
   out.events = trial.value().events;
   auto verdicts = CheckTrial({out.scenario, c.plan, out.events, trial.value().sandbox.work()}, AllCheckers());

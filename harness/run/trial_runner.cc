@@ -177,6 +177,38 @@ class TrialDriver {
     return Ok();
   }
 
+  // What a reader sees between two attempts: the scenario's after_every_crash checks on the
+  // sandbox the model left, recorded beside the kill they follow (docs/scenarios.md).
+  // With keep_sandbox, a crash state a check found broken stays in crash-state-<log>/<check>/.
+  Status CheckCrashState(const AttemptFault& fault, const std::string& log) {
+    const auto& checks = scenario_.checks;
+    if (!options_.crash_checks ||
+        std::none_of(checks.begin(), checks.end(), [](const auto& c) { return c.second.after_every_crash; })) {
+      return Ok();
+    }
+    fs::path scratch = sandbox_.root() / "crash-state";
+    std::error_code ignored;
+    fs::remove_all(scratch, ignored);
+    auto verdicts = options_.crash_checks(scenario_, sandbox_.work(), scratch);
+    if (!verdicts) return verdicts.error();
+    const nlohmann::json& all = verdicts.value();
+    bool broken = std::any_of(all.begin(), all.end(), [](const nlohmann::json& v) { return !v.value("held", true); });
+    if (broken && options_.keep_sandbox) {  // what the reader saw, to open with sqlite3
+      fs::rename(scratch, sandbox_.root() / ("crash-state-" + log), ignored);
+    }
+    fs::remove_all(scratch, ignored);
+    nlohmann::json data = {{"model", fault.model}, {"verdicts", verdicts.value()}};
+    std::vector<Event> events = history_.Events();
+    for (auto it = events.rbegin(); it != events.rend(); ++it) {
+      if (it->type != event::kKill) continue;
+      data["point"] = it->data.value("point", "");
+      data["hit"] = it->data.value("hit", 0);
+      break;
+    }
+    history_.Add(event::kCrashCheck, data);
+    return Ok();
+  }
+
   Status RunSetup() {
     if (scenario_.job.setup.empty()) return Ok();
     SpawnRequest r = Request(scenario_.job.setup, "", 0, "setup");
@@ -299,6 +331,7 @@ class TrialDriver {
     history_.Add(event::kExit, exit);
     if (killed) {
       if (Status s = ApplyModel(fault, attempt); !s) return s.error();
+      if (Status s = CheckCrashState(fault, log); !s) return s.error();
     }
     return status.exited && status.code == 0;
   }

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "history/event.h"
@@ -26,6 +28,13 @@ struct TrialOptions {
   // Every fsync and fdatasync of a sandbox file reaches the kernel. Otherwise the shim answers
   // them itself (KILLPOINT_SKIP_FSYNC=1): the persistence models decide what a crash keeps.
   bool real_fsync = false;
+  // Checks the crash state after every kill (check/checker.h's CheckCrashState, passed in
+  // because run/ is below check/): `work` is the sandbox as the persistence model left it,
+  // `scratch` an empty folder it may use. Answers the verdicts as JSON, recorded in a
+  // crash_check event. Empty: nothing is checked between attempts (discovery, points).
+  std::function<Result<nlohmann::json>(const Scenario&, const std::filesystem::path& work,
+                                       const std::filesystem::path& scratch)>
+      crash_checks = {};
 };
 
 // A finished trial. The sandbox stays on disk while this object lives, so that the checkers

@@ -146,6 +146,7 @@ std::map<std::string, SqlCheck> ReadChecks(FieldReader r, const nlohmann::json* 
       c.Fail("missing_db", "expected \"violated\" or \"held\", got '" + missing + "'");
     }
     check.missing_db_holds = missing == "held";
+    check.after_every_crash = c.Boolean("after_every_crash", false);
     c.Finish();
     out[name] = check;
   }

@@ -149,6 +149,9 @@ struct SqlCheck {
   std::string sql;   // one read-only statement
   std::string says;  // what a returned row means, for the explanation
   bool missing_db_holds = false;  // "missing_db": "held"; by default a missing db is a violation
+  // "after_every_crash": true: also checked on what a reader sees after each kill (the sandbox
+  // once the persistence model was applied, before the retry), not only at the end.
+  bool after_every_crash = false;
   bool operator==(const SqlCheck&) const = default;
 };
 

@@ -347,6 +347,10 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
       r.Fail("checks." + name,
              "is named in neither invariants.must_hold nor invariants.expected_violations");
     }
+    if (check.after_every_crash && s.failpoints.empty() && !s.syscall_points) {
+      r.Fail("checks." + name + ".after_every_crash",
+             "no attempt can crash: the scenario lists no failpoints and sets no syscall_points");
+    }
   }
   for (const auto& name : s.expected_violations) {
     if (std::find(s.must_hold.begin(), s.must_hold.end(), name) != s.must_hold.end()) {

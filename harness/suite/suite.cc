@@ -501,6 +501,7 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
   if (!root) return root.error();
   TrialOptions to{o.bindir, root.value()->path(), o.keep_sandboxes};
   to.real_fsync = o.real_disk;
+  to.crash_checks = CheckCrashState;
   for (const Scenario& s : scenarios) {
     if (InterruptSignal() != 0) break;
     ScenarioResult r;

@@ -154,6 +154,23 @@ TEST(Timeline, CollapsesLongRunsOfPassedCrashPointsButKeepsTheLast) {
   EXPECT_THAT(t.lanes[0].marks[3].detail, HasSubstr("f9: truncated"));
 }
 
+// docs/scenarios.md, "Checked after every crash": what a reader saw after the kill, on its lane.
+TEST(Timeline, ShowsWhatAReaderSawAfterTheCrash) {
+  std::vector<Event> events = {
+      Ev(0, 0, "spawn", "d", 1, 1),
+      Ev(1, 0, "kill", "d", 1, 1, {{"point", "write:w"}, {"hit", 1}, {"when", "after"}, {"model", "power"}}),
+      Ev(2, 0, "crash_check", "d", 1, 1,
+         {{"point", "write:w"}, {"hit", 1}, {"model", "power"},
+          {"verdicts", {{{"invariant", "a"}, {"held", true}, {"explanation", "no row"}},
+                        {{"invariant", "b"}, {"held", false}, {"explanation", "1 row, day=d"}}}}})};
+  Timeline t = BuildTimeline(events);
+  ASSERT_EQ(t.lanes.size(), 1u);
+  ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kKill, MarkKind::kCrashCheck));
+  EXPECT_EQ(t.lanes[0].marks[1].label, "reader: broken");
+  EXPECT_EQ(t.lanes[0].marks[1].detail, "after the crash, a reader saw: a held; b VIOLATED: 1 row, day=d");
+  EXPECT_THAT(RenderTimelineLegend(), HasSubstr("checked after the crash"));
+}
+
 // docs/faults.md: a pause and an overlap on one lane; the second instance is not a lane.
 std::vector<Event> OverlapHistory() {
   const std::string d = "2026-11-01";

@@ -49,6 +49,19 @@ TEST(Checks, MissingDbMayBeDeclaredHeld) {
   EXPECT_TRUE(s.value().checks.at("one_status_per_order").missing_db_holds);
 }
 
+TEST(Checks, MayBeCheckedAfterEveryCrashOfAScenarioThatCrashes) {
+  EXPECT_FALSE(ParseScenario(kWithCheck, "s.json").value().checks.at("one_status_per_order").after_every_crash);
+  nlohmann::json j = nlohmann::json::parse(kWithCheck);
+  j["checks"]["one_status_per_order"]["after_every_crash"] = true;
+  j["syscall_points"] = true;
+  auto s = ParseScenario(j.dump(), "s.json");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_TRUE(s.value().checks.at("one_status_per_order").after_every_crash);
+  j.erase("syscall_points");
+  j["failpoints"] = {"after_commit"};
+  EXPECT_TRUE(ParseScenario(j.dump(), "s.json"));
+}
+
 TEST(Checks, MayBeExpectedViolations) {
   auto s =
       ParseCheckWith("/invariants",
@@ -99,6 +112,11 @@ INSTANTIATE_TEST_SUITE_P(
                  "checks.one_status_per_order.says: expected a string"},
         BadCheck{"/checks/one_status_per_order/missing_db", "\"ignore\"",
                  "checks.one_status_per_order.missing_db: expected \"violated\" or \"held\""},
+        BadCheck{"/checks/one_status_per_order/after_every_crash", "\"yes\"",
+                 "checks.one_status_per_order.after_every_crash: expected true or false"},
+        BadCheck{"/checks/one_status_per_order/after_every_crash", "true",
+                 "checks.one_status_per_order.after_every_crash: no attempt can crash: the scenario lists no "
+                 "failpoints and sets no syscall_points"},
         BadCheck{"/checks/one_status_per_order/colour", "\"red\"",
                  "checks.one_status_per_order.colour: unknown field"},
         BadCheck{"/invariants/must_hold/0", "\"one_status_per_ordr\"",

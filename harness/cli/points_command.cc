@@ -1,5 +1,6 @@
 #include "cli/points_command.h"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -21,6 +22,24 @@ struct PointsArgs {
   bool json = false;
 };
 
+std::string UnseenNote(const std::string& at) {
+  return "written without a seen write (stdio, a raw syscall): noticed at " + at;
+}
+
+// The files whose content changed with no write call the shim could see.
+void PrintUnseenFiles(const std::vector<CrashPoint>& points) {
+  std::vector<std::string> files;
+  for (const CrashPoint& p : points) {
+    std::string file(SyscallPath(p.name));
+    if (!p.unseen.empty() && std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
+  }
+  if (files.empty()) return;
+  std::cout << "Changed without a seen write (killpoint noticed it when the file was closed, synced or renamed;\n"
+               "each is a write point, killed only after it, docs/syscall-shim.md):";
+  for (const std::string& f : files) std::cout << " " << f;
+  std::cout << "\n";
+}
+
 int Execute(const PointsArgs& a) {
   auto loaded = LoadScenario(a.scenario);
   if (!loaded) return Report(loaded.error());
@@ -32,9 +51,10 @@ int Execute(const PointsArgs& a) {
   nlohmann::json out = nlohmann::json::array();
   for (const CrashPoint& p : points.value()) {
     nlohmann::json moments = nlohmann::json::array();
-    for (const char* m : KillMoments(p.name)) moments.push_back(m);
+    for (const char* m : KillMoments(p)) moments.push_back(m);
     out.push_back({{"point", p.name}, {"occurrence", p.occurrence}, {"moments", moments},
                    {"kind", IsSyscallPoint(p.name) ? "syscall" : "named"}});
+    if (!p.unseen.empty()) out.back()["unseen"] = p.unseen;
   }
   if (a.json) {
     std::cout << out.dump(2) << "\n";
@@ -46,8 +66,9 @@ int Execute(const PointsArgs& a) {
     std::string moments;
     for (const auto& m : out[i]["moments"]) moments += (moments.empty() ? "" : "/") + m.get<std::string>();
     std::cout << "  " << (i + 1) << "\t" << p.name << (p.occurrence > 1 ? "#" + std::to_string(p.occurrence) : "")
-              << "\t" << moments << "\n";
+              << "\t" << moments << (p.unseen.empty() ? "" : "\t" + UnseenNote(p.unseen)) << "\n";
   }
+  PrintUnseenFiles(points.value());
   return kExitOk;
 }
 

@@ -14,7 +14,7 @@ Result<std::vector<CrashPoint>> DiscoverPoints(Scenario s, std::string date, con
   std::vector<CrashPoint> points;
   for (const Event& e : trial.value().events) {
     if (e.type == event::kFailpoint && e.biz_date == date && e.trigger == 1 && e.attempt == 1) {
-      points.push_back({e.data.value("point", ""), e.data.value("hit", 1)});
+      points.push_back({e.data.value("point", ""), e.data.value("hit", 1), e.data.value("unseen", "")});
     }
   }
   return points;

@@ -388,6 +388,51 @@ TEST_F(ShimTest, DupedFdsKeepTheOriginalName) {
   EXPECT_EQ(ReadFile(Sandbox("data.bin")), "hello world");
 }
 
+// ---- writes the shim cannot see ----
+
+TEST_F(ShimTest, UnseenWritesAreReportedBeforeTheCloseOrDupThatNoticesThem) {
+  FakeHarness harness;
+  JobResult result = RunProbe({"unseen"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_THAT(harness.hits(), ElementsAre("open:raw.txt", "write:raw.txt", "close:raw.txt", "open:redirect.txt",
+                                          "close:redirect.txt", "write:redirect.txt"));
+  std::vector<Line> lines = harness.lines();
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_EQ(lines[1].unseen, "close");
+  EXPECT_EQ(lines[1].bytes, 6);
+  EXPECT_EQ(lines[5].unseen, "dup2");
+  EXPECT_EQ(lines[5].bytes, 3);
+  for (size_t i : {0, 2, 3, 4}) EXPECT_EQ(lines[i].unseen, "") << lines[i].name;
+}
+
+TEST_F(ShimTest, KillAtAnUnseenWriteKeepsItsDataAndAfterSendsDone) {
+  FakeHarness killer(At("write:raw.txt", Reply::Kill()));
+  JobResult killed = RunProbe({"unseen"}, &killer);
+  EXPECT_EQ(killed.term_signal, SIGKILL) << killed;
+  EXPECT_EQ(ReadFile(Sandbox("raw.txt")), "hello\n");  // written before the shim noticed it
+  EXPECT_EQ(killer.hits().back(), "write:raw.txt");
+  FakeHarness after(At("write:raw.txt", Reply::Send("AFTER"), Reply::Continue()));
+  JobResult result = RunProbe({"unseen"}, &after);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::vector<Line> lines = after.lines();
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[2].kind, "DONE");
+  EXPECT_EQ(lines[2].bytes, 6);
+}
+
+TEST_F(ShimTest, BashPrintfThroughStdioIsAnUnseenWrite) {
+  if (!Exists("/bin/bash")) GTEST_SKIP() << "no bash";
+  FakeHarness harness;
+  JobResult result = Run({"/bin/bash", "-c", "printf '%s\\n' x > f; echo done"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::vector<Line> lines = harness.lines();
+  auto unseen = std::find_if(lines.begin(), lines.end(), [](const Line& l) { return l.name == "write:f"; });
+  ASSERT_NE(unseen, lines.end()) << ::testing::PrintToString(harness.hits());
+  EXPECT_EQ(unseen->unseen, "dup2");  // bash restores its stdout
+  EXPECT_EQ(unseen->bytes, 2);
+  EXPECT_EQ(ReadFile(Sandbox("f")), "x\n");
+}
+
 TEST_F(ShimTest, PartialPwritevCutsAcrossTheIovecs) {
   FakeHarness harness(At("write:data.bin", Reply::Send("PARTIAL 8"), Reply::Continue()));
   JobResult result = RunProbe({"dup"}, &harness);

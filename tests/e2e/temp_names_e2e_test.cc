@@ -83,6 +83,24 @@ TEST(Patterns, BashRenamePatternKillsTheMv) {
   }
 }
 
+// bash's printf writes through stdio: the shim reports an unseen write when bash restores its
+// stdout. A write pattern kills there, after the write whatever moment the plan drew (before,
+// after or mid): the data was in the file before the shim noticed it.
+TEST(Patterns, AWritePatternKillsAfterBashsUnseenWrite) {
+  CliRun r = RunKillpoint("bash-unseen", {"run", kDir + "bash-unseen-write.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto kills = Kills(r, "fixture-bash-unseen-write");
+  ASSERT_EQ(kills.size(), 4u);
+  for (const auto& [trial, events] : kills) {
+    ASSERT_GE(events.size(), 1u) << "trial " << trial;  // a retry may be killed too
+    for (const Event& k : events) {
+      EXPECT_EQ(k.data["point"], "write:<tmp1>");
+      EXPECT_EQ(k.data.value("unseen", ""), "dup2");
+      EXPECT_EQ(k.data["when"], "after");
+    }
+  }
+}
+
 TEST(Patterns, TheShimWithoutFailpointsKillsAtEveryKindOfFileOperation) {
   CliRun r = RunKillpoint("anywhere", {"run", kDir + "python-mkstemp-anywhere.json"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;

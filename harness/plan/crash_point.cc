@@ -18,9 +18,9 @@ std::vector<const char*> KillMoments(std::string_view point) {
   return {kBefore, kAfter};
 }
 
-std::vector<const char*> KillMoments(const CrashPoint& point) {
-  if (!point.unseen.empty()) return {kAfter};
-  return KillMoments(point.name);
+std::vector<const char*> KillMoments(std::string_view point, std::string_view unseen) {
+  if (!unseen.empty()) return {kAfter};
+  return KillMoments(point);
 }
 
 std::string_view SyscallPath(std::string_view point) {

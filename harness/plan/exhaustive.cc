@@ -8,7 +8,7 @@ std::vector<AttemptFault> EnumerateFaults(const std::vector<CrashPoint>& points,
                                           const std::vector<std::string>& models) {
   std::vector<AttemptFault> out;
   for (const CrashPoint& p : points) {
-    for (const char* when : KillMoments(p)) {
+    for (const char* when : KillMoments(p.name)) {
       for (const std::string& model : models) {
         AttemptFault f;
         f.kill_point = p.name;

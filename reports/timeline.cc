@@ -192,13 +192,19 @@ class Builder {
     return std::nullopt;
   }
 
+  // A write the shim did not see (data.unseen: where it noticed the change).
+  static std::string UnseenNote(const Json& d) {
+    if (!d.contains("unseen")) return "";
+    return fmt::format(", written without a seen write (stdio, a raw syscall): killpoint noticed it at {}", Str(d, "unseen"));
+  }
+
   std::optional<Mark> FirstInstanceMarkOf(const Event& e) const {
     if (auto mark = ProcessFaultMarkOf(e)) return mark;
     const Json& d = e.data;
     if (e.type == event::kFailpoint) {
       std::string bytes = d.contains("bytes") ? fmt::format(", {} bytes", Int(d, "bytes")) : "";
       return Mark{MarkKind::kFailpoint, Str(d, "point"),
-                  fmt::format("passed {} (hit {}{})", Str(d, "point"), Int(d, "hit"), bytes)};
+                  fmt::format("passed {} (hit {}{}){}", Str(d, "point"), Int(d, "hit"), bytes, UnseenNote(d))};
     }
     if (e.type == event::kPointsPassed) {  // syscall points the shim reported one way, by count
       int64_t total = 0;
@@ -210,15 +216,22 @@ class Builder {
           names += fmt::format("{}{} x{}", names.empty() ? "" : ", ", name, count);
         }
       }
+      std::string unseen;
+      if (auto it = d.find("unseen"); it != d.end() && it->is_object()) {
+        for (const auto& [name, at] : it->items()) {
+          unseen += fmt::format("{}{} (noticed at {})", unseen.empty() ? "" : ", ", name, at.is_string() ? at.get<std::string>() : "");
+        }
+      }
       const char* plural = total == 1 ? "" : "s";
       return Mark{MarkKind::kFailpoints, fmt::format("{} point{}", total, plural),
-                  fmt::format("passed {} syscall point{} not armed: {}", total, plural, names)};
+                  fmt::format("passed {} syscall point{} not armed: {}{}", total, plural, names,
+                              unseen.empty() ? "" : "; written without a seen write (stdio, a raw syscall): " + unseen)};
     }
     if (e.type == event::kKill) {
       std::string when = d.value("when", "before");
       return Mark{MarkKind::kKill, Str(d, "point"),
-                  fmt::format("kill -9 {} {} (hit {}), then the {} model", when, Str(d, "point"), Int(d, "hit"),
-                              d.value("model", "process"))};
+                  fmt::format("kill -9 {} {} (hit {}){}, then the {} model", when, Str(d, "point"), Int(d, "hit"),
+                              UnseenNote(d), d.value("model", "process"))};
     }
     if (e.type == event::kRollback) {
       return Mark{MarkKind::kRollback, Str(d, "model"),

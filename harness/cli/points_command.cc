@@ -1,5 +1,6 @@
 #include "cli/points_command.h"
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -21,20 +22,41 @@ struct PointsArgs {
   bool json = false;
 };
 
+std::string UnseenNote(const std::string& at) {
+  return "written without a seen write (stdio, a raw syscall): noticed at " + at;
+}
+
+// The files whose content changed with no write call the shim could see.
+void PrintUnseenFiles(const std::vector<CrashPoint>& points, const std::vector<std::string>& unseen) {
+  std::vector<std::string> files;
+  for (size_t i = 0; i < points.size(); ++i) {
+    std::string file(SyscallPath(points[i].name));
+    if (!unseen[i].empty() && std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
+  }
+  if (files.empty()) return;
+  std::cout << "Changed without a seen write (killpoint noticed it when the file was closed, synced or renamed;\n"
+               "each is a write point, killed only after it, docs/syscall-shim.md):";
+  for (const std::string& f : files) std::cout << " " << f;
+  std::cout << "\n";
+}
+
 int Execute(const PointsArgs& a) {
   auto loaded = LoadScenario(a.scenario);
   if (!loaded) return Report(loaded.error());
   const Scenario& s = loaded.value();
   std::string date = a.date.empty() ? s.dates.front() : a.date;
   TrialOptions options{a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir), fs::temp_directory_path(), false};
-  auto points = DiscoverPoints(s, date, options);
+  std::vector<std::string> unseen;
+  auto points = DiscoverPoints(s, date, options, &unseen);
   if (!points) return Report(points.error());
   nlohmann::json out = nlohmann::json::array();
-  for (const CrashPoint& p : points.value()) {
+  for (size_t i = 0; i < points.value().size(); ++i) {
+    const CrashPoint& p = points.value()[i];
     nlohmann::json moments = nlohmann::json::array();
-    for (const char* m : KillMoments(p.name)) moments.push_back(m);
+    for (const char* m : KillMoments(p.name, unseen[i])) moments.push_back(m);
     out.push_back({{"point", p.name}, {"occurrence", p.occurrence}, {"moments", moments},
                    {"kind", IsSyscallPoint(p.name) ? "syscall" : "named"}});
+    if (!unseen[i].empty()) out.back()["unseen"] = unseen[i];
   }
   if (a.json) {
     std::cout << out.dump(2) << "\n";
@@ -46,8 +68,9 @@ int Execute(const PointsArgs& a) {
     std::string moments;
     for (const auto& m : out[i]["moments"]) moments += (moments.empty() ? "" : "/") + m.get<std::string>();
     std::cout << "  " << (i + 1) << "\t" << p.name << (p.occurrence > 1 ? "#" + std::to_string(p.occurrence) : "")
-              << "\t" << moments << "\n";
+              << "\t" << moments << (unseen[i].empty() ? "" : "\t" + UnseenNote(unseen[i])) << "\n";
   }
+  PrintUnseenFiles(points.value(), unseen);
   return kExitOk;
 }
 

@@ -18,6 +18,11 @@ std::vector<const char*> KillMoments(std::string_view point) {
   return {kBefore, kAfter};
 }
 
+std::vector<const char*> KillMoments(std::string_view point, std::string_view unseen) {
+  if (!unseen.empty()) return {kAfter};
+  return KillMoments(point);
+}
+
 std::string_view SyscallPath(std::string_view point) {
   std::string_view op = SyscallOp(point);
   if (op.empty()) return {};

@@ -31,6 +31,10 @@ inline bool IsSyscallPoint(std::string_view point) { return !SyscallOp(point).em
 // The moments a kill may take at this point: {before}, {before, after} or, for a write,
 // {before, after, mid}.
 std::vector<const char*> KillMoments(std::string_view point);
+// The same for a point as discovered, with `unseen`: where the shim noticed a write it did not
+// see (docs/syscall-shim.md), "" for every other point. An unseen write has only {after}: its
+// data reached the file before the shim noticed it, no kill can fall before or in its middle.
+std::vector<const char*> KillMoments(std::string_view point, std::string_view unseen);
 
 // "fsync:." -> "."; the path part of a syscall point (for rename, the source).
 std::string_view SyscallPath(std::string_view point);

@@ -13,6 +13,7 @@ void AttemptState::Arm(const AttemptFault& fault, bool track) {
   track_ = track;
   hits_.clear();
   passed_.clear();
+  unseen_.clear();
   killed_ = false;
   awaiting_done_ = false;
   awaiting_real_.clear();
@@ -40,9 +41,14 @@ void AttemptState::Attach(RunningProcess* process) {
 
 bool AttemptState::Finish() {
   std::lock_guard lock(mu_);
-  if (!passed_.empty()) history_->Add(event::kPointsPassed, {{"points", passed_}});
+  if (!passed_.empty()) {
+    nlohmann::json data = {{"points", passed_}};
+    if (!unseen_.empty()) data["unseen"] = unseen_;
+    history_->Add(event::kPointsPassed, data);
+  }
   if (!passed2_.empty()) history_->Add(event::kPointsPassed, {{"points", passed2_}, {"instance", 2}});
   passed_.clear();
+  unseen_.clear();
   passed2_.clear();
   second_pgid_ = 0;
   expecting_second_ = false;
@@ -54,7 +60,11 @@ bool AttemptState::Finish() {
 
 HitAnswer AttemptState::Kill(const FailpointHit& hit, int n) {
   killed_ = true;
-  nlohmann::json data = {{"point", hit.name}, {"hit", n}, {"when", fault_.when}, {"model", fault_.model}};
+  // A write the shim did not see was done before it was noticed: whatever moment the plan
+  // named, the kill falls after it (docs/syscall-shim.md, "Unseen writes").
+  std::string when = hit.unseen.empty() ? fault_.when : std::string(kAfter);
+  nlohmann::json data = {{"point", hit.name}, {"hit", n}, {"when", when}, {"model", fault_.model}};
+  if (!hit.unseen.empty()) data["unseen"] = hit.unseen;
   if (IsPointPattern(fault_.kill_point)) data["pattern"] = fault_.kill_point;
   history_->Add(event::kKill, data);
   process_->KillGroup();
@@ -69,6 +79,7 @@ bool AttemptState::Fires(const std::string& name, int n) {
 
 HitAnswer AttemptState::Decide(const FailpointHit& hit, const std::string& real, int n, bool fires) {
   if (!fires || killed_ || !process_) return HitAnswer::Continue();
+  if (!hit.unseen.empty()) return Kill(hit, n);  // nothing left to do between HIT and DONE
   bool split = fault_.when == kMid && hit.bytes > 1;
   if (fault_.when == kAfter || split) {
     awaiting_done_ = true;
@@ -99,9 +110,11 @@ HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
   HitAnswer answer = HitAnswer::Continue();
   if (hit.seen) {  // reported one way: the shim knew it is not the armed point
     ++passed_[hit.name];
+    if (!hit.unseen.empty()) unseen_[hit.name] = hit.unseen;
   } else {
     nlohmann::json data = {{"point", hit.name}, {"hit", n}, {"pid", hit.pid}};
     if (hit.bytes >= 0) data["bytes"] = hit.bytes;
+    if (!hit.unseen.empty()) data["unseen"] = hit.unseen;
     history_->Add(event::kFailpoint, data);
     bool pause = !pause_done_ && process_ && fault_.pause.point == hit.name && n == 1;
     bool overlap = !overlap_done_ && process_ && fault_.overlap.point == hit.name && n == 1;
@@ -117,8 +130,10 @@ HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
   }
   // The job is blocked before an operation it will now perform: the tracker records what the
   // operation makes durable (a sync) or what it changes (names, truncations, closes). It
-  // reads the sandbox, so it hears the real path, never an alias.
-  if (durability_ && track_ && answer.kind != HitAnswer::kKilled && IsSyscallPoint(sent.name)) {
+  // reads the sandbox, so it hears the real path, never an alias. An unseen write is done
+  // already, even when the job is killed at its report: it counts as a write.
+  bool done = answer.kind != HitAnswer::kKilled || !hit.unseen.empty();
+  if (durability_ && track_ && done && IsSyscallPoint(sent.name)) {
     durability_->OnOperation(sent.name);
   }
   return answer;
@@ -146,6 +161,7 @@ HitAnswer AttemptState::SecondHit(const FailpointHit& hit, const std::string& re
   } else {
     nlohmann::json data = {{"point", hit.name}, {"hit", ++hits2_[hit.name]}, {"pid", hit.pid}, {"instance", 2}};
     if (hit.bytes >= 0) data["bytes"] = hit.bytes;
+    if (!hit.unseen.empty()) data["unseen"] = hit.unseen;
     history_->Add(event::kFailpoint, data);
   }
   // Both instances write to the same disk: the tracker hears of the second's operations too.

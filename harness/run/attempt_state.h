@@ -80,6 +80,7 @@ class AttemptState {
   RunningProcess* process_ = nullptr;  // guarded by mu_
   std::map<std::string, int> hits_;    // guarded by mu_
   std::map<std::string, int> passed_;  // guarded by mu_: one-way hits (SEEN) by name
+  std::map<std::string, std::string> unseen_;  // guarded by mu_: of those, unseen writes -> where noticed
   bool killed_ = false;                // guarded by mu_
   bool armed_ = false;                 // guarded by mu_
   bool awaiting_done_ = false;         // guarded by mu_: let through, kill at its DONE

@@ -24,6 +24,10 @@ struct FailpointHit {
   bool seen = false;  // a SEEN line (v1.2): passed and reported one way, never answered
   int64_t bytes = -1;  // the shim's size of a write, when it sent one; -1 otherwise
   bool excl = false;   // v1.3: an open that creates its file exclusively (O_CREAT|O_EXCL)
+  // v1.4: a write the shim did not see (stdio, a raw syscall), noticed when the file had
+  // changed at this operation of the same process ("close", "fsync", "dup2", "exit"...);
+  // empty for a real call. The data is in the file already (docs/syscall-shim.md).
+  std::string unseen;
   uint64_t connection = 0;  // the channel's number for the connection, to answer a held hit
 };
 

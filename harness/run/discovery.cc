@@ -1,8 +1,12 @@
 #include "run/discovery.h"
 
+#include <algorithm>
+
 namespace killpoint {
 
-Result<std::vector<CrashPoint>> DiscoverPoints(Scenario s, std::string date, const TrialOptions& options) {
+Result<std::vector<CrashPoint>> DiscoverPoints(Scenario s, std::string date, const TrialOptions& options,
+                                                std::vector<std::string>* unseen) {
+  if (unseen) unseen->clear();
   s.syscall_points = true;
   if (date.empty()) date = s.dates.front();
   Plan plan{s.name, 0, 0, {{date, 1, {}}}};
@@ -15,9 +19,22 @@ Result<std::vector<CrashPoint>> DiscoverPoints(Scenario s, std::string date, con
   for (const Event& e : trial.value().events) {
     if (e.type == event::kFailpoint && e.biz_date == date && e.trigger == 1 && e.attempt == 1) {
       points.push_back({e.data.value("point", ""), e.data.value("hit", 1)});
+      if (unseen) unseen->push_back(e.data.value("unseen", ""));
     }
   }
   return points;
+}
+
+void DropImpossibleMoments(std::vector<AttemptFault>& space, const std::vector<CrashPoint>& points,
+                           const std::vector<std::string>& unseen) {
+  for (size_t i = 0; i < points.size() && i < unseen.size(); ++i) {
+    if (unseen[i].empty()) continue;
+    std::vector<const char*> possible = KillMoments(points[i].name, unseen[i]);
+    std::erase_if(space, [&](const AttemptFault& f) {
+      return f.kill_point == points[i].name && f.occurrence == points[i].occurrence &&
+             std::find(possible.begin(), possible.end(), f.when) == possible.end();
+    });
+  }
 }
 
 }  // namespace killpoint

@@ -28,6 +28,20 @@ bool Digits(std::string_view field, size_t max_digits, Int& out) {
   return std::from_chars(field.data(), field.data() + field.size(), out).ec == std::errc{};
 }
 
+// v1.4: "unseen:<op>" after a write's bytes, never on DONE.
+bool ParseUnseen(std::string_view flag, FailpointHit& hit) {
+  constexpr std::string_view kPrefix = "unseen:";
+  if (hit.done || hit.bytes < 0 || flag.size() <= kPrefix.size() || flag.substr(0, kPrefix.size()) != kPrefix) {
+    return false;
+  }
+  std::string_view op = flag.substr(kPrefix.size());
+  for (char c : op) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return false;
+  }
+  hit.unseen = std::string(op);
+  return true;
+}
+
 }  // namespace
 
 std::optional<FailpointHit> ParseProtocolLine(std::string_view line) {
@@ -54,6 +68,8 @@ std::optional<FailpointHit> ParseProtocolLine(std::string_view line) {
   } else if (!bytes.empty() && !Digits(bytes, 18, hit.bytes)) {
     return std::nullopt;
   }
+  std::string_view flag;
+  if (NextField(line, flag) && !ParseUnseen(flag, hit)) return std::nullopt;
   if (!line.empty()) return std::nullopt;
   return hit;
 }

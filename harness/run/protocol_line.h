@@ -3,6 +3,8 @@
 //   DONE <name> [<pid> [<bytes>]]   after AFTER or PARTIAL: the operation is done, waits again
 //   SEEN <name> [<pid> [<bytes>]]   v1.2: the point was passed, reported one way, no answer
 //   HIT|SEEN <name> <pid> excl      v1.3: an open that creates its file exclusively
+//   HIT|SEEN <name> <pid> <bytes> unseen:<op>   v1.4: a write the shim did not see, noticed
+//                                   at <op> (close, fsync, fdatasync, dup2, rename, exit...)
 // A name is [A-Za-z0-9_.:/-]+, a pid at most 9 digits, bytes at most 18; a trailing '\r' is
 // allowed. Pure and allocation-light: the control channel parses every line with it.
 #pragma once

@@ -223,7 +223,8 @@ static void kp_flush_seen(const char *name) {
 
 static void kp_queue_seen(const kp_point *p) {
   char line[KP_LINE_MAX + 64];
-  int n = p->is_write ? snprintf(line, sizeof line, "SEEN %s %d %llu\n", p->name, (int)kp_pid(), p->bytes)
+  int n = p->is_write ? snprintf(line, sizeof line, "SEEN %s %d %llu%s%s\n", p->name, (int)kp_pid(), p->bytes,
+                                 p->unseen != NULL ? " unseen:" : "", p->unseen != NULL ? p->unseen : "")
                       : snprintf(line, sizeof line, "SEEN %s %d%s\n", p->name, (int)kp_pid(),
                                  p->excl ? " excl" : "");
   if (n < 0 || (size_t)n >= sizeof line) kp_fatal("at %s: line too long", p->name);
@@ -257,8 +258,10 @@ void kp_channel_flush_at_exit(void) {
 static void kp_exchange(const char *kind, kp_point *p, int with_bytes, unsigned long long bytes,
                         char *answer, size_t cap) {
   char line[KP_LINE_MAX + 64];
+  int unseen = p->unseen != NULL && kind[0] == 'H';
   int n = with_bytes
-              ? snprintf(line, sizeof line, "%s %s %d %llu\n", kind, p->name, (int)getpid(), bytes)
+              ? snprintf(line, sizeof line, "%s %s %d %llu%s%s\n", kind, p->name, (int)getpid(), bytes,
+                         unseen ? " unseen:" : "", unseen ? p->unseen : "")
               : snprintf(line, sizeof line, "%s %s %d%s\n", kind, p->name, (int)getpid(),
                          p->excl && kind[0] == 'H' ? " excl" : "");
   if (n < 0 || (size_t)n >= sizeof line) kp_fatal("at %s: line too long", p->name);

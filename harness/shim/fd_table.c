@@ -1,11 +1,13 @@
 #include "fd_table.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -14,6 +16,9 @@ typedef struct {
   char *rel;  /* NULL: not tracked */
   dev_t dev;
   ino_t ino;
+  int writable;           /* opened O_WRONLY or O_RDWR: it can write without the shim seeing */
+  off_t size;             /* the file's size and mtime after the last operation the shim saw */
+  struct timespec mtime;  /* on it in this process (its stamp) */
 } kp_fd_entry;
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -41,9 +46,23 @@ static int kp_grow(size_t fd) {
   return 0;
 }
 
-void kp_fd_set(int fd, const char *rel) {
+/* With g_mu held: every entry on st's file takes st's size and mtime as its stamp. */
+static void kp_stamp_locked(const struct stat *st) {
+  for (size_t fd = 0; fd < g_cap; ++fd) {
+    kp_fd_entry *e = &g_entries[fd];
+    if (e->rel == NULL || e->dev != st->st_dev || e->ino != st->st_ino) continue;
+    e->size = st->st_size;
+    e->mtime = st->st_mtim;
+  }
+}
+
+static void kp_publish(int fd, const struct stat *st);
+
+/* `publish`: an open the shim saw (not an inherited fd): its stamp goes on the file too. */
+static void kp_fd_record(int fd, const char *rel, int publish) {
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) return;
+  int mode = fcntl(fd, F_GETFL) & O_ACCMODE;
   char *copy = strdup(rel);
   if (copy == NULL) return;
   pthread_mutex_lock(&g_mu);
@@ -52,11 +71,95 @@ void kp_fd_set(int fd, const char *rel) {
     g_entries[fd].rel = copy;
     g_entries[fd].dev = st.st_dev;
     g_entries[fd].ino = st.st_ino;
+    g_entries[fd].writable = S_ISREG(st.st_mode) && (mode == O_WRONLY || mode == O_RDWR);
     __atomic_fetch_add(&g_count, 1, __ATOMIC_RELAXED);
     copy = NULL;
   }
+  kp_stamp_locked(&st);  /* an O_TRUNC open changes the file under this process's other fds */
+  int writable = publish && copy == NULL && g_entries[fd].writable;
   pthread_mutex_unlock(&g_mu);
   free(copy);
+  if (writable) kp_publish(fd, &st);  /* a seen open (O_TRUNC): no earlier stamp stands */
+}
+
+void kp_fd_set(int fd, const char *rel) { kp_fd_record(fd, rel, 1); }
+
+void kp_fd_stamp(const struct stat *st) {
+  if (__atomic_load_n(&g_count, __ATOMIC_RELAXED) == 0) return;
+  pthread_mutex_lock(&g_mu);
+  kp_stamp_locked(st);
+  pthread_mutex_unlock(&g_mu);
+}
+
+/* The stamp every process's shim leaves on the file itself after a change it saw, so that a
+ * process whose child wrote through an inherited fd with seen calls ("cat in" in
+ * "{ cat in; printf x; } > out") does not take the child's bytes for unseen ones. An extended
+ * attribute changes the ctime, never the size or the mtime. Where the file system has none,
+ * such a change is reported as unseen: over-reported, never missed. */
+#define KP_SEEN_XATTR "user.killpoint.seen"
+
+static void kp_publish(int fd, const struct stat *st) {
+  char text[64];
+  int n = snprintf(text, sizeof text, "%lld %lld %ld", (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+                   (long)st->st_mtim.tv_nsec);
+  if (n > 0 && (size_t)n < sizeof text) (void)fsetxattr(fd, KP_SEEN_XATTR, text, (size_t)n, 0);
+}
+
+/* True when the change on fd's file was seen by a shim (this process's or another's). The
+ * size the last seen change left goes to *size when it is larger. */
+static int kp_published(int fd, const struct stat *st, off_t *size) {
+  char text[64], now[64];
+  ssize_t n = fgetxattr(fd, KP_SEEN_XATTR, text, sizeof text - 1);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  long long published = strtoll(text, NULL, 10);
+  if (published > *size && published <= st->st_size) *size = (off_t)published;
+  snprintf(now, sizeof now, "%lld %lld %ld", (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+           (long)st->st_mtim.tv_nsec);
+  return strcmp(text, now) == 0;
+}
+
+void kp_fd_stamp_fd(int fd) {
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) return;
+  kp_fd_stamp(&st);
+  if (S_ISREG(st.st_mode)) kp_publish(fd, &st);
+}
+
+int kp_fd_unseen(int fd, char *rel, size_t cap, unsigned long long *grown) {
+  if (fd < 0 || __atomic_load_n(&g_count, __ATOMIC_RELAXED) == 0) return 0;
+  kp_fd_entry was = {NULL, 0, 0, 0, 0, {0, 0}};
+  pthread_mutex_lock(&g_mu);  /* an fd open on nothing the shim tracks costs no fstat */
+  if ((size_t)fd < g_cap && g_entries[fd].rel != NULL && g_entries[fd].writable &&
+      strlen(g_entries[fd].rel) < cap) {
+    was = g_entries[fd];
+    strcpy(rel, was.rel);
+  }
+  pthread_mutex_unlock(&g_mu);
+  struct stat st;
+  if (was.rel == NULL || fstat(fd, &st) != 0 || st.st_dev != was.dev || st.st_ino != was.ino) return 0;
+  if (st.st_size == was.size && st.st_mtim.tv_sec == was.mtime.tv_sec &&
+      st.st_mtim.tv_nsec == was.mtime.tv_nsec) {
+    return 0;
+  }
+  off_t base = was.size;  /* or the size another process's seen write left, if larger */
+  int seen = kp_published(fd, &st, &base);
+  *grown = st.st_size > base ? (unsigned long long)(st.st_size - base) : 0;
+  kp_fd_stamp(&st);
+  if (!seen) kp_publish(fd, &st);  /* reported once, by this process or any other */
+  return !seen;
+}
+
+int kp_fd_next_writable(int after, const char *rel) {
+  if (__atomic_load_n(&g_count, __ATOMIC_RELAXED) == 0) return -1;
+  int found = -1;
+  pthread_mutex_lock(&g_mu);
+  for (size_t fd = after < 0 ? 0 : (size_t)after + 1; fd < g_cap && found < 0; ++fd) {
+    const kp_fd_entry *e = &g_entries[fd];
+    if (e->rel != NULL && e->writable && (rel == NULL || strcmp(e->rel, rel) == 0)) found = (int)fd;
+  }
+  pthread_mutex_unlock(&g_mu);
+  return found;
 }
 
 int kp_fd_lookup(int fd, char *rel, size_t cap) {
@@ -173,7 +276,7 @@ void kp_fd_adopt_inherited(void) {
     target[n] = '\0';
     struct stat st;
     if (fstat((int)fd, &st) != 0 || (S_ISREG(st.st_mode) && st.st_nlink == 0)) continue;
-    if (kp_relpath(target, rel, sizeof rel)) kp_fd_set((int)fd, rel);
+    if (kp_relpath(target, rel, sizeof rel)) kp_fd_record((int)fd, rel, 0);
   }
   closedir(dir);
 }

@@ -6,9 +6,24 @@
 #define KILLPOINT_SHIM_FD_TABLE_H_
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 /* Records fd as open on `rel` (replacing any earlier entry). */
 void kp_fd_set(int fd, const char *rel);
+/* Unseen writes (docs/syscall-shim.md): each entry keeps its file's size and mtime after the
+ * last operation the shim saw on it in this process (its stamp). After a seen operation that
+ * changes the file (a write, a truncate), every entry on that file takes `st` as its stamp. */
+void kp_fd_stamp(const struct stat *st);
+/* fstat(fd), then kp_fd_stamp; the stamp is also left on the file (an extended attribute) for
+ * the other processes that have it open (fd_table.c). */
+void kp_fd_stamp_fd(int fd);
+/* 1, the relpath and the bytes the file grew by (0 if it did not), when fd is a tracked fd open
+ * for writing on a regular file whose size or mtime changed since its stamp: a write the shim
+ * did not see. The entries then take the new stamp, so that a change is reported once. */
+int kp_fd_unseen(int fd, char *rel, size_t cap, unsigned long long *grown);
+/* The first tracked fd open for writing above `after` (-1: from 0), on `rel` when not NULL;
+ * -1 when none. */
+int kp_fd_next_writable(int after, const char *rel);
 /* 1 and the relpath when fd is tracked and still the file it was opened on. */
 int kp_fd_lookup(int fd, char *rel, size_t cap);
 void kp_fd_forget(int fd);

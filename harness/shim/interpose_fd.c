@@ -53,6 +53,36 @@ static void kp_fd_point(kp_point *p, const char *op, int fd) {
   if (kp_fd_lookup(fd, rel, sizeof rel) && kp_own_process()) kp_point_name(p, op, rel, NULL);
 }
 
+/* ---- writes the shim did not see (docs/syscall-shim.md, "Unseen writes") ---- */
+
+void kp_unseen_write(int fd, const char *at) {
+  char rel[KP_PATH_MAX];
+  unsigned long long grown = 0;
+  if (!kp_own_process() || !kp_fd_unseen(fd, rel, sizeof rel, &grown)) return;
+  kp_point p;
+  kp_point_init(&p);
+  kp_point_name(&p, "write", rel, NULL);
+  p.is_write = 1;
+  p.unseen = at;
+  p.bytes = grown;
+  kp_point_hit(&p);
+  /* AFTER (or PARTIAL, which a harness never sends here): the write is done already. */
+  kp_point_done(&p, grown);
+}
+
+void kp_unseen_writes(const char *rel, const char *at) {
+  if (!kp_own_process()) return;
+  for (int fd = kp_fd_next_writable(-1, rel); fd >= 0; fd = kp_fd_next_writable(fd, rel)) {
+    kp_unseen_write(fd, at);
+  }
+}
+
+/* Arms p as "<op>:<relpath>" like kp_fd_point, after reporting what changed unseen before. */
+static void kp_fd_point_checked(kp_point *p, const char *op, int fd) {
+  kp_unseen_write(fd, op);
+  kp_fd_point(p, op, fd);
+}
+
 /* ---- the write family ---- */
 
 enum kp_write_kind { KP_WRITE, KP_PWRITE, KP_PWRITE64, KP_WRITEV, KP_PWRITEV, KP_PWRITEV64,
@@ -113,7 +143,7 @@ static ssize_t kp_write_common(const kp_write_call *c) {
   kp_guard_enter();
   kp_point p;
   kp_point_init(&p);
-  kp_fd_point(&p, "write", c->fd);
+  kp_fd_point_checked(&p, "write", c->fd);
   if (p.armed) {
     p.is_write = 1;
     for (int i = 0; c->iov != NULL && i < c->iovcnt; ++i) p.bytes += c->iov[i].iov_len;
@@ -124,6 +154,7 @@ static ssize_t kp_write_common(const kp_write_call *c) {
                   ? kp_write_prefix(c, p.partial)
                   : kp_write_real(c, c->iov, c->iovcnt, c->off);
   err = errno;
+  if (p.armed) kp_fd_stamp_fd(c->fd);  /* a seen write: the file's new stamp */
   kp_point_done(&p, r > 0 ? (unsigned long long)r : 0);
   kp_guard_leave();
   errno = err;
@@ -219,7 +250,7 @@ static ssize_t kp_copy_common(const kp_copy_call *c, size_t len) {
   kp_guard_enter();
   kp_point p;
   kp_point_init(&p);
-  kp_fd_point(&p, "write", c->out_fd);
+  kp_fd_point_checked(&p, "write", c->out_fd);
   if (p.armed) {
     p.is_write = 1;
     p.bytes = kp_copy_size(c, len);
@@ -240,6 +271,7 @@ static ssize_t kp_copy_common(const kp_copy_call *c, size_t len) {
     r = kp_copy_real(c, len);
   }
   err = errno;
+  if (p.armed) kp_fd_stamp_fd(c->out_fd);
   kp_point_done(&p, r > 0 ? (unsigned long long)r : 0);
   kp_guard_leave();
   errno = err;
@@ -264,14 +296,24 @@ KP_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off64_t *off, size_t len) {
 
 /* ---- truncate, sync, close ---- */
 
+/* A seen truncate: the file's new stamp. */
+static int kp_stamped(int r, int fd) {
+  int err = errno;
+  kp_fd_stamp_fd(fd);
+  errno = err;
+  return r;
+}
+
 KP_EXPORT int ftruncate(int fd, off_t len) {
   if (!kp_enabled()) return kp_next_ftruncate()(fd, len);
-  KP_AROUND(int, kp_fd_point(&kp_p_, "truncate", fd), kp_next_ftruncate()(fd, len));
+  KP_AROUND(int, kp_fd_point_checked(&kp_p_, "truncate", fd),
+            kp_stamped(kp_next_ftruncate()(fd, len), fd));
 }
 
 KP_EXPORT int ftruncate64(int fd, off64_t len) {
   if (!kp_enabled()) return kp_next_ftruncate64()(fd, len);
-  KP_AROUND(int, kp_fd_point(&kp_p_, "truncate", fd), kp_next_ftruncate64()(fd, len));
+  KP_AROUND(int, kp_fd_point_checked(&kp_p_, "truncate", fd),
+            kp_stamped(kp_next_ftruncate64()(fd, len), fd));
 }
 
 /* fsync or fdatasync of a file: the kernel's call, or none for a sandbox file when the harness
@@ -284,19 +326,20 @@ static int kp_sync(const kp_point *p, int (*real)(int), int fd) {
 
 KP_EXPORT int fsync(int fd) {
   if (!kp_enabled()) return kp_next_fsync()(fd);
-  KP_AROUND(int, kp_fd_point(&kp_p_, "fsync", fd), kp_sync(&kp_p_, kp_next_fsync(), fd));
+  KP_AROUND(int, kp_fd_point_checked(&kp_p_, "fsync", fd), kp_sync(&kp_p_, kp_next_fsync(), fd));
 }
 
 KP_EXPORT int fdatasync(int fd) {
   if (!kp_enabled()) return kp_next_fdatasync()(fd);
-  KP_AROUND(int, kp_fd_point(&kp_p_, "fdatasync", fd), kp_sync(&kp_p_, kp_next_fdatasync(), fd));
+  KP_AROUND(int, kp_fd_point_checked(&kp_p_, "fdatasync", fd),
+            kp_sync(&kp_p_, kp_next_fdatasync(), fd));
 }
 
 /* The entry goes before the real close: once the fd is closed, another thread may get the
  * same number from open() and record it. */
 static void kp_close_point(kp_point *p, int fd) {
   if (!kp_own_process()) return;
-  kp_fd_point(p, "close", fd);
+  kp_fd_point_checked(p, "close", fd);
   kp_fd_forget(fd);
   kp_channel_forget_fds((unsigned)fd, (unsigned)fd);
 }
@@ -324,9 +367,24 @@ static int kp_after_dup(int from, int to) {
 
 KP_EXPORT int dup(int fd) { return kp_after_dup(fd, kp_next_dup()(fd)); }
 
-KP_EXPORT int dup2(int fd, int to) { return kp_after_dup(fd, kp_next_dup2()(fd, to)); }
+/* Before a dup onto `to`, which closes what `to` was open on (a shell restoring its stdout
+ * after "printf ... > file"): the unseen writes through it. */
+static void kp_before_dup_over(int fd, int to) {
+  if (fd == to || !kp_enabled()) return;
+  int err = errno;
+  kp_guard_enter();
+  kp_unseen_write(to, "dup2");
+  kp_guard_leave();
+  errno = err;
+}
+
+KP_EXPORT int dup2(int fd, int to) {
+  kp_before_dup_over(fd, to);
+  return kp_after_dup(fd, kp_next_dup2()(fd, to));
+}
 
 KP_EXPORT int dup3(int fd, int to, int flags) {
+  kp_before_dup_over(fd, to);
   return kp_after_dup(fd, kp_next_dup3()(fd, to, flags));
 }
 

@@ -219,6 +219,7 @@ static int kp_rename_common(enum kp_rename_kind kind, int fromfd, const char *fr
   int own = kp_own_process();
   int in_a = own && kp_sandbox_path(fromfd, from, rel_a, sizeof rel_a, abs_a);
   int in_b = own && kp_sandbox_path(tofd, to, rel_b, sizeof rel_b, abs_b);
+  if (in_a) kp_unseen_writes(rel_a, "rename");  /* this process's fds open on the source */
   kp_point p;
   kp_point_init(&p);
   if (in_a || in_b) {

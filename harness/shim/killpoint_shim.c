@@ -101,10 +101,12 @@ out:
   kp_guard_leave();
 }
 
-/* One-way reports still queued go out before the process ends (exit(), a return from main). */
+/* Writes not seen and one-way reports still queued go out before the process ends (exit(), a
+ * return from main). stdio buffers that exit() flushes later are not seen. */
 __attribute__((destructor)) static void kp_fini(void) {
   if (!__atomic_load_n(&kp_active_flag, __ATOMIC_ACQUIRE) || !kp_own_process()) return;
   kp_guard_enter();
+  kp_unseen_writes(NULL, "exit");
   kp_channel_flush_at_exit();
   kp_guard_leave();
 }

@@ -61,4 +61,13 @@ int kp_normalize(const char *in, char *out, size_t cap);
 ssize_t kp_real_write(int fd, const void *buf, size_t n);
 int kp_real_close(int fd);
 
+/* Unseen writes (docs/syscall-shim.md): when fd, open for writing on a sandbox file, changed
+ * since the last operation the shim saw on it in this process, reports the crash point
+ * "write:<rel>" flagged "unseen:<at>" (protocol v1.4), before the operation `at` that noticed
+ * it. The data is in the file already: a kill there is a kill after that write. Call with the
+ * guard held. */
+void kp_unseen_write(int fd, const char *at);
+/* The same for every tracked fd open for writing (on `rel` only, when not NULL). */
+void kp_unseen_writes(const char *rel, const char *at);
+
 #endif /* KILLPOINT_SHIM_SHIM_H_ */

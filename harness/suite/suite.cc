@@ -392,9 +392,11 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
   }
   std::vector<AttemptFault> space;
   if (o.exhaustive) {
-    auto points = DiscoverPoints(s, "", to);
+    std::vector<std::string> unseen;
+    auto points = DiscoverPoints(s, "", to, &unseen);
     if (!points) return points.error();
     space = ExhaustiveSpace(s, points.value());
+    DropImpossibleMoments(space, points.value(), unseen);  // an unseen write: after only
     result.exhaustive_total = static_cast<int>(space.size());
     if (o.only_trial && *o.only_trial >= result.exhaustive_total) {
       return Error::BadInput(s.file.string() + ": --trial " + std::to_string(*o.only_trial) +

@@ -12,7 +12,7 @@ with open(path) as f:
 names, hits = [], 1
 for line in sys.stdin:
     cols = line.strip().split("\t")
-    if len(cols) != 3 or not cols[0].isdigit():
+    if len(cols) < 3 or not cols[0].isdigit():  # a 4th column notes an unseen write
         continue
     name, _, hit = cols[1].partition("#")  # "write:x#3": the 3rd hit of write:x
     hits = max(hits, int(hit or 1))

@@ -23,7 +23,8 @@ std::vector<std::string> Points(const std::string& scenario, const std::string& 
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> names;
   for (const auto& p : nlohmann::json::parse(r.out)) {
-    names.push_back(p["point"].get<std::string>() + "#" + std::to_string(p["occurrence"].get<int>()));
+    names.push_back(p["point"].get<std::string>() + "#" + std::to_string(p["occurrence"].get<int>()) +
+                    (p.contains("unseen") ? " unseen:" + p["unseen"].get<std::string>() : ""));
   }
   return names;
 }
@@ -49,13 +50,15 @@ TEST(TempNames, MkstempIsTmp1InEveryRunOfPoints) {
 }
 
 // mktemp creates the file in its own process, bash opens it for printf, mv renames it from a
-// third: the alias lives in the harness, so all three agree. (bash's printf writes go through
-// glibc-internal calls the shim does not see: no write point is expected.)
+// third: the alias lives in the harness, so all three agree. bash's printf writes go through
+// glibc-internal calls the shim does not see: the shim notices the change when bash restores
+// its stdout (dup2) and reports an unseen write point, killable only after it.
 TEST(TempNames, BashMktempPrintfAndMvAgreeAcrossProcesses) {
   std::vector<std::string> first = Points("bash-mktemp.json", "bash-1");
   EXPECT_EQ(first, Points("bash-mktemp.json", "bash-2"));
   EXPECT_THAT(first, Contains("open:<tmp1>#1"));  // mktemp's O_EXCL create
   EXPECT_THAT(first, Contains("open:<tmp1>#2"));  // bash's > redirection
+  EXPECT_THAT(first, Contains("write:<tmp1>#1 unseen:dup2"));
   EXPECT_THAT(first, Contains("rename:<tmp1>:state#1"));
   for (const std::string& p : first) EXPECT_THAT(p, ::testing::Not(HasSubstr("tmp."))) << "a random name";
 }
@@ -77,6 +80,24 @@ TEST(Patterns, BashRenamePatternKillsTheMv) {
   for (const auto& [trial, events] : Kills(r, "fixture-bash-mktemp")) {
     ASSERT_EQ(events.size(), 1u) << "trial " << trial;
     EXPECT_EQ(events[0].data["point"], "rename:<tmp1>:state");
+  }
+}
+
+// bash's printf writes through stdio: the shim reports an unseen write when bash restores its
+// stdout. A write pattern kills there, after the write whatever moment the plan drew (before,
+// after or mid): the data was in the file before the shim noticed it.
+TEST(Patterns, AWritePatternKillsAfterBashsUnseenWrite) {
+  CliRun r = RunKillpoint("bash-unseen", {"run", kDir + "bash-unseen-write.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto kills = Kills(r, "fixture-bash-unseen-write");
+  ASSERT_EQ(kills.size(), 4u);
+  for (const auto& [trial, events] : kills) {
+    ASSERT_GE(events.size(), 1u) << "trial " << trial;  // a retry may be killed too
+    for (const Event& k : events) {
+      EXPECT_EQ(k.data["point"], "write:<tmp1>");
+      EXPECT_EQ(k.data.value("unseen", ""), "dup2");
+      EXPECT_EQ(k.data["when"], "after");
+    }
   }
 }
 

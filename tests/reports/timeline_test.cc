@@ -137,6 +137,24 @@ TEST(Timeline, SaysOnePointNotOnePoints) {
   EXPECT_EQ(t.lanes[0].marks[0].detail, "passed 1 syscall point not armed: fsync:f x1");
 }
 
+// A write the shim did not see (docs/syscall-shim.md, "Unseen writes") says so, where the
+// shim noticed it, whether passed one way, passed or killed at.
+TEST(Timeline, SaysWhichWritesTheShimDidNotSee) {
+  std::vector<Event> events = {
+      Ev(0, 0, "spawn", "d", 1, 1),
+      Ev(1, 0, event::kPointsPassed, "d", 1, 1, {{"points", {{"write:out", 1}}}, {"unseen", {{"write:out", "dup2"}}}}),
+      Ev(2, 0, "failpoint", "d", 1, 1, {{"point", "write:<tmp1>"}, {"hit", 1}, {"bytes", 3}, {"unseen", "close"}}),
+      Ev(3, 0, "kill", "d", 1, 1, {{"point", "write:<tmp1>"}, {"hit", 1}, {"when", "after"}, {"unseen", "close"}})};
+  Timeline t = BuildTimeline(events);
+  ASSERT_EQ(t.lanes.size(), 1u);
+  ASSERT_EQ(t.lanes[0].marks.size(), 3u);
+  EXPECT_THAT(t.lanes[0].marks[0].detail,
+              HasSubstr("written without a seen write (stdio, a raw syscall): write:out (noticed at dup2)"));
+  EXPECT_THAT(t.lanes[0].marks[1].detail, HasSubstr("3 bytes), written without a seen write (stdio, a raw syscall): "
+                                                    "killpoint noticed it at close"));
+  EXPECT_THAT(t.lanes[0].marks[2].detail, HasSubstr("kill -9 after write:<tmp1> (hit 1), written without a seen write"));
+}
+
 TEST(Timeline, CollapsesLongRunsOfPassedCrashPointsButKeepsTheLast) {
   std::vector<Event> events = {Ev(0, 0, "spawn", "d", 1, 1)};
   for (int i = 0; i < 10; ++i) {

@@ -37,6 +37,7 @@ Line Parse(const std::string& text, int connection) {
     line.excl = field == "excl";
     if (!line.excl) line.bytes = std::stoll(field);
   }
+  if (in >> field && field.rfind("unseen:", 0) == 0) line.unseen = field.substr(7);
   return line;
 }
 

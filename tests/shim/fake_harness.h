@@ -22,6 +22,7 @@ struct Line {
   int pid = 0;
   long long bytes = -1;  // the optional fourth field (a write's size), -1 when absent
   bool excl = false;     // the fourth field is "excl" (v1.3): an exclusive create
+  std::string unseen;    // "unseen:<op>" after the bytes (v1.4): a write the shim did not see
   int connection = 0;    // 1, 2, ... in accept order
 };
 

@@ -8,7 +8,9 @@
  *   fork     writes in the parent and in a forked child
  *   threads  4 threads, 50 writes each to their own file
  *   syncfifo fsync and fdatasync of a FIFO in the sandbox, which the kernel refuses (EINVAL):
- *            prints what each returned, so a test sees whether the kernel was asked */
+ *            prints what each returned, so a test sees whether the kernel was asked
+ *   unseen   writes the shim cannot see (raw write system calls): one to a file it then
+ *            closes, one to a redirected stdout that it then restores with dup2 */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -88,6 +91,23 @@ static int probe_errno(void) {
   return 0;
 }
 
+static int probe_unseen(void) {
+  int fd = open("raw.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CHECK(fd >= 0);
+  CHECK(syscall(SYS_write, fd, "hello\n", 6) == 6);
+  CHECK(close(fd) == 0);
+  int out = open("redirect.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);  /* as a shell's "> f" */
+  CHECK(out >= 0);
+  int saved = dup(1);
+  CHECK(saved >= 0);
+  CHECK(dup2(out, 1) == 1);
+  CHECK(close(out) == 0);
+  CHECK(syscall(SYS_write, 1, "abc", 3) == 3);
+  CHECK(dup2(saved, 1) == 1);
+  CHECK(close(saved) == 0);
+  return 0;
+}
+
 static int probe_fork(void) {
   write_file("parent.txt", "before fork\n");
   pid_t child = fork();
@@ -143,6 +163,7 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "fork") == 0) return probe_fork();
   if (strcmp(mode, "threads") == 0) return probe_threads();
   if (strcmp(mode, "syncfifo") == 0) return probe_syncfifo();
+  if (strcmp(mode, "unseen") == 0) return probe_unseen();
   fprintf(stderr, "usage: shim_probe dup|paths OUTSIDE_FILE|errno|fork|threads|syncfifo\n");
   return 2;
 }

@@ -25,6 +25,7 @@
 namespace killpoint::shim_testing {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
@@ -386,6 +387,57 @@ TEST_F(ShimTest, DupedFdsKeepTheOriginalName) {
                           "close:data.bin"));
   EXPECT_EQ(harness.lines()[1].bytes, 12);
   EXPECT_EQ(ReadFile(Sandbox("data.bin")), "hello world");
+}
+
+// ---- writes the shim cannot see ----
+
+TEST_F(ShimTest, UnseenWritesAreReportedBeforeTheCloseOrDupThatNoticesThem) {
+  FakeHarness harness;
+  JobResult result = RunProbe({"unseen"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_THAT(harness.hits(), ElementsAre("open:raw.txt", "write:raw.txt", "close:raw.txt", "open:redirect.txt",
+                                          "close:redirect.txt", "write:redirect.txt"));
+  std::vector<Line> lines = harness.lines();
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_EQ(lines[1].unseen, "close");
+  EXPECT_EQ(lines[1].bytes, 6);
+  EXPECT_EQ(lines[5].unseen, "dup2");
+  EXPECT_EQ(lines[5].bytes, 3);
+  for (size_t i : {0, 2, 3, 4}) EXPECT_EQ(lines[i].unseen, "") << lines[i].name;
+}
+
+TEST_F(ShimTest, KillAtAnUnseenWriteKeepsItsDataAndAfterSendsDone) {
+  FakeHarness killer(At("write:raw.txt", Reply::Kill()));
+  JobResult killed = RunProbe({"unseen"}, &killer);
+  EXPECT_EQ(killed.term_signal, SIGKILL) << killed;
+  EXPECT_EQ(ReadFile(Sandbox("raw.txt")), "hello\n");  // written before the shim noticed it
+  EXPECT_EQ(killer.hits().back(), "write:raw.txt");
+  FakeHarness after(At("write:raw.txt", Reply::Send("AFTER"), Reply::Continue()));
+  JobResult result = RunProbe({"unseen"}, &after);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::vector<Line> lines = after.lines();
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[2].kind, "DONE");
+  EXPECT_EQ(lines[2].bytes, 6);
+}
+
+TEST_F(ShimTest, BashPrintfThroughStdioIsAnUnseenWrite) {
+  if (!Exists("/bin/bash")) GTEST_SKIP() << "no bash";
+  FakeHarness harness;
+  // printf (stdio) alone; cat's seen writes then printf's through the same redirect; cat alone.
+  JobResult result =
+      Run({"/bin/bash", "-c", "printf '%s\\n' x > f; { cat f; printf y; } > g; cat f > h; echo done"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::vector<std::string> unseen;
+  for (const Line& l : harness.lines()) {
+    if (!l.unseen.empty()) unseen.push_back(l.name + " " + std::to_string(l.bytes) + " at " + l.unseen);
+  }
+  // bash restores its stdout with dup2 after each redirect: there the shim notices. cat's
+  // bytes in g were seen (by cat's own shim, which left the stamp on the file): only printf's
+  // byte is unseen, and h, which only cat wrote, has none.
+  EXPECT_THAT(unseen, ElementsAre("write:f 2 at dup2", "write:g 1 at dup2")) << ::testing::PrintToString(harness.hits());
+  EXPECT_THAT(harness.hits(), Contains("write:h"));
+  EXPECT_EQ(ReadFile(Sandbox("g")), "x\ny");
 }
 
 TEST_F(ShimTest, PartialPwritevCutsAcrossTheIovecs) {

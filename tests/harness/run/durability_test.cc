@@ -476,6 +476,38 @@ TEST_F(DurabilityTest, Ext4InPlaceOverwriteWithoutFsyncKeepsTheOldBytes) {
   EXPECT_THAT(changes, ::testing::Contains(HasSubstr("a: 4 bytes before the crash, 4 after (data not written back")));
 }
 
+// A write the shim did not see (bash's printf, stdio): the data reaches the file with no write
+// point before it; the shim reports "write:list" (unseen) only when it notices the change, at
+// the close (docs/syscall-shim.md). Every model must take that data as written and unsynced:
+// lost by a crash before the fsync, kept by one after it.
+TEST_F(DurabilityTest, AnUnseenWriteIsUnsyncedUntilTheFsyncUnderEveryModel) {
+  auto rewrite = [this](bool sync) {
+    return [this, sync] {
+      Op("open:list");
+      Write("list", "");  // O_TRUNC
+      Append("list", "2026-11-01\n2026-11-02\n");  // printf through stdio: no write point
+      Op("write:list");  // the unseen write, reported when the shim noticed it
+      if (sync) Op("fsync:list");
+      Op("close:list");
+    };
+  };
+  const std::string written = "2026-11-01\n2026-11-02\n";
+  for (const char* model : {kModelPower, kModelExt4Ordered}) {
+    Crash(model, {{"list", "2026-11-01\n"}}, rewrite(false));
+    EXPECT_EQ(Read("list"), "2026-11-01\n") << model << ": unsynced data kept";
+  }
+  int torn_lost = 0;  // torn may keep any mix of the two, the whole new content included
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    Crash(kModelTorn, {{"list", "2026-11-01\n"}}, rewrite(false), seed);
+    torn_lost += Read("list") != written;
+  }
+  EXPECT_GT(torn_lost, 0) << "torn never lost the unsynced data in 8 seeds";
+  for (const char* model : {kModelPower, kModelTorn, kModelExt4Ordered}) {
+    Crash(model, {{"list", "2026-11-01\n"}}, rewrite(true));
+    EXPECT_EQ(Read("list"), written) << model << ": fsynced data lost";
+  }
+}
+
 TEST_F(DurabilityTest, Ext4SplitsRenameOperandsThatHoldColons) {
   Crash(kModelExt4Ordered, {{"state", "old"}}, [&] {
     Write("x:y", "new");

@@ -46,6 +46,22 @@ TEST(ProtocolLine, ReadsTheExclusiveCreateFlag) {  // v1.3
   }
 }
 
+TEST(ProtocolLine, ReadsTheUnseenWriteFlag) {  // v1.4
+  auto hit = ParseProtocolLine("HIT write:tmp.Ab12 42 11 unseen:dup2");
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->bytes, 11);
+  EXPECT_EQ(hit->unseen, "dup2");
+  auto seen = ParseProtocolLine("SEEN write:out 7 0 unseen:close");
+  ASSERT_TRUE(seen);
+  EXPECT_EQ(seen->unseen, "close");
+  EXPECT_EQ(ParseProtocolLine("HIT write:x 1 5")->unseen, "");
+  for (const char* line : {"DONE write:x 1 5 unseen:close", "HIT write:x 1 unseen:close", "HIT write:x 1 5 unseen:",
+                           "HIT write:x 1 5 unseen", "HIT write:x 1 5 unseen:Close", "HIT write:x 1 5 unseen:close 2",
+                           "HIT open:x 1 excl unseen:close"}) {
+    EXPECT_FALSE(ParseProtocolLine(line)) << '"' << line << '"';
+  }
+}
+
 TEST(ProtocolLine, RejectsWhatIsNotTheProtocol) {
   for (const char* line : {"", "HIT", "HIT ", "hit x 1", "PING x 1", "HIT  x", "HIT x  1", "HIT x 1 ",
                            "HIT x y", "HIT x 1 2 3", "HIT x 1234567890", "HIT x 1 1234567890123456789",

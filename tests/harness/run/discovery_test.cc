@@ -1,0 +1,37 @@
+#include "run/discovery.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace killpoint {
+namespace {
+
+AttemptFault Kill(const std::string& point, int occurrence, const char* when) {
+  AttemptFault f;
+  f.kill_point = point;
+  f.occurrence = occurrence;
+  f.when = when;
+  f.model = "power";
+  return f;
+}
+
+// An unseen write (docs/syscall-shim.md) was done before the shim noticed it: --exhaustive
+// kills after it only, and leaves every other point's moments, the same name's seen hits too.
+TEST(Discovery, AnUnseenWriteIsKilledAfterItOnly) {
+  std::vector<CrashPoint> points = {{"write:f", 1}, {"write:f", 2}, {"close:f", 1}};
+  std::vector<std::string> unseen = {"", "dup2", ""};
+  std::vector<AttemptFault> space;
+  for (const CrashPoint& p : points) {
+    for (const char* when : KillMoments(p.name)) space.push_back(Kill(p.name, p.occurrence, when));
+  }
+  ASSERT_EQ(space.size(), 8u);
+  DropImpossibleMoments(space, points, unseen);
+  std::vector<std::string> left;
+  for (const AttemptFault& f : space) left.push_back(f.kill_point + "#" + std::to_string(f.occurrence) + " " + f.when);
+  EXPECT_THAT(left, ::testing::ElementsAre("write:f#1 before", "write:f#1 after", "write:f#1 mid", "write:f#2 after",
+                                           "close:f#1 before", "close:f#1 after"));
+  EXPECT_THAT(KillMoments("write:f", "close"), ::testing::ElementsAre(std::string(kAfter)));
+}
+
+}  // namespace
+}  // namespace killpoint

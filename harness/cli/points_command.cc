@@ -34,7 +34,7 @@ int Execute(const PointsArgs& a) {
     nlohmann::json moments = nlohmann::json::array();
     for (const char* m : KillMoments(p.name)) moments.push_back(m);
     out.push_back({{"point", p.name}, {"occurrence", p.occurrence}, {"moments", moments},
-                   {"kind", IsSyscallPoint(p.name) ? "syscall" : "named"}});
+                   {"kind", PointKind(p.name)}});
   }
   if (a.json) {
     std::cout << out.dump(2) << "\n";

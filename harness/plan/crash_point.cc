@@ -11,6 +11,14 @@ std::string_view SyscallOp(std::string_view point) {
   return std::find(kSyscallOps.begin(), kSyscallOps.end(), op) == kSyscallOps.end() ? std::string_view{} : op;
 }
 
+std::string DownstreamPoint(std::string_view path, std::string_view moment) {
+  return std::string(kDownstreamPrefix) + std::string(path) + ":" + std::string(moment);
+}
+
+const char* PointKind(std::string_view point) {
+  return IsSyscallPoint(point) ? "syscall" : IsDownstreamPoint(point) ? "downstream" : "named";
+}
+
 std::vector<const char*> KillMoments(std::string_view point) {
   std::string_view op = SyscallOp(point);
   if (op.empty()) return {kBefore};

@@ -73,9 +73,20 @@ TEST(DownstreamPoint, ThePlannerKillsThereAtADiscoveredOccurrence) {
   EXPECT_EQ(plan.runs.front().attempts.front().kill_point, kDelivered);  // the primary kill takes the concrete point
 }
 
+TEST(DownstreamPoint, WithoutTheShimTheExhaustiveSpaceLeavesOutSyscallPoints) {
+  Scenario s = PublishScenario();  // a downstream point needs no shim: none is loaded
+  ASSERT_FALSE(s.UsesShim());
+  std::vector<CrashPoint> discovered = {{"open:x", 1}, {"before_mark", 1}, {kDelivered, 1}, {"write:x", 1}};
+  std::vector<std::string> killed;
+  for (const AttemptFault& f : ExhaustiveSpace(s, discovered)) killed.push_back(f.kill_point);
+  EXPECT_EQ(killed, (std::vector<std::string>{"before_mark", kDelivered}));
+  s.syscall_points = true;
+  EXPECT_EQ(ExhaustiveSpace(s, discovered).size(), 2u + 2u + 3u);  // open before/after, write before/after/mid
+}
+
 TEST(DownstreamPoint, TheExhaustiveSpaceKillsAtEachOncePerModel) {
   Scenario s = PublishScenario();
-  s.models = {"process", "power"};
+  s.models = {"process", "power"};  // power loads the shim
   std::vector<CrashPoint> discovered = {{"rename:a:b", 1}, {kArrived, 1}, {kDelivered, 1}, {kReplied, 1},
                                         {kDelivered, 2}};
   std::vector<std::string> killed;

@@ -205,10 +205,8 @@ class Builder {
     if (e.type == event::kPointsPassed) {  // syscall points the shim reported one way, by count
       int64_t total = 0;
       std::string names;
-      bool syscall_only = true;  // else some are the downstream's (plan/crash_point.h)
       if (auto it = d.find("points"); it != d.end() && it->is_object()) {
         for (const auto& [name, n] : it->items()) {
-          syscall_only = syscall_only && !IsDownstreamPoint(name);
           int64_t count = n.is_number() ? n.get<int64_t>() : 0;
           total += count;
           names += fmt::format("{}{} x{}", names.empty() ? "" : ", ", name, count);
@@ -216,7 +214,7 @@ class Builder {
       }
       const char* plural = total == 1 ? "" : "s";
       return Mark{MarkKind::kFailpoints, fmt::format("{} point{}", total, plural),
-                  fmt::format("passed {} {}point{} not armed: {}", total, syscall_only ? "syscall " : "", plural, names)};
+                  fmt::format("passed {} syscall point{} not armed: {}", total, plural, names)};
     }
     if (e.type == event::kKill) {
       std::string when = IsDownstreamPoint(Str(d, "point")) ? "at" : d.value("when", "before");

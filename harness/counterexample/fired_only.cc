@@ -30,12 +30,6 @@ bool OneWayNow(const AttemptFault& f, bool uses_shim) {
   return uses_shim && !IsSyscallPoint(f.pause.point) && !IsSyscallPoint(f.overlap.point);
 }
 
-// Whether the point passes one way in an attempt whose kill is gone: a syscall point when
-// the shim reports one way, a downstream point always (AttemptState::OnDownstreamPoint).
-bool PassesOneWay(const std::string& point, bool one_way) {
-  return (one_way && IsSyscallPoint(point)) || IsDownstreamPoint(point);
-}
-
 // The counts of points passed one way, an object (created empty on first use).
 nlohmann::json& Counts(nlohmann::json& passed) {
   return passed.emplace("points", nlohmann::json::object()).first.value();
@@ -66,16 +60,18 @@ std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e, 
     const bool one_way = OneWayNow(it->second, uses_shim);
     const std::pair<AttemptKey, int> where{KeyOf(ev), InstanceOf(ev)};
     if (e2.type == event::kSpawn && e2.data.contains("fault")) e2.data["fault"] = it->second;
-    if (e2.type == event::kFailpoint && PassesOneWay(e2.data.value("point", ""), one_way)) {
+    // Without the kill a downstream point leaves no trace (AttemptState::OnDownstreamPoint).
+    if (e2.type == event::kFailpoint && IsDownstreamPoint(e2.data.value("point", ""))) continue;
+    if (one_way && e2.type == event::kFailpoint && IsSyscallPoint(e2.data.value("point", ""))) {
       Count(Counts(passed[where]), e2.data["point"].get<std::string>(), 1);
       continue;
     }
-    if (e2.type == event::kPointsPassed) {  // merged into the counts, placed below
+    if (one_way && e2.type == event::kPointsPassed) {  // merged into the counts, placed below
       for (const auto& [name, n] : e2.data["points"].items()) Count(Counts(passed[where]), name, n.get<int>());
       continue;
     }
     // The instance's points_passed come right before the first instance's exit (AttemptState::Finish).
-    if (e2.type == event::kExit && InstanceOf(ev) == 1) {
+    if (one_way && e2.type == event::kExit && InstanceOf(ev) == 1) {
       for (int instance : {1, 2}) {
         auto p = passed.find({KeyOf(ev), instance});
         if (p == passed.end() || p->second.value("points", nlohmann::json::object()).empty()) continue;

@@ -125,14 +125,14 @@ HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
 }
 
 bool AttemptState::OnDownstreamPoint(const std::string& point, bool record_all) {
-  FailpointHit hit;
-  hit.name = point;
   {
     std::lock_guard lock(mu_);
     const std::string& kill = fault_.kill_point;
     bool may_fire = kill == point || (IsPointPattern(kill) && MatchPoint(kill, point));
-    hit.seen = !record_all && !may_fire;
+    if (!record_all && !may_fire) return false;  // nothing to count: no kill can fall on it
   }
+  FailpointHit hit;
+  hit.name = point;
   HitAnswer answer = OnHit(hit);
   if (answer.kind == HitAnswer::kAfter || answer.kind == HitAnswer::kPartial) {
     hit.done = true;  // the moment has no duration: "after" it is at once

@@ -44,9 +44,9 @@ class AttemptState {
 
   // The downstream's handler at one of its crash points (run/downstream.h): a hit like the
   // shim's, killed before (or, planned "after", right after) the moment; returns whether it
-  // killed. It is reported one way (points_passed) unless the planned kill may fall on it or
-  // `record_all` (discovery: every point a failpoint event, in order). Pauses and overlaps do
-  // not stop at downstream points.
+  // killed. Recorded as a failpoint event only where the planned kill may fall, or with
+  // `record_all` (discovery: every point, in order); elsewhere it leaves no trace (a publishing
+  // job's histories stay as they were). Pauses and overlaps never stop there.
   bool OnDownstreamPoint(const std::string& point, bool record_all);
 
   // A job held at the first hit of a pause or overlap point (docs/faults.md), for the

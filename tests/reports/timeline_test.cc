@@ -137,17 +137,15 @@ TEST(Timeline, SaysOnePointNotOnePoints) {
   EXPECT_EQ(t.lanes[0].marks[0].detail, "passed 1 syscall point not armed: fsync:f x1");
 }
 
-// A downstream point (plan/crash_point.h) is no syscall point, and is killed at, not before.
+// A downstream point (plan/crash_point.h) is killed at, not before: the point is the moment.
 TEST(Timeline, NamesDownstreamPointsAndTheirKill) {
   const std::string p = "downstream:/publish:after_commit";
   std::vector<Event> events = {
-      Ev(0, 0, "spawn", "d", 1, 1), Ev(1, 0, "kill", "d", 1, 1, {{"point", p}, {"hit", 2}, {"when", "before"}}),
-      Ev(2, 0, event::kPointsPassed, "d", 1, 1, {{"points", {{"downstream:/publish:before_commit", 2}, {"fsync:f", 1}}}})};
+      Ev(0, 0, "spawn", "d", 1, 1), Ev(1, 0, "kill", "d", 1, 1, {{"point", p}, {"hit", 2}, {"when", "before"}})};
   Timeline t = BuildTimeline(events);
   ASSERT_EQ(t.lanes.size(), 1u);
-  ASSERT_EQ(t.lanes[0].marks.size(), 2u);
+  ASSERT_EQ(t.lanes[0].marks.size(), 1u);
   EXPECT_EQ(t.lanes[0].marks[0].detail, "kill -9 at " + p + " (hit 2), then the process model");
-  EXPECT_EQ(t.lanes[0].marks[1].detail, "passed 3 points not armed: downstream:/publish:before_commit x2, fsync:f x1");
 }
 
 TEST(Timeline, CollapsesLongRunsOfPassedCrashPointsButKeepsTheLast) {

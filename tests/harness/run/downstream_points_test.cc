@@ -37,6 +37,10 @@ struct PointsService {
     answered = static_cast<bool>(r);
     return r;
   }
+  void KillAt(const std::string& point) {
+    std::lock_guard lock(mu);
+    kill_at = point;
+  }
   std::vector<std::string> Passed() {
     EXPECT_TRUE(downstream->WaitPoints(milliseconds(2000)));
     std::lock_guard lock(mu);
@@ -48,7 +52,7 @@ struct PointsService {
   std::mutex mu;
   std::vector<std::string> passed;  // guarded by mu
   std::vector<bool> answered_then;  // guarded by mu: had the client its answer at that point
-  std::string kill_at;              // set before any request
+  std::string kill_at;              // guarded by mu (the hook runs on the server's threads)
   std::atomic<bool> answered{false};
 };
 
@@ -70,7 +74,7 @@ TEST(DownstreamPoints, APublishPassesArrivalCommitAndAnswerInOrder) {
 
 TEST(DownstreamPoints, AKillOnArrivalCommitsNothingAndAnswersNothing) {
   PointsService s;
-  s.kill_at = kArrived;
+  s.KillAt(kArrived);
   EXPECT_FALSE(s.Post("/publish"));  // never answered
   EXPECT_EQ(s.Passed(), std::vector<std::string>{kArrived});
   EXPECT_TRUE(OfType(s.history.Events(), event::kPublish).empty());
@@ -79,7 +83,7 @@ TEST(DownstreamPoints, AKillOnArrivalCommitsNothingAndAnswersNothing) {
 
 TEST(DownstreamPoints, AKillAfterCommitDeliversAndNeverAnswers) {
   PointsService s;
-  s.kill_at = kDelivered;
+  s.KillAt(kDelivered);
   EXPECT_FALSE(s.Post("/publish"));  // the handler did not answer before (or after) the kill
   EXPECT_EQ(s.Passed(), (std::vector<std::string>{kArrived, kDelivered}));  // held: no point left
   auto publishes = OfType(s.history.Events(), event::kPublish);

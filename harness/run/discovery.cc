@@ -17,7 +17,7 @@ Result<std::vector<CrashPoint>> DiscoverPoints(Scenario s, std::string date, con
       points.push_back({e.data.value("point", ""), e.data.value("hit", 1)});
     }
   }
-  return points;
+  return AnswersAfterTheirCommits(std::move(points));
 }
 
 }  // namespace killpoint

@@ -46,6 +46,19 @@ TEST(DownstreamPoint, PatternsSelectThemLikeAnyOtherPoint) {
             (std::vector<CrashPoint>{{kDelivered, 1}, {kDelivered, 2}}));
 }
 
+TEST(DownstreamPoint, DiscoveryPutsEachAnswerRightAfterItsCommit) {
+  const std::string kAlertAnswered = "downstream:/alert:after_answer";
+  // As recorded: the job's next point came in before the downstream reported the answer.
+  std::vector<CrashPoint> raced = {{kArrived, 1},   {kDelivered, 1}, {"after_publish", 1}, {kReplied, 1},
+                                   {kArrived, 2},   {kDelivered, 2}, {kReplied, 2},        {"write:s", 1},
+                                   {"downstream:/alert:after_commit", 1}, {"close:s", 1}, {kAlertAnswered, 1}};
+  std::vector<CrashPoint> expected = {{kArrived, 1},   {kDelivered, 1}, {kReplied, 1}, {"after_publish", 1},
+                                      {kArrived, 2},   {kDelivered, 2}, {kReplied, 2}, {"write:s", 1},
+                                      {"downstream:/alert:after_commit", 1}, {kAlertAnswered, 1}, {"close:s", 1}};
+  EXPECT_EQ(AnswersAfterTheirCommits(raced), expected);
+  EXPECT_EQ(AnswersAfterTheirCommits(expected), expected);
+}
+
 Scenario PublishScenario() {
   Scenario s;
   s.name = "publish/downstream";

@@ -105,7 +105,9 @@ HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
     history_->Add(event::kFailpoint, data);
     bool pause = !pause_done_ && process_ && fault_.pause.point == hit.name && n == 1;
     bool overlap = !overlap_done_ && process_ && fault_.overlap.point == hit.name && n == 1;
-    if ((pause || overlap) && !IsDownstreamPoint(hit.name)) {  // the tracker hears of the operation when the hold is released
+    // The tracker hears of the operation when the hold is released. (Nothing would release a
+    // request held at a downstream point: those never hold.)
+    if ((pause || overlap) && !IsDownstreamPoint(hit.name)) {
       pause_done_ = pause_done_ || pause;
       overlap_done_ = overlap_done_ || overlap;
       pending_ = Hold{hit, n, pause, overlap, sent.name, fires};

@@ -16,9 +16,11 @@ const std::string kDownstreamFixtures = "tests/fixtures/downstream-points/";
 const std::string kAfterCommitPoint = "downstream:/publish:after_commit";
 
 TEST(DownstreamPoints, AKillAfterCommitRefundsTwiceWithAFreshKeyAndReplays) {
-  CliRun r = RunKillpoint("ds-fresh-key", {"run", kDownstreamFixtures + "refund-fresh-key.json", "--seed", "1"});
+  CliRun r = RunKillpoint("ds-fresh-key",
+                          {"run", kDownstreamFixtures + "refund-fresh-key.json", "--seed", "1"});
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
-  EXPECT_THAT(r.out, ::testing::HasSubstr("one_delivery_per_key   must hold      2/2     VIOLATED"));
+  EXPECT_THAT(r.out,
+              ::testing::HasSubstr("one_delivery_per_key   must hold      2/2     VIOLATED"));
   auto log = ReadHistoryLog(r.dir / "fixture-refund-fresh-key" / "history.jsonl");
   ASSERT_TRUE(log) << log.error().message;
   for (const auto& [trial, events] : log.value()) {
@@ -40,29 +42,36 @@ TEST(DownstreamPoints, AKillAfterCommitRefundsTwiceWithAFreshKeyAndReplays) {
     }
     EXPECT_GE(kills, 1) << "trial " << trial;
   }
-  fs::path example = r.dir / "fixture-refund-fresh-key" / "counterexamples" / "trial-0-one_delivery_per_key.json";
+  fs::path example =
+      r.dir / "fixture-refund-fresh-key" / "counterexamples" / "trial-0-one_delivery_per_key.json";
   CliRun replay = RunKillpoint("ds-replay", {"replay", example.string()});
   EXPECT_EQ(replay.exit_code, 1) << replay.out << replay.err;
   EXPECT_THAT(replay.out, ::testing::HasSubstr("one_delivery_per_key: violated again"));
 }
 
 TEST(DownstreamPoints, AStableKeyIsDeduplicatedAndPointsListsThem) {
-  CliRun r = RunKillpoint("ds-stable-key", {"run", kDownstreamFixtures + "refund-stable-key.json", "--seed", "1"});
+  CliRun r = RunKillpoint("ds-stable-key",
+                          {"run", kDownstreamFixtures + "refund-stable-key.json", "--seed", "1"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   auto log = ReadHistoryLog(r.dir / "fixture-refund-stable-key" / "history.jsonl");
   ASSERT_TRUE(log) << log.error().message;
   for (const auto& [trial, events] : log.value()) {
     EXPECT_FALSE(OfType(events, event::kKill).empty()) << "trial " << trial << " made no kill";
   }
-  CliRun points = RunKillpoint("ds-points", {"points", kDownstreamFixtures + "refund-stable-key.json", "--json"});
+  CliRun points = RunKillpoint(
+      "ds-points", {"points", kDownstreamFixtures + "refund-stable-key.json", "--json"});
   ASSERT_EQ(points.exit_code, 0) << points.err;
   std::vector<std::string> downstream;
   for (const auto& p : nlohmann::json::parse(points.out)) {
-    if (p["kind"] == "downstream") downstream.push_back(p["point"].get<std::string>() + "#" + std::to_string(p["occurrence"].get<int>()));
+    if (p["kind"] == "downstream")
+      downstream.push_back(p["point"].get<std::string>() + "#" +
+                           std::to_string(p["occurrence"].get<int>()));
   }
-  EXPECT_EQ(downstream, (std::vector<std::string>{
-                            "downstream:/publish:before_commit#1", kAfterCommitPoint + "#1", "downstream:/publish:after_answer#1",
-                            "downstream:/publish:before_commit#2", kAfterCommitPoint + "#2", "downstream:/publish:after_answer#2"}));
+  EXPECT_EQ(downstream,
+            (std::vector<std::string>{
+                "downstream:/publish:before_commit#1", kAfterCommitPoint + "#1",
+                "downstream:/publish:after_answer#1", "downstream:/publish:before_commit#2",
+                kAfterCommitPoint + "#2", "downstream:/publish:after_answer#2"}));
 }
 
 }  // namespace

@@ -41,7 +41,8 @@ TEST(DownstreamPoint, PatternsSelectThemLikeAnyOtherPoint) {
   // The shim never sees them: a downstream kill point makes no syscall point wait.
   EXPECT_TRUE(OpsMatching("downstream:*").empty());
   EXPECT_TRUE(OpsMatching(kDelivered).empty());
-  std::vector<CrashPoint> discovered = {{"open:x", 1}, {kArrived, 1}, {kDelivered, 1}, {kDelivered, 2}};
+  std::vector<CrashPoint> discovered = {
+      {"open:x", 1}, {kArrived, 1}, {kDelivered, 1}, {kDelivered, 2}};
   EXPECT_EQ(PointsMatching("downstream:*:after_commit", discovered, {}),
             (std::vector<CrashPoint>{{kDelivered, 1}, {kDelivered, 2}}));
 }
@@ -49,12 +50,16 @@ TEST(DownstreamPoint, PatternsSelectThemLikeAnyOtherPoint) {
 TEST(DownstreamPoint, DiscoveryPutsEachAnswerRightAfterItsCommit) {
   const std::string kAlertAnswered = "downstream:/alert:after_answer";
   // As recorded: the job's next point came in before the downstream reported the answer.
-  std::vector<CrashPoint> raced = {{kArrived, 1},   {kDelivered, 1}, {"after_publish", 1}, {kReplied, 1},
-                                   {kArrived, 2},   {kDelivered, 2}, {kReplied, 2},        {"write:s", 1},
-                                   {"downstream:/alert:after_commit", 1}, {"close:s", 1}, {kAlertAnswered, 1}};
-  std::vector<CrashPoint> expected = {{kArrived, 1},   {kDelivered, 1}, {kReplied, 1}, {"after_publish", 1},
-                                      {kArrived, 2},   {kDelivered, 2}, {kReplied, 2}, {"write:s", 1},
-                                      {"downstream:/alert:after_commit", 1}, {kAlertAnswered, 1}, {"close:s", 1}};
+  std::vector<CrashPoint> raced = {
+      {kArrived, 1},  {kDelivered, 1},    {"after_publish", 1},
+      {kReplied, 1},  {kArrived, 2},      {kDelivered, 2},
+      {kReplied, 2},  {"write:s", 1},     {"downstream:/alert:after_commit", 1},
+      {"close:s", 1}, {kAlertAnswered, 1}};
+  std::vector<CrashPoint> expected = {
+      {kArrived, 1},        {kDelivered, 1}, {kReplied, 1},
+      {"after_publish", 1}, {kArrived, 2},   {kDelivered, 2},
+      {kReplied, 2},        {"write:s", 1},  {"downstream:/alert:after_commit", 1},
+      {kAlertAnswered, 1},  {"close:s", 1}};
   EXPECT_EQ(AnswersAfterTheirCommits(raced), expected);
   EXPECT_EQ(AnswersAfterTheirCommits(expected), expected);
 }
@@ -71,7 +76,8 @@ Scenario PublishScenario() {
 
 TEST(DownstreamPoint, ThePlannerKillsThereAtADiscoveredOccurrence) {
   Scenario s = PublishScenario();
-  std::vector<CrashPoint> discovered = {{kArrived, 1}, {kDelivered, 1}, {kArrived, 2}, {kDelivered, 2}};
+  std::vector<CrashPoint> discovered = {
+      {kArrived, 1}, {kDelivered, 1}, {kArrived, 2}, {kDelivered, 2}};
   std::set<int> occurrences;
   for (int trial = 0; trial < 40; ++trial) {
     Plan plan = MakePlan(s, 7, trial, discovered);
@@ -83,32 +89,37 @@ TEST(DownstreamPoint, ThePlannerKillsThereAtADiscoveredOccurrence) {
   EXPECT_EQ(occurrences, (std::set<int>{1, 2}));  // #2 is the second publish of the attempt
   s.failpoints = {"downstream:*:after_commit"};
   Plan plan = MakePlan(s, 7, 0, discovered);
-  EXPECT_EQ(plan.runs.front().attempts.front().kill_point, kDelivered);  // the primary kill takes the concrete point
+  EXPECT_EQ(plan.runs.front().attempts.front().kill_point,
+            kDelivered);  // the primary kill takes the concrete point
 }
 
 TEST(DownstreamPoint, WithoutTheShimTheExhaustiveSpaceLeavesOutSyscallPoints) {
   Scenario s = PublishScenario();  // a downstream point needs no shim: none is loaded
   ASSERT_FALSE(s.UsesShim());
-  std::vector<CrashPoint> discovered = {{"open:x", 1}, {"before_mark", 1}, {kDelivered, 1}, {"write:x", 1}};
+  std::vector<CrashPoint> discovered = {
+      {"open:x", 1}, {"before_mark", 1}, {kDelivered, 1}, {"write:x", 1}};
   std::vector<std::string> killed;
   for (const AttemptFault& f : ExhaustiveSpace(s, discovered)) killed.push_back(f.kill_point);
   EXPECT_EQ(killed, (std::vector<std::string>{"before_mark", kDelivered}));
   s.syscall_points = true;
-  EXPECT_EQ(ExhaustiveSpace(s, discovered).size(), 2u + 2u + 3u);  // open before/after, write before/after/mid
+  EXPECT_EQ(ExhaustiveSpace(s, discovered).size(),
+            2u + 2u + 3u);  // open before/after, write before/after/mid
 }
 
 TEST(DownstreamPoint, TheExhaustiveSpaceKillsAtEachOncePerModel) {
   Scenario s = PublishScenario();
   s.models = {"process", "power"};  // power loads the shim
-  std::vector<CrashPoint> discovered = {{"rename:a:b", 1}, {kArrived, 1}, {kDelivered, 1}, {kReplied, 1},
-                                        {kDelivered, 2}};
+  std::vector<CrashPoint> discovered = {
+      {"rename:a:b", 1}, {kArrived, 1}, {kDelivered, 1}, {kReplied, 1}, {kDelivered, 2}};
   std::vector<std::string> killed;
   for (const AttemptFault& f : ExhaustiveSpace(s, discovered)) {
-    killed.push_back(f.kill_point + "#" + std::to_string(f.occurrence) + "/" + f.when + "/" + f.model);
+    killed.push_back(f.kill_point + "#" + std::to_string(f.occurrence) + "/" + f.when + "/" +
+                     f.model);
   }
   EXPECT_EQ(killed, (std::vector<std::string>{
-                        "rename:a:b#1/before/process", "rename:a:b#1/before/power", "rename:a:b#1/after/process",
-                        "rename:a:b#1/after/power", kArrived + "#1/before/process", kArrived + "#1/before/power",
+                        "rename:a:b#1/before/process", "rename:a:b#1/before/power",
+                        "rename:a:b#1/after/process", "rename:a:b#1/after/power",
+                        kArrived + "#1/before/process", kArrived + "#1/before/power",
                         kDelivered + "#1/before/process", kDelivered + "#1/before/power",
                         kReplied + "#1/before/process", kReplied + "#1/before/power",
                         kDelivered + "#2/before/process", kDelivered + "#2/before/power"}));

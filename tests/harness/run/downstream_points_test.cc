@@ -33,7 +33,8 @@ struct PointsService {
   httplib::Result Post(const std::string& path) {
     httplib::Client c(downstream->BaseUrl());
     c.set_read_timeout(0, 300'000);
-    auto r = c.Post(path, json{{"key", "k"}, {"biz_date", "2026-11-01"}, {"reason", "r"}}.dump(), "application/json");
+    auto r = c.Post(path, json{{"key", "k"}, {"biz_date", "2026-11-01"}, {"reason", "r"}}.dump(),
+                    "application/json");
     answered = static_cast<bool>(r);
     return r;
   }

@@ -7,6 +7,8 @@
 #include <optional>
 #include <tuple>
 
+#include "plan/crash_point.h"
+
 namespace killpoint {
 namespace {
 
@@ -228,7 +230,7 @@ class Builder {
                               unseen.empty() ? "" : "; written without a seen write (stdio, a raw syscall): " + unseen)};
     }
     if (e.type == event::kKill) {
-      std::string when = d.value("when", "before");
+      std::string when = IsDownstreamPoint(Str(d, "point")) ? "at" : d.value("when", "before");
       return Mark{MarkKind::kKill, Str(d, "point"),
                   fmt::format("kill -9 {} {} (hit {}){}, then the {} model", when, Str(d, "point"), Int(d, "hit"),
                               UnseenNote(d), d.value("model", "process"))};

@@ -55,7 +55,7 @@ int Execute(const PointsArgs& a) {
     nlohmann::json moments = nlohmann::json::array();
     for (const char* m : KillMoments(p.name, unseen[i])) moments.push_back(m);
     out.push_back({{"point", p.name}, {"occurrence", p.occurrence}, {"moments", moments},
-                   {"kind", IsSyscallPoint(p.name) ? "syscall" : "named"}});
+                   {"kind", PointKind(p.name)}});
     if (!unseen[i].empty()) out.back()["unseen"] = unseen[i];
   }
   if (a.json) {

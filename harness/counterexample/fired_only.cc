@@ -60,6 +60,8 @@ std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e, 
     const bool one_way = OneWayNow(it->second, uses_shim);
     const std::pair<AttemptKey, int> where{KeyOf(ev), InstanceOf(ev)};
     if (e2.type == event::kSpawn && e2.data.contains("fault")) e2.data["fault"] = it->second;
+    // Without the kill a downstream point leaves no trace (AttemptState::OnDownstreamPoint).
+    if (e2.type == event::kFailpoint && IsDownstreamPoint(e2.data.value("point", ""))) continue;
     if (one_way && e2.type == event::kFailpoint && IsSyscallPoint(e2.data.value("point", ""))) {
       Count(Counts(passed[where]), e2.data["point"].get<std::string>(), 1);
       continue;

@@ -45,8 +45,11 @@ std::vector<AttemptFault> EnumerateProcessFaults(const Scenario& s) {
 std::vector<AttemptFault> ExhaustiveSpace(const Scenario& s,
                                           const std::vector<CrashPoint>& discovered) {
   std::vector<CrashPoint> killable = discovered;
+  // The discovery loads the shim; a kill at a syscall point fires only where the scenario does.
+  const bool shim = s.UsesShim();
   std::erase_if(killable, [&](const CrashPoint& p) {
-    return std::find(s.hold_points.begin(), s.hold_points.end(), p.name) != s.hold_points.end();
+    return std::find(s.hold_points.begin(), s.hold_points.end(), p.name) != s.hold_points.end() ||
+           (!shim && IsSyscallPoint(p.name));
   });
   std::vector<AttemptFault> space = EnumerateFaults(killable, s.models);
   for (AttemptFault& f : EnumerateProcessFaults(s)) space.push_back(std::move(f));

@@ -20,7 +20,8 @@ std::vector<AttemptFault> EnumerateFaults(const std::vector<CrashPoint>& points,
 std::vector<AttemptFault> EnumerateProcessFaults(const Scenario& scenario);
 
 // The whole exhaustive space of a scenario: a kill at every discovered point but its
-// hold_points (held, never killed: docs/faults.md), each moment and model, then
+// hold_points (held, never killed: docs/faults.md) and, when the scenario does not load the
+// shim, its syscall points (they could not fire), each moment and model, then
 // EnumerateProcessFaults. Trial i of an exhaustive run is element i.
 std::vector<AttemptFault> ExhaustiveSpace(const Scenario& scenario,
                                           const std::vector<CrashPoint>& discovered);

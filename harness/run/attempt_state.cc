@@ -118,7 +118,9 @@ HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
     history_->Add(event::kFailpoint, data);
     bool pause = !pause_done_ && process_ && fault_.pause.point == hit.name && n == 1;
     bool overlap = !overlap_done_ && process_ && fault_.overlap.point == hit.name && n == 1;
-    if (pause || overlap) {  // the tracker hears of the operation when the hold is released
+    // The tracker hears of the operation when the hold is released. (Nothing would release a
+    // request held at a downstream point: those never hold.)
+    if ((pause || overlap) && !IsDownstreamPoint(hit.name)) {
       pause_done_ = pause_done_ || pause;
       overlap_done_ = overlap_done_ || overlap;
       pending_ = Hold{hit, n, pause, overlap, sent.name, fires};
@@ -137,6 +139,23 @@ HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
     durability_->OnOperation(sent.name);
   }
   return answer;
+}
+
+bool AttemptState::OnDownstreamPoint(const std::string& point, bool record_all) {
+  {
+    std::lock_guard lock(mu_);
+    const std::string& kill = fault_.kill_point;
+    bool may_fire = kill == point || (IsPointPattern(kill) && MatchPoint(kill, point));
+    if (!record_all && !may_fire) return false;  // nothing to count: no kill can fall on it
+  }
+  FailpointHit hit;
+  hit.name = point;
+  HitAnswer answer = OnHit(hit);
+  if (answer.kind == HitAnswer::kAfter || answer.kind == HitAnswer::kPartial) {
+    hit.done = true;  // the moment has no duration: "after" it is at once
+    answer = OnHit(hit);
+  }
+  return answer.kind == HitAnswer::kKilled;
 }
 
 }  // namespace killpoint

@@ -42,6 +42,13 @@ class AttemptState {
   // At the first hit of a planned pause or overlap point it holds the job (kHold) instead.
   HitAnswer OnHit(const FailpointHit& hit);
 
+  // The downstream's handler at one of its crash points (run/downstream.h): a hit like the
+  // shim's, killed before (or, planned "after", right after) the moment; returns whether it
+  // killed. Recorded as a failpoint event only where the planned kill may fall, or with
+  // `record_all` (discovery: every point, in order); elsewhere it leaves no trace (a publishing
+  // job's histories stay as they were). Pauses and overlaps never stop there.
+  bool OnDownstreamPoint(const std::string& point, bool record_all);
+
   // A job held at the first hit of a pause or overlap point (docs/faults.md), for the
   // HoldDriver to carry out; it is answered with Release.
   struct Hold {

@@ -22,7 +22,7 @@ Result<std::vector<CrashPoint>> DiscoverPoints(Scenario s, std::string date, con
       if (unseen) unseen->push_back(e.data.value("unseen", ""));
     }
   }
-  return points;
+  return AnswersAfterTheirCommits(std::move(points));
 }
 
 void DropImpossibleMoments(std::vector<AttemptFault>& space, const std::vector<CrashPoint>& points,

@@ -8,6 +8,8 @@
 //                  (a job's in-process retry, for retry_policy_respected; docs/retry.md)
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -49,6 +51,22 @@ class Downstream {
   // Attach, requests are answered 503 and recorded nowhere.
   virtual void Attach(bool dedupe, History* history, bool by_idempotency_key) = 0;
   virtual void Detach() = 0;
+
+  // Downstream crash points (plan/crash_point.h): a POST /publish or /alert passes
+  // "downstream:<path>:before_commit" once its body is read, ":after_commit" once it is
+  // delivered (or found a duplicate) and recorded, before any answer, and ":after_answer" once
+  // its answer is written to the socket. At each the request's own thread calls `hook`, which
+  // returns true when it killed the job's attempt: the request then ends there, never
+  // committed (before_commit) or never answered (after_commit). A request that fails before
+  // commit (503) passes no more points; one held by commit_no_answer none after after_commit.
+  // Set after Attach; Detach clears it.
+  using PointHook = std::function<bool(const std::string& point)>;
+  virtual void SetPointHook(PointHook hook) = 0;
+  // Waits until no request has a point left to pass (an answer still being written, for its
+  // after_answer), or `timeout` passed; true when none has. Call it once the attempt's
+  // processes are gone, before the attempt's state is finished, so that every point of its
+  // requests counts in that attempt.
+  virtual bool WaitPoints(std::chrono::milliseconds timeout) = 0;
 };
 
 }  // namespace killpoint

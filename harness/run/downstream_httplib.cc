@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "history/event.h"
+#include "plan/crash_point.h"
 #include "run/downstream.h"
 #include "scenario/scenario.h"
 
@@ -145,12 +146,23 @@ class HttplibDownstream : public Downstream {
     instance_ = 1;
   }
 
+  void SetPointHook(PointHook hook) override {
+    std::lock_guard lock(mu_);
+    point_hook_ = std::move(hook);
+  }
+
+  bool WaitPoints(std::chrono::milliseconds timeout) override {
+    std::unique_lock lock(mu_);
+    return points_done_.wait_for(lock, timeout, [this] { return pointing_ == 0; });
+  }
+
   void Detach() override {
     std::unique_lock lock(mu_);
     ++release_generation_;
     released_.notify_all();
     idle_.wait(lock, [this] { return serving_ == 0; });
     history_ = nullptr;
+    point_hook_ = nullptr;
   }
 
  private:
@@ -173,6 +185,68 @@ class HttplibDownstream : public Downstream {
       std::lock_guard lock(mu_);
       if (--serving_ == 0) idle_.notify_all();
     };
+  }
+
+  // The crash points of one request (SetPointHook). While it lives the request counts in
+  // serving_ (Detach waits for it) and in pointing_ (WaitPoints waits for it); the provider of
+  // its answer keeps it until the answer is written and after_answer passed.
+  class RequestPoints {
+   public:
+    RequestPoints(HttplibDownstream* d, std::string path) : d_(d), path_(std::move(path)) {
+      std::lock_guard lock(d_->mu_);
+      ++d_->serving_;
+      ++d_->pointing_;
+    }
+    ~RequestPoints() {
+      std::lock_guard lock(d_->mu_);
+      Done();
+      if (--d_->serving_ == 0) d_->idle_.notify_all();
+    }
+    RequestPoints(const RequestPoints&) = delete;
+    RequestPoints& operator=(const RequestPoints&) = delete;
+
+    // True when the hook killed the job's attempt at this moment. Call it without mu_.
+    bool Pass(const char* moment) {
+      PointHook hook;
+      {
+        std::lock_guard lock(d_->mu_);
+        hook = d_->point_hook_;
+        generation_ = d_->release_generation_;  // before the kill: its attempt's release comes after
+      }
+      return hook && hook(DownstreamPoint(path_, moment));
+    }
+
+    // After a kill: the request ends unanswered once the killed attempt is over, like one held
+    // by commit_no_answer (its job is dead: nobody could read an answer anyway).
+    void HoldUnanswered() {
+      std::unique_lock lock(d_->mu_);
+      Done();
+      d_->released_.wait(lock, [&] { return d_->release_generation_ != generation_; });
+    }
+
+   private:
+    void Done() {  // requires d_->mu_
+      if (done_) return;
+      done_ = true;
+      if (--d_->pointing_ == 0) d_->points_done_.notify_all();
+    }
+
+    HttplibDownstream* d_;
+    std::string path_;
+    uint64_t generation_ = 0;
+    bool done_ = false;
+  };
+
+  // Answers `text` (JSON) and passes after_answer once the whole of it is written to the socket
+  // (not when the write failed: nobody is left to be answered).
+  static void AnswerThenPass(httplib::Response& res, std::string text, std::shared_ptr<RequestPoints> points) {
+    auto body = std::make_shared<std::string>(std::move(text));
+    res.set_content_provider(body->size(), "application/json",
+                             [body, points](size_t offset, size_t length, httplib::DataSink& sink) {
+                               if (!sink.write(body->data() + offset, length)) return false;
+                               if (offset + length == body->size()) points->Pass(kAfterAnswer);
+                               return true;
+                             });
   }
 
   void NoSuchEndpoint(const httplib::Request& req, httplib::Response& res) {
@@ -208,6 +282,8 @@ class HttplibDownstream : public Downstream {
   void Publish(const httplib::Request& req, httplib::Response& res) {
     json body;
     if (!ReadBody(req, res, body)) return;
+    auto points = std::make_shared<RequestPoints>(this, "/publish");
+    if (points->Pass(kBeforeCommit)) return points->HoldUnanswered();  // the job is dead: nothing committed
     std::string key = body["key"];
     json record = {{"key", key}, {"biz_date", body.value("biz_date", "")},
                    {"idempotency_key", req.get_header_value("Idempotency-Key")}};
@@ -241,17 +317,20 @@ class HttplibDownstream : public Downstream {
     record["deduplicated"] = duplicate;
     record["delivery_id"] = duplicate ? same.front() : ids.back();
     history_->Add(event::kPublish, record);
+    uint64_t generation = release_generation_;  // before the lock is let go: no release is missed
+    lock.unlock();
+    if (points->Pass(kAfterCommit)) return points->HoldUnanswered();  // the job is dead: delivered
     if (fault == kCommitNoAnswer) {
-      uint64_t generation = release_generation_;
+      points.reset();  // never answered: no point left
+      lock.lock();
       released_.wait(lock, [&] { return release_generation_ != generation; });
       return;  // the client has long given up; whatever is written now goes nowhere
     }
     if (fault == kDelay) {  // committed; the answer comes late, other requests go on meanwhile
-      lock.unlock();
       std::this_thread::sleep_for(std::chrono::milliseconds(kDownstreamDelayMs));
     }
-    res.set_content(json{{"delivery_id", record["delivery_id"]}, {"deduplicated", duplicate}}.dump(),
-                    "application/json");
+    AnswerThenPass(res, json{{"delivery_id", record["delivery_id"]}, {"deduplicated", duplicate}}.dump(),
+                   std::move(points));
   }
 
   void Deliveries(const httplib::Request& req, httplib::Response& res) {
@@ -272,15 +351,21 @@ class HttplibDownstream : public Downstream {
   void Alert(const httplib::Request& req, httplib::Response& res) {
     json body;
     if (!ReadBody(req, res, body)) return;
-    std::lock_guard lock(mu_);
-    int id = ++next_alert_;
-    json record = {{"key", body["key"]},
-                   {"biz_date", body.value("biz_date", "")},
-                   {"reason", body.value("reason", "")},
-                   {"alert_id", id}};
-    Attribute(req, record);
-    history_->Add(event::kAlert, record);
-    res.set_content(json{{"alert_id", id}}.dump(), "application/json");
+    auto points = std::make_shared<RequestPoints>(this, "/alert");
+    if (points->Pass(kBeforeCommit)) return points->HoldUnanswered();
+    int id = 0;
+    {
+      std::lock_guard lock(mu_);
+      id = ++next_alert_;
+      json record = {{"key", body["key"]},
+                     {"biz_date", body.value("biz_date", "")},
+                     {"reason", body.value("reason", "")},
+                     {"alert_id", id}};
+      Attribute(req, record);
+      history_->Add(event::kAlert, record);
+    }
+    if (points->Pass(kAfterCommit)) return points->HoldUnanswered();
+    AnswerThenPass(res, json{{"alert_id", id}}.dump(), std::move(points));
   }
 
   // POST /retry (docs/retry.md): a job reports one of its in-process retries. Recorded as a
@@ -339,10 +424,13 @@ class HttplibDownstream : public Downstream {
   std::mutex mu_;
   std::condition_variable released_;
   std::condition_variable idle_;                   // serving_ went down to 0
+  std::condition_variable points_done_;            // pointing_ went down to 0
   bool dedupe_ = false;                            // guarded by mu_ (see Serving)
   bool by_idempotency_key_ = false;                // guarded by mu_ (see Serving)
   History* history_ = nullptr;                     // guarded by mu_ (see Serving); null: detached
   int serving_ = 0;                                // requests in progress; guarded by mu_
+  int pointing_ = 0;                               // requests with points left; guarded by mu_
+  PointHook point_hook_;                           // guarded by mu_; null: no points
   std::string armed_;                              // guarded by mu_
   uint64_t release_generation_ = 0;                // guarded by mu_
   std::map<std::string, std::vector<int>> deliveries_;  // guarded by mu_

@@ -85,6 +85,9 @@ class TrialDriver {
     downstream_->Attach(scenario_.downstream.dedupe, &history_,
                         scenario_.downstream.dedupe_by == kDedupeByIdempotencyKey);
     channel_->Reset([this](const FailpointHit& h) { return attempt_.OnHit(h); });
+    downstream_->SetPointHook([this](const std::string& point) {  // its crash points (run/downstream.h)
+      return attempt_.OnDownstreamPoint(point, options_.every_point_waits);
+    });
     return Ok();
   }
 
@@ -318,6 +321,7 @@ class TrialDriver {
         return s.error();
       }
     }
+    downstream_->WaitPoints(kDrainTimeout);  // an answer's after_answer counts in this attempt
     // One-way reports may still be in flight: record them in this attempt, before its exit.
     if (!shim_.empty() && !status.interrupted) channel_->WaitIdle(kDrainTimeout);
     bool killed = attempt_.Finish();

@@ -155,6 +155,17 @@ TEST(Timeline, SaysWhichWritesTheShimDidNotSee) {
   EXPECT_THAT(t.lanes[0].marks[2].detail, HasSubstr("kill -9 after write:<tmp1> (hit 1), written without a seen write"));
 }
 
+// A downstream point (plan/crash_point.h) is killed at, not before: the point is the moment.
+TEST(Timeline, NamesDownstreamPointsAndTheirKill) {
+  const std::string p = "downstream:/publish:after_commit";
+  std::vector<Event> events = {
+      Ev(0, 0, "spawn", "d", 1, 1), Ev(1, 0, "kill", "d", 1, 1, {{"point", p}, {"hit", 2}, {"when", "before"}})};
+  Timeline t = BuildTimeline(events);
+  ASSERT_EQ(t.lanes.size(), 1u);
+  ASSERT_EQ(t.lanes[0].marks.size(), 1u);
+  EXPECT_EQ(t.lanes[0].marks[0].detail, "kill -9 at " + p + " (hit 2), then the process model");
+}
+
 TEST(Timeline, CollapsesLongRunsOfPassedCrashPointsButKeepsTheLast) {
   std::vector<Event> events = {Ev(0, 0, "spawn", "d", 1, 1)};
   for (int i = 0; i < 10; ++i) {

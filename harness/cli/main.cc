@@ -27,15 +27,15 @@ constexpr const char* kExitCodes =
 // `killpoint help [SUBCOMMAND]`: what `--help` prints.
 void AddHelpCommand(CLI::App& app) {
   auto* help = app.add_subcommand("help", "Print this help, or a subcommand's (killpoint help run)");
-  auto* name = new std::string;  // lives as long as the process, like the app
-  help->add_option("subcommand", *name, "The subcommand to explain");
-  help->callback([&app, name] {
-    if (name->empty()) throw CLI::CallForHelp();
+  static std::string name;  // the app keeps a reference: it lives as long as the process
+  help->add_option("subcommand", name, "The subcommand to explain");
+  help->callback([&app] {
+    if (name.empty()) throw CLI::CallForHelp();
     CLI::App* sub = nullptr;
     try {
-      sub = app.get_subcommand(*name);
+      sub = app.get_subcommand(name);
     } catch (const CLI::OptionNotFound&) {
-      throw CLI::ValidationError("help", "no subcommand '" + *name + "'");
+      throw CLI::ValidationError("help", "no subcommand '" + name + "'");
     }
     std::cout << sub->help();
   });

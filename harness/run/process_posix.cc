@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <mutex>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <boost/process/posix.hpp>
@@ -146,6 +147,10 @@ std::string SearchPath(const std::string& name) {
 // an attempt, no other job runs or is being spawned, and every other child of the harness but
 // its orphan guard is an orphan it adopted (KillAdoptedOrphans).
 std::atomic<int> g_jobs{0};
+// Held across a spawn (from before the count to after the exec) and across the orphan sweep:
+// without it, a sweep that read a count of 1 could meet a job another worker spawned since,
+// a child of the harness like an orphan, and kill it.
+std::mutex g_spawn_mu;
 
 class PosixProcess : public RunningProcess {
  public:
@@ -204,7 +209,10 @@ class PosixProcess : public RunningProcess {
     // other jobs running, those orphans wait for the end of the run (cli/main.cc): which job an
     // untagged orphan came from is unknown.
     s.stray_killed = KillTagged(tag_, child_.id());
-    if (g_jobs.load() == 1) s.stray_killed += KillAdoptedOrphans(child_.id());
+    {
+      std::lock_guard lock(g_spawn_mu);
+      if (g_jobs.load() == 1) s.stray_killed += KillAdoptedOrphans(child_.id());
+    }
     int raw = child_.native_exit_code();
     if (WIFEXITED(raw)) {
       s.exited = true;
@@ -290,6 +298,7 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
   std::string tag = NewProcessTag();
   Environment env(r.env, tag);
   std::error_code ec;
+  std::unique_lock spawning(g_spawn_mu);
   std::optional<SignalsBlocked> blocked(std::in_place);
   ++g_jobs;  // from here until the PosixProcess is destroyed, or the spawn failed
   bp::child child(exe, bp::args(args), bp::start_dir(r.cwd.string()), bp::std_in < bp::null,
@@ -303,6 +312,7 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
                              blocked->old()},
                   ec);
   blocked.reset();
+  spawning.unlock();  // vfork: the child has exec'd (or failed to) by now
   out.value().CloseWriteEnd();
   err.value().CloseWriteEnd();
   if (ec) {

@@ -18,6 +18,11 @@
 
 namespace killpoint {
 
+// The largest request the downstream reads: every body of its API is a small JSON object. A
+// longer body, or a Content-Length that does not parse as one in range ("-5", an overflow),
+// is answered 413 at once and never read.
+inline constexpr size_t kMaxDownstreamRequestBytes = size_t{1} << 20;  // 1 MiB
+
 class Downstream {
  public:
   // `history` must outlive the service. With `by_idempotency_key`, dedupe compares the

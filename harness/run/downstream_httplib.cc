@@ -1,6 +1,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <charconv>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -98,7 +99,22 @@ class HttplibDownstream : public Downstream {
     server_.Post("/alert", Serving(&HttplibDownstream::Alert));
     server_.Post("/retry", Serving(&HttplibDownstream::JobRetry));
     server_.Post("/wait", Serving(&HttplibDownstream::JobWait));
-    server_.set_error_handler(Serving(&HttplibDownstream::NoSuchEndpoint));
+    server_.set_error_handler(Serving(&HttplibDownstream::RefusedRequest));
+    server_.set_payload_max_length(kMaxDownstreamRequestBytes);
+    // httplib would skip an over-long body by reading it, Content-Length bytes, before it
+    // answers: "-5" parses as 2^64 - 5 and the wait never ends. Such a request is answered 413
+    // before its body is read, and a chunked one 411 (httplib reads a chunked body whole,
+    // whatever its size); RefusedRequest records both.
+    server_.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+      if (req.has_header("Transfer-Encoding")) {
+        res.status = 411;
+      } else if (!LengthFits(req.get_header_value("Content-Length"))) {
+        res.status = 413;
+      } else {
+        return httplib::Server::HandlerResponse::Unhandled;
+      }
+      return httplib::Server::HandlerResponse::Handled;
+    });
     port_ = server_.bind_to_any_port("127.0.0.1");
     if (port_ < 0) return Error::Harness("downstream: cannot listen on 127.0.0.1");
     // bind_to_any_port already listens, so requests queue until the loop accepts them.
@@ -249,10 +265,26 @@ class HttplibDownstream : public Downstream {
                              });
   }
 
-  void NoSuchEndpoint(const httplib::Request& req, httplib::Response& res) {
-    if (res.status == 404) {
-      history_->Add(event::kBadRequest, {{"path", req.method + " " + req.path}, {"reason", "no such endpoint"}});
-    }
+  // A Content-Length that is absent, or digits only and at most kMaxDownstreamRequestBytes.
+  static bool LengthFits(const std::string& length) {
+    if (length.empty()) return true;
+    size_t value = 0;
+    auto [end, error] = std::from_chars(length.data(), length.data() + length.size(), value);
+    return error == std::errc() && end == length.data() + length.size() &&
+           value <= kMaxDownstreamRequestBytes;
+  }
+
+  // Answers httplib's own refusals: an unknown endpoint (404), a chunked body (411) and a
+  // request over kMaxDownstreamRequestBytes or with a Content-Length out of range (413), their
+  // bodies unread.
+  void RefusedRequest(const httplib::Request& req, httplib::Response& res) {
+    const char* reason = res.status == 404   ? "no such endpoint"
+                         : res.status == 411 ? "a chunked body: send a Content-Length"
+                         : res.status == 413 ? "over 1 MiB, or its Content-Length unreadable"
+                                             : nullptr;
+    if (reason == nullptr) return;
+    history_->Add(event::kBadRequest, {{"path", req.method + " " + req.path}, {"reason", reason}});
+    res.set_content(json{{"error", reason}}.dump(), "application/json");
   }
 
   // Parses a JSON body with a string "key"; on failure answers 400 and records why.

@@ -3,6 +3,14 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <sstream>
 #include <thread>
 
 #include "scenario/scenario.h"
@@ -207,6 +215,88 @@ TEST(DownstreamReuse, DetachEndsAHeldRequestAndThenServesNobody) {
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 503);
   EXPECT_EQ(s.Of(event::kPublish).size(), 1u);  // "late" was recorded nowhere
+}
+
+}  // namespace
+}  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+// Sends `request` on a plain socket and returns what came back before the server closed the
+// connection or `limit` passed (an empty string: no answer).
+std::string RawExchange(const std::string& base_url, const std::string& request,
+                        std::chrono::milliseconds limit) {
+  int port = std::stoi(base_url.substr(base_url.rfind(':') + 1));
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return "connect failed";
+  for (size_t sent = 0; sent < request.size();) {
+    ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;  // the server may close early on a refused body
+    sent += static_cast<size_t>(n);
+  }
+  std::string answer;
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  char buf[4096];
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 50) <= 0) continue;
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    answer.append(buf, static_cast<size_t>(n));
+    if (answer.find("\r\n\r\n") != std::string::npos) break;
+  }
+  close(fd);
+  return answer;
+}
+
+std::string PublishWithLength(const std::string& length) {
+  return "POST /publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: " +
+         length + "\r\n\r\n";
+}
+
+// A negative or overflowing Content-Length is refused at once, not read for ever.
+TEST(DownstreamLimits, RefusesANegativeOrOverflowingContentLength) {
+  Service s(false);
+  for (const char* length : {"-5", "99999999999999999999999", "18446744073709551615"}) {
+    std::string answer = RawExchange(s.downstream->BaseUrl(), PublishWithLength(length),
+                                     std::chrono::milliseconds(2000));
+    EXPECT_NE(answer.find(" 413 "), std::string::npos) << length << ": " << answer;
+  }
+  EXPECT_TRUE(s.Of(event::kPublish).empty());
+  auto refused = s.Of(event::kBadRequest);
+  ASSERT_EQ(refused.size(), 3u);
+  EXPECT_EQ(refused[0].data["path"], "POST /publish");
+}
+
+// A body over the limit is refused with 413, and a chunked one (whose length httplib learns
+// only by reading it whole) with 411; neither is delivered.
+TEST(DownstreamLimits, RefusesABodyOverTheLimit) {
+  Service s(false);
+  std::string big(kMaxDownstreamRequestBytes + 1, ' ');
+  std::string answer =
+      RawExchange(s.downstream->BaseUrl(), PublishWithLength(std::to_string(big.size())) + big,
+                  std::chrono::milliseconds(2000));
+  EXPECT_NE(answer.find(" 413 "), std::string::npos) << answer;
+  EXPECT_TRUE(s.Of(event::kPublish).empty());
+  std::string chunk = std::string(kMaxDownstreamRequestBytes, ' ');
+  std::ostringstream hex;
+  hex << std::hex << chunk.size();
+  std::string chunked =
+      "POST /publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n" + hex.str() + "\r\n" + chunk + "\r\n1\r\n \r\n0\r\n\r\n";
+  answer = RawExchange(s.downstream->BaseUrl(), chunked, std::chrono::milliseconds(2000));
+  EXPECT_NE(answer.find(" 411 "), std::string::npos) << answer.substr(0, 200);
+  EXPECT_TRUE(s.Of(event::kPublish).empty());
+  auto fits = s.Client().Post(
+      "/publish", json{{"key", "k"}, {"biz_date", "2026-11-01"}, {"payload", std::string(1000, 'x')}}.dump(),
+      "application/json");
+  ASSERT_TRUE(fits);
+  EXPECT_EQ(fits->status, 200);
 }
 
 }  // namespace

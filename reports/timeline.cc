@@ -229,6 +229,12 @@ class Builder {
                   fmt::format("passed {} syscall point{} not armed: {}{}", total, plural, names,
                               unseen.empty() ? "" : "; written without a seen write (stdio, a raw syscall): " + unseen)};
     }
+    if (e.type == event::kPointsDropped) {  // beyond the attempt's caps (run/attempt_state.h)
+      return Mark{MarkKind::kFailpoints, fmt::format("{} not recorded", Int(d, "hits")),
+                  fmt::format("{} more point hits not recorded, from {} on: the history keeps an attempt's first {} "
+                              "point names and {} point events",
+                              Int(d, "hits"), Str(d, "example"), Int(d, "max_names"), Int(d, "max_events"))};
+    }
     if (e.type == event::kKill) {
       std::string when = IsDownstreamPoint(Str(d, "point")) ? "at" : d.value("when", "before");
       return Mark{MarkKind::kKill, Str(d, "point"),

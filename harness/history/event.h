@@ -19,6 +19,10 @@ inline constexpr const char* kFailpoint = "failpoint";      // data: point, hit,
 // as counts by name, recorded once the job has exited: their arrival interleaves with other
 // events by chance, their counts do not. data: points {name: count}
 inline constexpr const char* kPointsPassed = "points_passed";
+// What an attempt's caps on recorded points left out (run/attempt_state.h, kMaxPointNames):
+// data: hits (how many went unrecorded), example (the first name left out), max_names,
+// max_events.
+inline constexpr const char* kPointsDropped = "points_dropped";
 inline constexpr const char* kKill = "kill";                // data: point, hit, model
 inline constexpr const char* kExit = "exit";                // data: code or signal, stderr
 inline constexpr const char* kRollback = "rollback";        // data: model, changes

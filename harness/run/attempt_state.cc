@@ -31,6 +31,9 @@ void AttemptState::Arm(const AttemptFault& fault, bool track) {
   expecting_second_ = false;
   hits2_.clear();
   passed2_.clear();
+  point_events_ = 0;
+  dropped_hits_ = 0;
+  dropped_example_.clear();
 }
 
 void AttemptState::Attach(RunningProcess* process) {
@@ -47,6 +50,11 @@ bool AttemptState::Finish() {
     history_->Add(event::kPointsPassed, data);
   }
   if (!passed2_.empty()) history_->Add(event::kPointsPassed, {{"points", passed2_}, {"instance", 2}});
+  if (dropped_hits_ > 0) {
+    history_->Add(event::kPointsDropped,
+                  {{"hits", dropped_hits_}, {"example", dropped_example_},
+                   {"max_names", kMaxPointNames}, {"max_events", kMaxPointEvents}});
+  }
   passed_.clear();
   unseen_.clear();
   passed2_.clear();
@@ -77,6 +85,22 @@ bool AttemptState::Fires(const std::string& name, int n) {
   return MatchPoint(fault_.kill_point, name) && ++pattern_hits_ == fault_.occurrence;
 }
 
+bool AttemptState::NamedByFault(const std::string& name) const {
+  const std::string& kill = fault_.kill_point;
+  bool kills = kill == name || (IsPointPattern(kill) && !killed_ && MatchPoint(kill, name));
+  return kills || fault_.pause.point == name || fault_.overlap.point == name;
+}
+
+bool AttemptState::Records(const std::string& name, bool known, bool event) {
+  size_t names = hits_.size() + hits2_.size() + passed2_.size();
+  if ((known || names < kMaxPointNames) && (!event || point_events_ < kMaxPointEvents)) {
+    point_events_ += event ? 1 : 0;
+    return true;
+  }
+  if (dropped_hits_++ == 0) dropped_example_ = name;
+  return false;
+}
+
 HitAnswer AttemptState::Decide(const FailpointHit& hit, const std::string& real, int n, bool fires) {
   if (!fires || killed_ || !process_) return HitAnswer::Continue();
   if (!hit.unseen.empty()) return Kill(hit, n);  // nothing left to do between HIT and DONE
@@ -105,6 +129,12 @@ HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
   if (!sent.done) hit.name = temp_names_.Rename(sent.name, sent.excl, sent.seen);
   if (InstanceOf(hit) == 2) return SecondHit(hit, sent.name);
   if (hit.done) return DoneHit(hit);
+  bool known = hits_.contains(hit.name);
+  bool named = NamedByFault(hit.name);
+  if (!named && !Records(hit.name, known, false)) {
+    if (durability_ && track_ && IsSyscallPoint(sent.name)) durability_->OnOperation(sent.name);
+    return HitAnswer::Continue();
+  }
   int n = ++hits_[hit.name];
   bool fires = Fires(hit.name, n);
   HitAnswer answer = HitAnswer::Continue();
@@ -115,7 +145,7 @@ HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
     nlohmann::json data = {{"point", hit.name}, {"hit", n}, {"pid", hit.pid}};
     if (hit.bytes >= 0) data["bytes"] = hit.bytes;
     if (!hit.unseen.empty()) data["unseen"] = hit.unseen;
-    history_->Add(event::kFailpoint, data);
+    if (named || Records(hit.name, true, true)) history_->Add(event::kFailpoint, data);
     bool pause = !pause_done_ && process_ && fault_.pause.point == hit.name && n == 1;
     bool overlap = !overlap_done_ && process_ && fault_.overlap.point == hit.name && n == 1;
     // The tracker hears of the operation when the hold is released. (Nothing would release a
@@ -175,9 +205,10 @@ int AttemptState::InstanceOf(const FailpointHit& hit) const {
 
 HitAnswer AttemptState::SecondHit(const FailpointHit& hit, const std::string& real) {
   if (hit.done) return HitAnswer::Continue();  // never told AFTER or PARTIAL
+  bool known = hits2_.contains(hit.name) || passed2_.contains(hit.name);
   if (hit.seen) {
-    ++passed2_[hit.name];
-  } else {
+    if (Records(hit.name, known, false)) ++passed2_[hit.name];
+  } else if (Records(hit.name, known, true)) {
     nlohmann::json data = {{"point", hit.name}, {"hit", ++hits2_[hit.name]}, {"pid", hit.pid}, {"instance", 2}};
     if (hit.bytes >= 0) data["bytes"] = hit.bytes;
     if (!hit.unseen.empty()) data["unseen"] = hit.unseen;

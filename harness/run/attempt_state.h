@@ -18,6 +18,16 @@
 
 namespace killpoint {
 
+// A job may pass any number of points under any names: a hostile one made 3,381 names in one
+// attempt, a loop makes millions of hits. The history of an attempt (each instance) keeps the
+// hits of its first kMaxPointNames names, and of those at most kMaxPointEvents failpoint events;
+// the rest are counted into one points_dropped event. A point the attempt's fault names (its
+// kill, pause or overlap point, every match of a kill pattern until it fired) is always
+// recorded, and the durability tracker hears of every operation: the caps change what the
+// history shows, never what a trial does.
+inline constexpr size_t kMaxPointNames = 1000;
+inline constexpr int kMaxPointEvents = 20000;
+
 class AttemptState {
  public:
   // `durability` may be null (no syscall points: syncs are not seen). Both must outlive this.
@@ -76,6 +86,12 @@ class AttemptState {
   HitAnswer SecondHit(const FailpointHit& hit, const std::string& real);  // requires mu_
   HitAnswer DoneHit(const FailpointHit& hit);  // requires mu_
   HitAnswer Kill(const FailpointHit& hit, int n);  // requires mu_
+  // Whether the history may record a hit of `name` (`known`: hit before in this attempt), as a
+  // count or, `event`, as a failpoint event, within kMaxPointNames and kMaxPointEvents; counts
+  // what it may not.
+  bool Records(const std::string& name, bool known, bool event);  // requires mu_
+  // The attempt's kill point (a pattern's matches until it fired), pause or overlap point.
+  bool NamedByFault(const std::string& name) const;  // requires mu_
   // Whether the planned kill falls on the n-th hit of `name`; counts a pattern's hits.
   bool Fires(const std::string& name, int n);  // requires mu_
   HitAnswer Decide(const FailpointHit& hit, const std::string& real, int n, bool fires);  // requires mu_
@@ -105,6 +121,10 @@ class AttemptState {
   int second_pgid_ = 0;
   bool expecting_second_ = false;
   std::map<std::string, int> hits2_, passed2_;  // the second instance's
+  // The caps, all guarded by mu_: events recorded, hits left out, and the first name left out.
+  int point_events_ = 0;
+  int64_t dropped_hits_ = 0;
+  std::string dropped_example_;
   std::condition_variable hold_cv_;
 };
 

@@ -1,0 +1,103 @@
+#include "run/attempt_state.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace killpoint {
+namespace {
+
+// A process that is never started: the state only asks it to die.
+class FakeProcess : public RunningProcess {
+ public:
+  int pid() const override { return 1; }
+  const std::string& tag() const override { return tag_; }
+  void KillGroup() override { ++kills; }
+  void SignalGroup(int) override {}
+  bool WaitForExit(std::chrono::milliseconds) override { return true; }
+  ExitStatus Wait(std::chrono::milliseconds) override { return {}; }
+  int kills = 0;
+
+ private:
+  std::string tag_ = "fake";
+};
+
+struct Attempt {
+  explicit Attempt(AttemptFault fault = {}) : state(&history, nullptr) {
+    state.Arm(fault, false);
+    state.Attach(&process);
+  }
+  HitAnswer Hit(const std::string& name, bool seen = false) {
+    FailpointHit hit;
+    hit.name = name;
+    hit.seen = seen;
+    return state.OnHit(hit);
+  }
+  std::vector<Event> Of(const char* type) {
+    state.Finish();
+    return OfType(history.Events(), type);
+  }
+  History history;
+  FakeProcess process;
+  AttemptState state;
+};
+
+std::string Name(int i) { return "p" + std::to_string(i); }
+
+TEST(AttemptStateCaps, KeepsTheFirstNamesAndCountsTheRest) {
+  Attempt a;
+  for (int i = 0; i < static_cast<int>(kMaxPointNames) + 500; ++i) a.Hit(Name(i));
+  a.Hit(Name(0));  // a name it kept goes on being recorded
+  auto events = a.history.Events();
+  EXPECT_EQ(OfType(events, event::kFailpoint).size(), kMaxPointNames + 1);
+  auto dropped = a.Of(event::kPointsDropped);
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_EQ(dropped[0].data["hits"], 500);
+  EXPECT_EQ(dropped[0].data["example"], Name(static_cast<int>(kMaxPointNames)));
+}
+
+TEST(AttemptStateCaps, KeepsTheFirstEventsOfANameHitInALoop) {
+  Attempt a;
+  for (int i = 0; i < kMaxPointEvents + 7; ++i) a.Hit("step");
+  EXPECT_EQ(OfType(a.history.Events(), event::kFailpoint).size(), static_cast<size_t>(kMaxPointEvents));
+  auto dropped = a.Of(event::kPointsDropped);
+  ASSERT_EQ(dropped.size(), 1u);
+  EXPECT_EQ(dropped[0].data["hits"], 7);
+}
+
+TEST(AttemptStateCaps, CountsPointsPassedOneWayUnderTheSameCap) {
+  Attempt a;
+  for (int i = 0; i < static_cast<int>(kMaxPointNames) + 3; ++i) a.Hit(Name(i), true);
+  auto passed = a.Of(event::kPointsPassed);
+  ASSERT_EQ(passed.size(), 1u);
+  EXPECT_EQ(passed[0].data["points"].size(), kMaxPointNames);
+  EXPECT_EQ(OfType(a.history.Events(), event::kPointsDropped).at(0).data["hits"], 3);
+}
+
+// The caps change what the history shows, never what the trial does: a planned kill, by name
+// or by pattern, beyond every cap still fires and is recorded.
+TEST(AttemptStateCaps, APlannedKillBeyondTheCapsStillFires) {
+  for (const char* point : {"late", "lat*"}) {
+    AttemptFault fault;
+    fault.kill_point = point;
+    fault.occurrence = 2;
+    Attempt a(fault);
+    for (int i = 0; i < kMaxPointEvents + 5; ++i) a.Hit(Name(i % 1500));
+    EXPECT_EQ(a.Hit("late").kind, HitAnswer::kContinue) << point;
+    EXPECT_EQ(a.Hit("late").kind, HitAnswer::kKilled) << point;
+    EXPECT_EQ(a.process.kills, 1) << point;
+    auto kills = a.Of(event::kKill);
+    ASSERT_EQ(kills.size(), 1u) << point;
+    EXPECT_EQ(kills[0].data["point"], "late");
+    EXPECT_EQ(kills[0].data["hit"], 2);
+  }
+}
+
+TEST(AttemptStateCaps, AnOrdinaryAttemptDropsNothing) {
+  Attempt a;
+  for (int i = 0; i < 50; ++i) a.Hit(Name(i % 5));
+  EXPECT_TRUE(a.Of(event::kPointsDropped).empty());
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -5,13 +5,14 @@
 // StartOrphanGuard forks a small process that holds the read end of a pipe whose write end
 // only the harness holds. It blocks in read(); when the harness is gone, however it went, the
 // kernel closes the write end and read() returns 0. The guard then SIGKILLs every process
-// whose environment carries a tag this harness made (process_tag.h: "<harness pid>.N") and
-// exits. It runs in a session of its own with SIGINT and SIGHUP ignored, so a Ctrl-C at the
-// terminal (sent to the harness's process group) or a closed terminal does not take it first;
-// its stdin, stdout and stderr are /dev/null, so it never holds a caller's pipe open.
-// Then it removes the folders the harness told it about (RemoveOnHarnessDeath: the sandboxes'
-// temporary root). On a normal exit of the harness it finds nothing and exits at once.
-// docs/decisions.md says why this and not a subreaper.
+// whose environment carries a tag this harness made (process_tag.h: "<harness pid>.N"), kills
+// the run's cgroup where there is one (job_cgroup.h: what cleared its tag too), removes the
+// folders the harness told it about (RemoveOnHarnessDeath: the sandboxes' temporary root) and
+// exits. On a normal exit of the harness it finds nothing and exits at once. It runs in a
+// session of its own with SIGINT and SIGHUP ignored, so a Ctrl-C at the terminal (sent to the
+// harness's process group) or a closed terminal does not take it first; its stdin, stdout and
+// stderr are /dev/null, so it never holds a caller's pipe open. docs/decisions.md says why
+// this and a subreaper.
 #pragma once
 
 #include <filesystem>

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "run/job_cgroup.h"
 #include "run/orphan_guard.h"
 #include "run/process_tag.h"
 
@@ -29,7 +30,7 @@ void HideFromTagSweeps() {
   }
 }
 
-[[noreturn]] void Guard(int read_end, pid_t harness) {
+[[noreturn]] void Guard(int read_end, pid_t harness, const std::filesystem::path& cgroup) {
   HideFromTagSweeps();
   ::setsid();
   ::signal(SIGINT, SIG_IGN);
@@ -48,6 +49,7 @@ void HideFromTagSweeps() {
     if (n > 0) told.append(buf, static_cast<size_t>(n));
   }
   KillTaggedBy(harness);
+  if (!cgroup.empty()) KillAndRemoveCgroup(cgroup);  // what cleared its tag too (job_cgroup.h)
   for (size_t at = 0, end; (end = told.find('\n', at)) != std::string::npos; at = end + 1) {
     std::error_code ec;
     std::filesystem::remove_all(told.substr(at, end - at), ec);
@@ -64,16 +66,21 @@ Status StartOrphanGuard() {
   if (::pipe2(fds, O_CLOEXEC) != 0)
     return Error::Harness(std::string("pipe2: ") + std::strerror(errno));
   pid_t harness = ::getpid();
+  // Without a cgroup (not root, no delegated tree) the tag and the subreaper still cover every
+  // escape while the harness lives; docs/hardening.md says what is left when it is killed.
+  auto cgroup = CreateJobCgroup();
+  std::filesystem::path cgroup_dir = cgroup ? cgroup.value() : std::filesystem::path();
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
+    if (!cgroup_dir.empty()) KillAndRemoveCgroup(cgroup_dir);
     return Error::Harness(std::string("cannot start the orphan guard: fork: ") +
                           std::strerror(errno));
   }
   if (pid == 0) {
     ::close(fds[1]);
-    Guard(fds[0], harness);
+    Guard(fds[0], harness, cgroup_dir);
   }
   // The write end stays open (close-on-exec, so no job inherits it) until the harness is gone.
   ::close(fds[0]);

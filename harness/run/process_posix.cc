@@ -27,6 +27,7 @@
 #include "run/interrupt.h"
 #include "run/output_capture.h"
 #include "run/process.h"
+#include "run/job_cgroup.h"
 #include "run/process_tag.h"
 
 namespace killpoint {
@@ -42,6 +43,7 @@ struct ChildSetup : bp::extend::handler {
   char** envp;
   pid_t parent;  // the harness, before the vfork
   const sigset_t* job_mask;  // the spawning thread's mask, which the job starts with
+  int cgroup_procs;  // the run's cgroup.procs (job_cgroup.h), -1: none
 
   template <class Executor>
   void on_setup(Executor& e) const {
@@ -50,6 +52,10 @@ struct ChildSetup : bp::extend::handler {
 
   template <class Executor>
   void on_exec_setup(Executor&) const {
+    // Into the run's cgroup first, before the job can start anything (job_cgroup.h).
+    if (cgroup_procs >= 0) {
+      [[maybe_unused]] ssize_t moved = ::write(cgroup_procs, "0", 1);
+    }
     ::setpgid(0, 0);
     // Die with the harness. Set after the fork, so the harness may have died already: then
     // the child has a new parent and must not run the job at all.
@@ -309,7 +315,8 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
                              r.max_file_bytes,
                              env.envp(),
                              ::getpid(),
-                             blocked->old()},
+                             blocked->old(),
+                             JobCgroupProcsFd()},
                   ec);
   blocked.reset();
   spawning.unlock();  // vfork: the child has exec'd (or failed to) by now

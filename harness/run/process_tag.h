@@ -4,7 +4,7 @@
 // A process that clears its environment (`env -i`) and leaves the group and session escapes the
 // tag; the harness is also its jobs' subreaper, so such a process, once its parent is gone, is
 // a child of the harness, found by KillAdoptedOrphans. docs/decisions.md says why a tag and a
-// subreaper rather than a cgroup.
+// subreaper, with a cgroup (job_cgroup.h) only for when the harness is gone.
 #pragma once
 
 #include <sys/types.h>

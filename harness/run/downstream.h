@@ -12,6 +12,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "history/history.h"
 #include "util/result.h"
@@ -29,6 +31,8 @@ class Downstream {
   // Idempotency-Key header (a request without one is never a duplicate), not the body's key.
   static Result<std::unique_ptr<Downstream>> Start(bool dedupe, History* history,
                                                    bool by_idempotency_key = false);
+  // The endpoints it serves, as (method, path): docs/downstream-openapi.json documents each.
+  static std::vector<std::pair<std::string, std::string>> Routes();
   virtual ~Downstream() = default;
 
   virtual std::string BaseUrl() const = 0;

@@ -6,6 +6,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <span>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -94,11 +95,10 @@ class HttplibDownstream : public Downstream {
 
   Status Listen() {
     server_.new_task_queue = [] { return new GrowingPool(4); };
-    server_.Post("/publish", Serving(&HttplibDownstream::Publish));
-    server_.Get("/deliveries", Serving(&HttplibDownstream::Deliveries));
-    server_.Post("/alert", Serving(&HttplibDownstream::Alert));
-    server_.Post("/retry", Serving(&HttplibDownstream::JobRetry));
-    server_.Post("/wait", Serving(&HttplibDownstream::JobWait));
+    for (const Route& route : RouteTable()) {
+      if (route.method == std::string("GET")) server_.Get(route.path, Serving(route.endpoint));
+      if (route.method == std::string("POST")) server_.Post(route.path, Serving(route.endpoint));
+    }
     server_.set_error_handler(Serving(&HttplibDownstream::RefusedRequest));
     server_.set_payload_max_length(kMaxDownstreamRequestBytes);
     // httplib would skip an over-long body by reading it, Content-Length bytes, before it
@@ -183,6 +183,34 @@ class HttplibDownstream : public Downstream {
 
  private:
   using Endpoint = void (HttplibDownstream::*)(const httplib::Request&, httplib::Response&);
+
+ public:
+  struct Route {
+    const char* method;
+    const char* path;
+    Endpoint endpoint;
+  };
+  // The API (docs/downstream-openapi.json; Downstream::Routes() lists it for the test that
+  // checks the file against the server).
+  static std::span<const Route> RouteTable() {
+    static constexpr Route kRoutes[] = {
+        {"POST", "/publish", &HttplibDownstream::Publish},
+        {"GET", "/deliveries", &HttplibDownstream::Deliveries},
+        {"POST", "/alert", &HttplibDownstream::Alert},
+        {"POST", "/retry", &HttplibDownstream::JobRetry},
+        {"POST", "/wait", &HttplibDownstream::JobWait},
+    };
+    return kRoutes;
+  }
+
+ private:
+
+  // A 400: recorded as a bad_request event, answered with the reason.
+  void BadRequest(const httplib::Request& req, httplib::Response& res, const std::string& reason) {
+    history_->Add(event::kBadRequest, {{"path", req.path}, {"reason", reason}});
+    res.status = 400;
+    res.set_content(json{{"error", reason}}.dump(), "application/json");
+  }
 
   // Every request is served inside one of these: Detach waits until none is in progress, and
   // the history a request records in cannot change under it (it is read after serving_ went
@@ -291,10 +319,7 @@ class HttplibDownstream : public Downstream {
   bool ReadBody(const httplib::Request& req, httplib::Response& res, json& body) {
     body = json::parse(req.body, nullptr, false);
     if (!body.is_object() || !body.contains("key") || !body["key"].is_string()) {
-      history_->Add(event::kBadRequest, {{"path", req.path}, {"reason", "body needs a string key"}});
-      res.status = 400;
-      res.set_content(R"({"error":"body must be a JSON object with a string key"})",
-                      "application/json");
+      BadRequest(req, res, "body needs a string key");
       return false;
     }
     return true;
@@ -367,11 +392,7 @@ class HttplibDownstream : public Downstream {
 
   void Deliveries(const httplib::Request& req, httplib::Response& res) {
     std::string key = req.get_param_value("key");
-    if (key.empty()) {
-      history_->Add(event::kBadRequest, {{"path", req.path}, {"reason", "missing key parameter"}});
-      res.status = 400;
-      return;
-    }
+    if (key.empty()) return BadRequest(req, res, "missing key parameter");
     std::lock_guard lock(mu_);
     size_t count = deliveries_.count(key) ? deliveries_[key].size() : 0;
     json record = {{"key", key}, {"count", count}};
@@ -409,10 +430,7 @@ class HttplibDownstream : public Downstream {
     for (const char* field : {"attempt", "backoff_ms", "delay_ms", "at_ms"}) {
       auto it = body.find(field);
       if (it == body.end() || !it->is_number_integer()) {
-        history_->Add(event::kBadRequest,
-                      {{"path", req.path}, {"reason", std::string("needs an integer ") + field}});
-        res.status = 400;
-        return;
+        return BadRequest(req, res, std::string("needs an integer ") + field);
       }
       record[field] = *it;
     }
@@ -434,11 +452,7 @@ class HttplibDownstream : public Downstream {
                             ? "needs an integer ms of 0 or more"
                         : acquired == body.end() || !acquired->is_boolean() ? "needs a boolean acquired"
                                                                             : nullptr;
-    if (wrong != nullptr) {
-      history_->Add(event::kBadRequest, {{"path", req.path}, {"reason", wrong}});
-      res.status = 400;
-      return;
-    }
+    if (wrong != nullptr) return BadRequest(req, res, wrong);
     json record = {{"key", body["key"]}, {"ms", *ms}, {"acquired", *acquired}};
     auto held_by = body.find("held_by");
     if (held_by != body.end() && held_by->is_string()) record["held_by"] = *held_by;
@@ -475,6 +489,12 @@ class HttplibDownstream : public Downstream {
 };
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> Downstream::Routes() {
+  std::vector<std::pair<std::string, std::string>> routes;
+  for (const auto& route : HttplibDownstream::RouteTable()) routes.emplace_back(route.method, route.path);
+  return routes;
+}
 
 Result<std::unique_ptr<Downstream>> Downstream::Start(bool dedupe, History* history,
                                                       bool by_idempotency_key) {

@@ -19,6 +19,9 @@ inline constexpr const char* kFailpoint = "failpoint";      // data: point, hit,
 // as counts by name, recorded once the job has exited: their arrival interleaves with other
 // events by chance, their counts do not. data: points {name: count}
 inline constexpr const char* kPointsPassed = "points_passed";
+// The files an attempt created, changed or removed outside its sandbox (history/outside_write.h),
+// recorded once the job has exited, sorted by path. data: writes [{path, kind, ops}]
+inline constexpr const char* kOutsideWrites = "outside_writes";
 inline constexpr const char* kKill = "kill";                // data: point, hit, model
 inline constexpr const char* kExit = "exit";                // data: code or signal, stderr
 inline constexpr const char* kRollback = "rollback";        // data: model, changes

@@ -7,12 +7,14 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "history/history.h"
 #include "plan/plan.h"
 #include "run/control_channel.h"
 #include "run/durability.h"
+#include "run/outside_path.h"
 #include "run/process.h"
 #include "run/temp_names.h"
 
@@ -30,8 +32,12 @@ class AttemptState {
   // process ever uses what it records).
   void Arm(const AttemptFault& fault, bool track);
   void Attach(RunningProcess* process);
-  // Detaches the process and records the points passed one way; returns whether the planned
-  // kill happened. Call it once the control channel is idle (ControlChannel::WaitIdle).
+  // Where the trial's sandbox and the temporary folders are, to name the writes outside the
+  // sandbox (run/outside_path.h). Before the first attempt.
+  void SetOutsidePlaces(OutsidePlaces places);
+  // Detaches the process and records the points passed one way and the writes outside the
+  // sandbox (an outside_writes event); returns whether the planned kill happened. Call it once
+  // the control channel is idle (ControlChannel::WaitIdle).
   bool Finish();
 
   // Control channel handler: records the hit, tells the tracker about the file operations the
@@ -88,6 +94,8 @@ class AttemptState {
   std::map<std::string, int> hits_;    // guarded by mu_
   std::map<std::string, int> passed_;  // guarded by mu_: one-way hits (SEEN) by name
   std::map<std::string, std::string> unseen_;  // guarded by mu_: of those, unseen writes -> where noticed
+  std::map<std::string, std::set<std::string>> outside_;  // guarded by mu_: path -> ops (v1.5)
+  OutsidePlaces places_;                                  // guarded by mu_
   bool killed_ = false;                // guarded by mu_
   bool armed_ = false;                 // guarded by mu_
   bool awaiting_done_ = false;         // guarded by mu_: let through, kill at its DONE

@@ -135,6 +135,9 @@ std::string Meta(const ScenarioResult& s) {
   out += fmt::format(" &middot; {:.1f}s", s.elapsed_s);
   if (std::string why = s.exercise.Explanation(); !why.empty())
     out += fmt::format("<br>{}{}", s.NotExercised() ? "<b>NOT EXERCISED</b>: " : "", E(why));
+  for (const std::string& note : s.OutsideWriteNotes())
+    out += fmt::format("<br><span class=\"outside\"><b>Outside the sandbox</b>: {}</span>", E(note));
+  if (std::string hint = s.OutsideWriteHint(); !hint.empty()) out += fmt::format("<br>{}", E(hint));
   return out;
 }
 

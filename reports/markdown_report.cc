@@ -90,6 +90,21 @@ std::string Exercise(const std::vector<ScenarioRef>& scenarios) {
   return out.empty() ? "" : "\n### Planned faults that never happened\n\n" + out;
 }
 
+// Every scenario whose trials wrote outside their sandbox, one line a path.
+std::string OutsideWrites(const std::vector<ScenarioRef>& scenarios) {
+  std::string out;
+  for (const ScenarioRef& ref : scenarios) {
+    const ScenarioResult& s = ref.result();
+    for (const std::string& note : s.OutsideWriteNotes()) {
+      out += fmt::format("- \u26A0\uFE0F **{}**: {}\n", MarkdownEscape(s.name), MarkdownEscape(note));
+    }
+    if (std::string hint = s.OutsideWriteHint(); !hint.empty()) {
+      out += fmt::format("- **{}**: {}\n", MarkdownEscape(s.name), MarkdownEscape(hint));
+    }
+  }
+  return out.empty() ? "" : "\n### Writes outside the sandbox\n\n" + out;
+}
+
 std::string Counterexamples(const std::vector<ScenarioRef>& scenarios) {
   std::vector<Pick> picks = TopCounterexamples(scenarios);
   if (picks.empty()) return "";
@@ -141,7 +156,7 @@ std::string RenderMarkdown(const ReportData& report) {
         MarkdownEscape(run.results.partial), run.results.Trials());
   }
   out += "\n" + Table(scenarios);
-  return out + Exercise(scenarios) + Counterexamples(scenarios);
+  return out + Exercise(scenarios) + OutsideWrites(scenarios) + Counterexamples(scenarios);
 }
 
 }  // namespace killpoint

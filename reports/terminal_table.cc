@@ -82,6 +82,9 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
     std::string never;
     for (const auto& p : s.exercise.NeverReached()) never += (never.empty() ? "" : ", ") + p;
     if (!never.empty()) out += Wrap("  never reached: ", never);
+    // A path may come from the job's own arguments: escaped (util/printable.h), one line.
+    for (const std::string& note : s.OutsideWriteNotes()) out += Wrap("  OUTSIDE THE SANDBOX: ", Printable(note));
+    if (std::string hint = s.OutsideWriteHint(); !hint.empty()) out += Wrap("  note: ", hint);
     const size_t width = NameWidth(s);
     out += fmt::format("  {:<{}} {:<10} {:>11} {}\n", "invariant", width, "", "violated", "verdict");
     for (const InvariantResult& r : s.invariants) {

@@ -277,6 +277,23 @@ class Builder {
                   fmt::format("waited {} for {}{}: {}", Ms(Int(d, "ms")), Str(d, "key"), by,
                               d.value("acquired", false) ? "took it" : "gave up")};
     }
+    if (e.type == event::kOutsideWrites) {  // "wrote outside its sandbox: /tmp/a (open), ..."
+      std::string paths;
+      size_t n = 0;
+      auto writes = d.find("writes");
+      for (const auto& w : writes != d.end() && writes->is_array() ? *writes : nlohmann::json::array()) {
+        if (!w.is_object()) continue;
+        ++n;
+        std::string ops;
+        auto listed = w.find("ops");
+        for (const auto& op : listed != w.end() && listed->is_array() ? *listed : nlohmann::json::array()) {
+          if (op.is_string()) ops += (ops.empty() ? "" : ", ") + op.get<std::string>();
+        }
+        paths += fmt::format("{}{} ({})", paths.empty() ? "" : "; ", Str(w, "path"), ops);
+      }
+      return Mark{MarkKind::kOutside, fmt::format("{} outside", n),
+                  "wrote outside its sandbox (no persistence model applies, the next trial sees it): " + paths};
+    }
     if (e.type == event::kBadRequest) {
       return Mark{MarkKind::kBadRequest, Str(d, "path"), fmt::format("bad request {}: {}", Str(d, "path"), Str(d, "reason"))};
     }
@@ -375,6 +392,7 @@ const char* ToString(MarkKind k) {
     case MarkKind::kRetry: return "in-process retry";
     case MarkKind::kLockWait: return "waited for a lock";
     case MarkKind::kCrashCheck: return "checked after the crash";
+    case MarkKind::kOutside: return "wrote outside the sandbox";
   }
   return "?";
 }

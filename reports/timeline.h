@@ -31,6 +31,7 @@ enum class MarkKind {
   kRetry,       // the job retried a call in-process (POST /retry, docs/retry.md)
   kLockWait,    // the job waited for a lock another run held (POST /wait, docs/faults.md)
   kCrashCheck,  // the after_every_crash checks on what a reader saw after the kill
+  kOutside,     // the attempt changed files outside its sandbox (history/outside_write.h)
 };
 const char* ToString(MarkKind k);
 

@@ -77,6 +77,9 @@ std::string Shape(MarkKind k, int x, int y) {
     case MarkKind::kLockWait:  // a padlock
       return fmt::format(R"(<path d="M{} {}v-3a4 4 0 0 1 8 0v3" fill="none" stroke="#b45309" stroke-width="2"/><rect x="{}" y="{}" width="12" height="9" fill="#b45309"/>)",
                          x - 4, y - 1, x - 6, y - 1);
+    case MarkKind::kOutside:  // an arrow leaving a box
+      return fmt::format(R"(<rect x="{}" y="{}" width="10" height="10" fill="none" stroke="#be123c" stroke-width="2"/><path d="M{} {}l7 -7m-4 0h4v4" fill="none" stroke="#be123c" stroke-width="2"/>)",
+                         x - 6, y - 4, x, y, x, y);
     case MarkKind::kCrashCheck:  // a magnifying glass
       return fmt::format(R"(<circle cx="{}" cy="{}" r="5" fill="none" stroke="#4f46e5" stroke-width="2"/><path d="M{} {}l5 5" stroke="#4f46e5" stroke-width="2.5"/>)",
                          x - 2, y - 2, x + 2, y + 2);
@@ -146,7 +149,8 @@ std::string RenderTimelineLegend() {
                             MarkKind::kPublish,       MarkKind::kDuplicate,  MarkKind::kPublishFailed,
                             MarkKind::kQuery,         MarkKind::kAlert,      MarkKind::kTimeout, MarkKind::kBadRequest,
                             MarkKind::kPause,         MarkKind::kResume,     MarkKind::kOverlap,
-                            MarkKind::kRetry,         MarkKind::kLockWait,   MarkKind::kCrashCheck};
+                            MarkKind::kRetry,         MarkKind::kLockWait,   MarkKind::kCrashCheck,
+                            MarkKind::kOutside};
   std::string out;
   for (MarkKind k : kinds) {
     int width = k == MarkKind::kFailpoints ? 52 : 22;

@@ -28,6 +28,7 @@ const Checkers& BuiltinCheckers() {
     AddCommitCheckers(all);
     AddDeliveryCheckers(all);
     AddRetryCheckers(all);
+    AddSandboxCheckers(all);
     return all;
   }();
   return checkers;

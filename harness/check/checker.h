@@ -84,5 +84,6 @@ void AddLifecycleCheckers(std::map<std::string, Checker>& out);
 void AddCommitCheckers(std::map<std::string, Checker>& out);
 void AddDeliveryCheckers(std::map<std::string, Checker>& out);
 void AddRetryCheckers(std::map<std::string, Checker>& out);  // retry_policy_respected
+void AddSandboxCheckers(std::map<std::string, Checker>& out);  // writes_in_sandbox
 
 }  // namespace killpoint

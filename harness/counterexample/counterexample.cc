@@ -83,6 +83,10 @@ std::vector<nlohmann::json> Fingerprint(const std::vector<Event>& events) {
     // Whether a job waited for a lock at all depends on the real clock: a lease a killed
     // holder left may have expired by the time the next attempt comes (docs/faults.md).
     if (e.type == event::kJobWait) continue;
+    // What a job wrote outside its sandbox depends on the runs before it (a file it creates
+    // only when missing, a bytecode cache) and may carry random names: an observation, not a
+    // decision of the plan (docs/syscall-shim.md).
+    if (e.type == event::kOutsideWrites) continue;
     nlohmann::json data = e.data;
     if (data.is_object()) {
       for (const char* volatile_key : {"pid", "sandbox", "elapsed_ms", "stderr"})

@@ -55,7 +55,8 @@ Status WriteCounterexample(const std::filesystem::path& path, const Counterexamp
 Result<CounterexampleFile> ReadCounterexample(const std::filesystem::path& path);
 
 // The events with what differs from run to run left out (pids, the sandbox path, wall-clock
-// durations, the job's stderr, its reported waits for a lock): two replays of a deterministic
+// durations, the job's stderr, its reported waits for a lock, its writes outside the sandbox):
+// two replays of a deterministic
 // schedule give equal fingerprints. Each event is numbered by its position among those kept.
 // With an overlap's second instance, its events come last, sorted, and unnumbered.
 std::vector<nlohmann::json> Fingerprint(const std::vector<Event>& events);

@@ -23,6 +23,9 @@ inline constexpr const char* kPointsPassed = "points_passed";
 // data: hits (how many went unrecorded), example (the first name left out), max_names,
 // max_events.
 inline constexpr const char* kPointsDropped = "points_dropped";
+// The files an attempt created, changed or removed outside its sandbox (history/outside_write.h),
+// recorded once the job has exited, sorted by path. data: writes [{path, kind, ops}]
+inline constexpr const char* kOutsideWrites = "outside_writes";
 inline constexpr const char* kKill = "kill";                // data: point, hit, model
 inline constexpr const char* kExit = "exit";                // data: code or signal, stderr
 inline constexpr const char* kRollback = "rollback";        // data: model, changes

@@ -64,6 +64,7 @@ TrialExercise ExerciseOf(const Plan& plan, const std::vector<Event>& events) {
       CountOthers(events, run, attempt, f, out);
     }
   }
+  out.outside = OutsideWritesOf(events);
   return out;
 }
 
@@ -96,12 +97,14 @@ void from_json(const nlohmann::json& j, PlannedKill& k) {
 
 void to_json(nlohmann::json& j, const TrialExercise& e) {
   j = {{"kills", e.kills}, {"other_faults", e.other_faults}, {"other_fired", e.other_fired}};
+  if (!e.outside.empty()) j["outside"] = e.outside;
 }
 void from_json(const nlohmann::json& j, TrialExercise& e) {
   e = TrialExercise{};
   j.at("kills").get_to(e.kills);
   e.other_faults = j.value("other_faults", 0);
   e.other_fired = j.value("other_fired", 0);
+  e.outside = j.value("outside", std::vector<OutsideWrite>{});
 }
 
 std::ostream& operator<<(std::ostream& os, const TrialExercise& e) {

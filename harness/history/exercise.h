@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "history/event.h"
+#include "history/outside_write.h"
 #include "plan/plan.h"
 
 namespace killpoint {
@@ -30,6 +31,9 @@ struct TrialExercise {
   // False for a trial read from a journal written before this was recorded: then nothing is
   // known of it, and it counts as exercised (old results keep their verdicts).
   bool known = true;
+  // Not a planned fault but what the trial did besides: the files its attempts changed outside
+  // the sandbox (history/outside_write.h), so that the results count them per scenario.
+  std::vector<OutsideWrite> outside = {};
 
   int Fired() const;
   bool AllFired() const { return Fired() == static_cast<int>(kills.size()); }

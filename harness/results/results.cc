@@ -1,6 +1,9 @@
 #include "results/results.h"
 
+#include "scenario/vocabulary.h"
+
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 namespace killpoint {
@@ -94,10 +97,56 @@ std::vector<std::string> ScenarioResult::ModelsRun() const {
   return out;
 }
 
+namespace {
+
+void AddOutside(std::vector<OutsideWriteStat>& stats, int& more, const std::vector<OutsideWrite>& writes) {
+  for (const OutsideWrite& w : writes) {
+    auto it = std::lower_bound(stats.begin(), stats.end(), w.path,
+                               [](const OutsideWriteStat& s, const std::string& p) { return s.path < p; });
+    if (it == stats.end() || it->path != w.path) {
+      if (stats.size() >= kMaxOutsidePaths) {
+        ++more;
+        continue;
+      }
+      it = stats.insert(it, {w.path, w.kind, {}, 0});
+    }
+    ++it->trials;
+    std::set<std::string> ops(it->ops.begin(), it->ops.end());
+    ops.insert(w.ops.begin(), w.ops.end());
+    it->ops.assign(ops.begin(), ops.end());
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> ScenarioResult::OutsideWriteNotes() const {
+  std::vector<std::string> out;
+  for (const OutsideWriteStat& w : outside_writes) {
+    out.push_back("this job wrote " + Describe(OutsideWrite{w.path, w.kind, w.ops}) + " outside its sandbox in " +
+                  std::to_string(w.trials) + " of " + std::to_string(trials) + " trial" + (trials == 1 ? "" : "s") +
+                  ": " + OutsideConsequence(w.kind));
+  }
+  if (outside_more > 0) {
+    out.push_back("and " + std::to_string(outside_more) + " more write" + (outside_more == 1 ? "" : "s") +
+                  " to other paths outside its sandbox (the results keep the first " +
+                  std::to_string(kMaxOutsidePaths) + " paths)");
+  }
+  return out;
+}
+
+std::string ScenarioResult::OutsideWriteHint() const {
+  bool checked = std::any_of(invariants.begin(), invariants.end(),
+                             [](const InvariantResult& r) { return r.name == kWritesInSandbox; });
+  if (checked || (outside_writes.empty() && outside_more == 0)) return "";
+  return std::string("a warning: ") + kWritesInSandbox +
+         " in the scenario's invariants.must_hold makes a write outside the sandbox a violation";
+}
+
 void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
                          const std::string& replay, const TrialExercise& exercised) {
   ++trials;
   exercise.Add(exercised);
+  AddOutside(outside_writes, outside_more, exercised.outside);
   std::vector<std::string> violated_here;
   std::string models;
   // The models the trial's kills applied; a trial of an old journal: its plan's.
@@ -221,6 +270,8 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
   if (r.exercise.known) j["exercise"] = r.exercise;
   if (r.exercise.min_exercised) j["min_exercised"] = *r.exercise.min_exercised;
   if (!r.job_commit.empty()) j["job_commit"] = r.job_commit;
+  if (!r.outside_writes.empty()) j["outside_writes"] = r.outside_writes;
+  if (r.outside_more > 0) j["outside_more"] = r.outside_more;
 }
 void from_json(const nlohmann::json& j, ScenarioResult& r) {
   j.at("name").get_to(r.name);
@@ -236,6 +287,8 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   r.exercise = j.value("exercise", ExerciseStats{});
   if (j.contains("min_exercised")) r.exercise.min_exercised = j.at("min_exercised").get<double>();
   r.job_commit = j.value("job_commit", "");
+  r.outside_writes = j.value("outside_writes", std::vector<OutsideWriteStat>{});
+  r.outside_more = j.value("outside_more", 0);
 }
 
 void to_json(nlohmann::json& j, const RunResults& r) {

@@ -97,6 +97,20 @@ struct ExerciseStats {
   bool operator==(const ExerciseStats&) const = default;
 };
 
+// A path the trials changed outside the sandbox (history/outside_write.h): in how many trials,
+// by which ops. The reports show it as a warning, whether or not writes_in_sandbox is checked.
+struct OutsideWriteStat {
+  std::string path;
+  std::string kind;
+  std::vector<std::string> ops;  // of every trial, sorted
+  int trials = 0;
+  bool operator==(const OutsideWriteStat&) const = default;
+};
+
+// How many paths outside the sandbox a scenario's results keep (a job that writes a new random
+// name each trial would fill them): the first ones, in order of first appearance by trial.
+inline constexpr size_t kMaxOutsidePaths = 20;
+
 struct ScenarioResult {
   std::string name;
   std::string file;
@@ -111,6 +125,8 @@ struct ScenarioResult {
   // `git rev-parse HEAD` of the job under test, "-dirty" appended when its checkout has
   // uncommitted changes; empty when the job is not in a git checkout (or git is missing).
   std::string job_commit;
+  std::vector<OutsideWriteStat> outside_writes;  // sorted by path, at most kMaxOutsidePaths
+  int outside_more = 0;  // trials' writes to paths beyond those (a path counts once a trial)
 
   // Adds one finished trial's verdicts. `replay` reproduces it. `exercise`: which planned
   // faults happened (unknown, for a trial from a journal of before: counted from the plan).
@@ -118,6 +134,14 @@ struct ScenarioResult {
            const TrialExercise& exercise = TrialExercise{{}, 0, 0, false});
   bool MustHoldViolated() const;
   bool NotExercised() const { return exercise.NotExercised(); }
+  // The writes outside the sandbox as sentences for every report, one a path: "this job wrote
+  // /var/lib/app/state.json outside its sandbox (open, rename) in 3 of 10 trials: no persistence
+  // model applied to it, and the next trial sees it"; then the paths beyond the first
+  // kMaxOutsidePaths. Empty when the trials wrote nothing outside.
+  std::vector<std::string> OutsideWriteNotes() const;
+  // When there are such writes and writes_in_sandbox is not checked: how to make them
+  // violations (they are warnings). Else empty.
+  std::string OutsideWriteHint() const;
   // r.Status(), except that "held" reads "not exercised" in a scenario not exercised.
   InvariantStatus StatusOf(const InvariantResult& r) const;
   // The models the trials ran under (a model counts once a kill applied it), else the
@@ -157,6 +181,7 @@ struct RunResults {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Counterexample, trial, seed, plan, explanation, replay, file)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ShardInfo, index, count)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OutsideWriteStat, path, kind, ops, trials)
 void to_json(nlohmann::json& j, const PointStat& p);
 void from_json(const nlohmann::json& j, PointStat& p);
 void to_json(nlohmann::json& j, const ExerciseStats& e);

@@ -14,6 +14,7 @@ void AttemptState::Arm(const AttemptFault& fault, bool track) {
   hits_.clear();
   passed_.clear();
   unseen_.clear();
+  outside_.clear();
   killed_ = false;
   awaiting_done_ = false;
   awaiting_real_.clear();
@@ -42,8 +43,20 @@ void AttemptState::Attach(RunningProcess* process) {
   attached_.notify_all();
 }
 
+void AttemptState::SetOutsidePlaces(OutsidePlaces places) {
+  std::lock_guard lock(mu_);
+  places_ = std::move(places);
+}
+
 bool AttemptState::Finish() {
   std::lock_guard lock(mu_);
+  // Before the points passed, which a counterexample's history rebuilds right before the exit
+  // (counterexample/fired_only.h).
+  std::vector<OutsideWrite> writes;
+  for (const auto& [path, ops] : outside_) {
+    if (auto w = ClassifyOutside(path, ops, places_)) MergeOutsideWrites(writes, {*w});
+  }
+  if (!writes.empty()) history_->Add(event::kOutsideWrites, {{"writes", writes}});
   if (!passed_.empty()) {
     nlohmann::json data = {{"points", passed_}};
     if (!unseen_.empty()) data["unseen"] = unseen_;
@@ -57,6 +70,7 @@ bool AttemptState::Finish() {
   }
   passed_.clear();
   unseen_.clear();
+  outside_.clear();
   passed2_.clear();
   second_pgid_ = 0;
   expecting_second_ = false;
@@ -125,6 +139,13 @@ HitAnswer AttemptState::DoneHit(const FailpointHit& done) {
 HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
   std::unique_lock lock(mu_);
   attached_.wait(lock, [&] { return (process_ || !armed_) && !expecting_second_; });
+  // A write outside the sandbox (v1.5), by either instance: never a point, always one way.
+  if (!sent.outside.empty()) {
+    bool fits = outside_.contains(sent.name) || outside_.size() < kMaxPointNames;
+    if (armed_ && fits) outside_[sent.name].insert(sent.outside);
+    if (armed_ && !fits && dropped_hits_++ == 0) dropped_example_ = sent.name;
+    return HitAnswer::Continue();
+  }
   FailpointHit hit = sent;
   if (!sent.done) hit.name = temp_names_.Rename(sent.name, sent.excl, sent.seen);
   if (InstanceOf(hit) == 2) return SecondHit(hit, sent.name);

@@ -7,12 +7,14 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "history/history.h"
 #include "plan/plan.h"
 #include "run/control_channel.h"
 #include "run/durability.h"
+#include "run/outside_path.h"
 #include "run/process.h"
 #include "run/temp_names.h"
 
@@ -20,8 +22,9 @@ namespace killpoint {
 
 // A job may pass any number of points under any names: a hostile one made 3,381 names in one
 // attempt, a loop makes millions of hits. The history of an attempt (each instance) keeps the
-// hits of its first kMaxPointNames names, and of those at most kMaxPointEvents failpoint events;
-// the rest are counted into one points_dropped event. A point the attempt's fault names (its
+// hits of its first kMaxPointNames names (and as many paths written outside the sandbox), and
+// of those at most kMaxPointEvents failpoint events; the rest are counted into one
+// points_dropped event. A point the attempt's fault names (its
 // kill, pause or overlap point, every match of a kill pattern until it fired) is always
 // recorded, and the durability tracker hears of every operation: the caps change what the
 // history shows, never what a trial does.
@@ -40,8 +43,12 @@ class AttemptState {
   // process ever uses what it records).
   void Arm(const AttemptFault& fault, bool track);
   void Attach(RunningProcess* process);
-  // Detaches the process and records the points passed one way; returns whether the planned
-  // kill happened. Call it once the control channel is idle (ControlChannel::WaitIdle).
+  // Where the trial's sandbox and the temporary folders are, to name the writes outside the
+  // sandbox (run/outside_path.h). Before the first attempt.
+  void SetOutsidePlaces(OutsidePlaces places);
+  // Detaches the process and records the points passed one way and the writes outside the
+  // sandbox (an outside_writes event); returns whether the planned kill happened. Call it once
+  // the control channel is idle (ControlChannel::WaitIdle).
   bool Finish();
 
   // Control channel handler: records the hit, tells the tracker about the file operations the
@@ -104,6 +111,8 @@ class AttemptState {
   std::map<std::string, int> hits_;    // guarded by mu_
   std::map<std::string, int> passed_;  // guarded by mu_: one-way hits (SEEN) by name
   std::map<std::string, std::string> unseen_;  // guarded by mu_: of those, unseen writes -> where noticed
+  std::map<std::string, std::set<std::string>> outside_;  // guarded by mu_: path -> ops (v1.5)
+  OutsidePlaces places_;                                  // guarded by mu_
   bool killed_ = false;                // guarded by mu_
   bool armed_ = false;                 // guarded by mu_
   bool awaiting_done_ = false;         // guarded by mu_: let through, kill at its DONE

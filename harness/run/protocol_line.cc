@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "util/printable.h"
+
 namespace killpoint {
 namespace {
 
@@ -42,13 +44,49 @@ bool ParseUnseen(std::string_view flag, FailpointHit& hit) {
   return true;
 }
 
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+// v1.5: "OUTSIDE <op> <pid> <path>" after its kind.
+std::optional<FailpointHit> ParseOutside(std::string_view rest) {
+  std::string_view op, pid;
+  FailpointHit hit;
+  if (!NextField(rest, op) || !NextField(rest, pid) || op.empty() || !Digits(pid, 9, hit.pid)) return std::nullopt;
+  for (char c : op) {
+    if (c < 'a' || c > 'z') return std::nullopt;
+  }
+  if (rest.empty() || rest.front() != '/') return std::nullopt;
+  std::string path;
+  for (size_t i = 0; i < rest.size(); ++i) {
+    char c = rest[i];
+    if (c == ' ' || static_cast<unsigned char>(c) < 0x20) return std::nullopt;
+    if (c != '%') {
+      path += c;
+      continue;
+    }
+    if (i + 2 >= rest.size() || HexValue(rest[i + 1]) < 0 || HexValue(rest[i + 2]) < 0) return std::nullopt;
+    path += static_cast<char>(HexValue(rest[i + 1]) * 16 + HexValue(rest[i + 2]));
+    i += 2;
+  }
+  hit.seen = true;
+  hit.outside = std::string(op);
+  hit.name = Printable(path);
+  return hit;
+}
+
 }  // namespace
 
 std::optional<FailpointHit> ParseProtocolLine(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   if (!line.empty() && line.back() == ' ') return std::nullopt;
   std::string_view kind, name, pid, bytes;
-  if (!NextField(line, kind) || !NextField(line, name)) return std::nullopt;
+  if (!NextField(line, kind)) return std::nullopt;
+  if (kind == "OUTSIDE") return ParseOutside(line);
+  if (!NextField(line, name)) return std::nullopt;
   FailpointHit hit;
   if (kind == "DONE") {
     hit.done = true;

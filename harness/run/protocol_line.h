@@ -5,6 +5,10 @@
 //   HIT|SEEN <name> <pid> excl      v1.3: an open that creates its file exclusively
 //   HIT|SEEN <name> <pid> <bytes> unseen:<op>   v1.4: a write the shim did not see, noticed
 //                                   at <op> (close, fsync, fdatasync, dup2, rename, exit...)
+//   OUTSIDE <op> <pid> <path>       v1.5: <op> changed <path>, outside the sandbox, one way;
+//                                   the path's bytes outside '!'..'~' and '%' sent as %XX.
+//                                   Decoded, with what is not printable UTF-8 escaped
+//                                   (util/printable.h); the hit's name is the path
 // A name is [A-Za-z0-9_.:/-]+, a pid at most 9 digits, bytes at most 18; a trailing '\r' is
 // allowed. Pure and allocation-light: the control channel parses every line with it.
 #pragma once
@@ -16,7 +20,7 @@
 
 namespace killpoint {
 
-// The hit the line reports, or nothing when the line is not one of the three forms.
+// The hit the line reports, or nothing when the line is not one of these forms.
 std::optional<FailpointHit> ParseProtocolLine(std::string_view line);
 
 }  // namespace killpoint

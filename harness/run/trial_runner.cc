@@ -44,7 +44,9 @@ class TrialDriver {
         options_(o),
         sandbox_(std::move(box)),
         attempt_(&history_, s.UsesShim() ? &durability_ : nullptr),
-        services_(services) {}
+        services_(services) {
+    attempt_.SetOutsidePlaces(OutsidePlacesOf());
+  }
 
   // Whatever way Run returned: the services let go of this trial before its history goes.
   ~TrialDriver() { DetachServices(); }
@@ -89,6 +91,17 @@ class TrialDriver {
       return attempt_.OnDownstreamPoint(point, options_.every_point_waits);
     });
     return Ok();
+  }
+
+  // The trial's sandbox folder and the temporary folders, for the writes outside the sandbox.
+  OutsidePlaces OutsidePlacesOf() const {
+    std::error_code ec;
+    OutsidePlaces places{{sandbox_.root()}, {}};
+    fs::path real = fs::canonical(sandbox_.root(), ec);
+    if (!ec && real != sandbox_.root()) places.sandbox_roots.push_back(real);
+    auto tmpdir = scenario_.job.env.find("TMPDIR");
+    places.temp_folders = TempFolders(tmpdir == scenario_.job.env.end() ? "" : tmpdir->second);
+    return places;
   }
 
   void DetachServices() {
@@ -163,10 +176,10 @@ class TrialDriver {
   }
 
   Status FindShim() {
-    if (!scenario_.UsesShim()) return Ok();
+    if (!scenario_.LoadsShim()) return Ok();
     shim_ = options_.bindir / "libkillpoint_shim.so";
     if (fs::exists(shim_)) return Ok();
-    return Error::BadInput(scenario_.file.string() + ": syscall points and the models other than process need " +
+    return Error::BadInput(scenario_.file.string() + ": syscall points, the models other than process and writes_in_sandbox need " +
                            shim_.string() + ", which is missing");
   }
 

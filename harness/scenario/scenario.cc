@@ -18,6 +18,13 @@ bool Scenario::UsesShim() const {
          std::any_of(models.begin(), models.end(), [](const std::string& m) { return m != "process"; });
 }
 
+bool Scenario::ChecksOutsideWrites() const {
+  auto named = [](const std::vector<std::string>& names) {
+    return std::find(names.begin(), names.end(), kWritesInSandbox) != names.end();
+  };
+  return named(must_hold) || named(expected_violations);
+}
+
 int64_t RetryPolicy::DelayBeforeAttempt(int next_attempt) const {
   double delay = static_cast<double>(initial_interval_ms) *
                  std::pow(backoff_coefficient, std::max(0, next_attempt - 2));

@@ -173,6 +173,11 @@ struct Scenario {
   // Whether attempts run with the shim preloaded: asked for, or needed by a syscall point
   // among the failpoints or hold_points, or by a model other than process.
   bool UsesShim() const;
+  // Whether writes_in_sandbox is among its invariants (must hold or expected to break).
+  bool ChecksOutsideWrites() const;
+  // UsesShim, or ChecksOutsideWrites: the shim is also what notices writes outside the sandbox
+  // (docs/syscall-shim.md); loaded for that alone, every syscall point passes one way.
+  bool LoadsShim() const { return UsesShim() || ChecksOutsideWrites(); }
   RetryPolicy retry;
   // The policy the job declares for its own in-process retries (reported to the downstream's
   // POST /retry); checked by retry_policy_respected. Absent: the job does not retry itself.

@@ -7,7 +7,10 @@
 
 namespace killpoint {
 
-inline constexpr std::array<std::string_view, 11> kInvariantNames = {
+// No file changed outside the job's sandbox (docs/syscall-shim.md, "Writes outside the sandbox").
+inline constexpr const char* kWritesInSandbox = "writes_in_sandbox";
+
+inline constexpr std::array<std::string_view, 12> kInvariantNames = {
     "one_row_per_date", "amount_matches_source", "no_double_publish", "no_loss",
     "no_silent_loss",   "state_readable",        "converges",         "commits_survive",
     // the harness's own results writer (docs/hardening.md, "Dogfood")
@@ -15,7 +18,9 @@ inline constexpr std::array<std::string_view, 11> kInvariantNames = {
     // the catalogue (docs/catalogue.md): per business key, not per date
     "one_delivery_per_key",
     // retry strategies (docs/retry.md)
-    "retry_policy_respected"};
+    "retry_policy_respected",
+    // writes outside the sandbox (docs/syscall-shim.md), seen by the shim
+    kWritesInSandbox};
 
 // Jitter of a retry policy's backoff delay (plan/retry_schedule.h, docs/retry.md).
 inline constexpr std::array<std::string_view, 4> kJitterNames = {"none", "full", "equal", "decorrelated"};

@@ -34,6 +34,13 @@ static int g_wait_op_count;
 static char g_out[KP_OUT_MAX];              /* SEEN lines not sent yet; guarded by g_mu */
 static size_t g_out_len;
 
+/* v1.5: hashes of the (op, path) pairs reported OUTSIDE by this process (a forked child keeps
+ * its parent's), so that each is sent once; guarded by g_mu. Once it is 3/4 full, everything
+ * is sent: the harness keeps one record per path and attempt anyway. */
+#define KP_OUTSIDE_SLOTS 512
+static unsigned long long g_outside_seen[KP_OUTSIDE_SLOTS];
+static int g_outside_count;
+
 static int kp_name_char_ok(unsigned char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
          c == '_' || c == '.' || c == ':' || c == '/' || c == '-';
@@ -231,6 +238,66 @@ static void kp_queue_seen(const kp_point *p) {
   if (g_out_len + (size_t)n > sizeof g_out) kp_flush_seen(p->name);
   memcpy(g_out + g_out_len, line, (size_t)n);
   g_out_len += (size_t)n;
+}
+
+/* FNV-1a over op, a NUL and path; never 0 (0 marks a free slot). */
+static unsigned long long kp_outside_hash(const char *op, const char *path) {
+  unsigned long long h = 1469598103934665603ULL;
+  for (const char *s = op;; ++s) {
+    h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    if (*s == '\0') break;
+  }
+  for (const char *s = path; *s != '\0'; ++s) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h != 0 ? h : 1;
+}
+
+/* 1 when the pair was reported before; else records it (requires g_mu). */
+static int kp_outside_seen_before(unsigned long long h) {
+  if (g_outside_count >= KP_OUTSIDE_SLOTS * 3 / 4) return 0;
+  for (unsigned i = (unsigned)(h % KP_OUTSIDE_SLOTS);; i = (i + 1) % KP_OUTSIDE_SLOTS) {
+    if (g_outside_seen[i] == h) return 1;
+    if (g_outside_seen[i] == 0) {
+      g_outside_seen[i] = h;
+      ++g_outside_count;
+      return 0;
+    }
+  }
+}
+
+/* "OUTSIDE <op> <pid> <path>\n" in line; its length, or 0 when it does not fit. */
+static size_t kp_outside_line(char *line, size_t cap, const char *op, const char *path) {
+  static const char hex[] = "0123456789ABCDEF";
+  int n = snprintf(line, cap, "OUTSIDE %s %d ", op, (int)kp_pid());
+  if (n < 0 || (size_t)n >= cap) return 0;
+  size_t len = (size_t)n;
+  for (const unsigned char *s = (const unsigned char *)path; *s != '\0'; ++s) {
+    if (len + 4 >= cap) return 0;
+    if (*s <= ' ' || *s > '~' || *s == '%') {
+      line[len++] = '%';
+      line[len++] = hex[*s >> 4];
+      line[len++] = hex[*s & 15];
+    } else {
+      line[len++] = (char)*s;
+    }
+  }
+  line[len++] = '\n';
+  return len;
+}
+
+void kp_channel_outside(const char *op, const char *path) {
+  char line[KP_LINE_MAX];
+  size_t n = kp_outside_line(line, sizeof line, op, path);
+  if (n == 0) return;
+  char name[32];
+  snprintf(name, sizeof name, "OUTSIDE %s", op);  /* for an error message */
+  pthread_mutex_lock(&g_mu);
+  if (!kp_outside_seen_before(kp_outside_hash(op, path))) {
+    if (g_out_len + n > sizeof g_out) kp_flush_seen(name);
+    memcpy(g_out + g_out_len, line, n);
+    g_out_len += n;
+    kp_flush_seen(name);
+  }
+  pthread_mutex_unlock(&g_mu);
 }
 
 /* At exit nothing may change the job's exit status: a harness that is gone loses the lines. */

@@ -1,4 +1,4 @@
-/* The shim's end of the failpoint protocol, v1.1 (docs/failpoint-protocol.md): one TCP
+/* The shim's end of the failpoint protocol, v1.1 to v1.5 (docs/failpoint-protocol.md): one TCP
  * connection per process to KILLPOINT_CTL, opened at the first crash point and again after a
  * fork. A wrapper fills a kp_point, calls kp_point_hit before the operation and
  * kp_point_done after it. Threads take turns: the channel is held from HIT to the answer,
@@ -48,6 +48,12 @@ void kp_point_name(kp_point *p, const char *op, const char *a, const char *b);
 void kp_point_hit(kp_point *p);
 /* After AFTER or PARTIAL: sends DONE (with `done_bytes` for a write) and waits for CONTINUE. */
 void kp_point_done(kp_point *p, unsigned long long done_bytes);
+
+/* v1.5: reports that `op` changed `path`, an absolute path outside the sandbox, one way
+ * ("OUTSIDE <op> <pid> <path>", the path's bytes outside '!'..'~' and '%' as %XX), once per op
+ * and path in this process. Sent at once with the lines queued before it, so that a kill that
+ * follows finds it at the harness. A path too long for a protocol line is not reported. */
+void kp_channel_outside(const char *op, const char *path);
 
 /* v1.2: `armed` (KILLPOINT_ARMED, NULL when unset) is the one point that waits for an answer;
  * every other point is reported one way unless its op is in the comma-separated `wait_ops`

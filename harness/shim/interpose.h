@@ -30,9 +30,10 @@
   }
 
 /* The body of a wrapper around one operation that is a crash point or not: `setup` arms
- * kp_p_ (a kp_point) when it is one; `call` is the real operation. The guard is held
- * throughout, and errno is left exactly as the real operation left it. */
-#define KP_AROUND(ret_type, setup, call) \
+ * kp_p_ (a kp_point) when it is one; `call` is the real operation; `then` runs once the point
+ * is done and the channel free, with the result in kp_r_ (KP_AROUND: nothing). The guard is
+ * held throughout, and errno is left exactly as the real operation left it. */
+#define KP_AROUND_THEN(ret_type, setup, call, then) \
   do {                                   \
     int kp_err_ = errno;                 \
     kp_guard_enter();                    \
@@ -44,9 +45,11 @@
     ret_type kp_r_ = call;               \
     kp_err_ = errno;                     \
     kp_point_done(&kp_p_, 0);            \
+    then;                                \
     kp_guard_leave();                    \
     errno = kp_err_;                     \
     return kp_r_;                        \
   } while (0)
+#define KP_AROUND(ret_type, setup, call) KP_AROUND_THEN(ret_type, setup, call, (void)0)
 
 #endif /* KILLPOINT_SHIM_INTERPOSE_H_ */

@@ -1,6 +1,7 @@
 /* Wrappers of the operations on paths: the open family (a crash point when it creates or
  * truncates; every open of a sandbox path is recorded in the fd table), truncate, rename,
- * unlink, rmdir and mkdir. */
+ * unlink, rmdir and mkdir. Each of them, and link and symlink (never crash points), reports
+ * a change it made outside the sandbox (outside.c). */
 #undef _FORTIFY_SOURCE
 #undef _FILE_OFFSET_BITS
 #include <errno.h>
@@ -35,6 +36,16 @@ KP_REAL(unlinkat, int, (int, const char *, int))
 KP_REAL(rmdir, int, (const char *))
 KP_REAL(mkdir, int, (const char *, mode_t))
 KP_REAL(mkdirat, int, (int, const char *, mode_t))
+KP_REAL(link, int, (const char *, const char *))
+KP_REAL(linkat, int, (int, const char *, int, const char *, int))
+KP_REAL(symlink, int, (const char *, const char *))
+KP_REAL(symlinkat, int, (const char *, int, const char *))
+
+/* After `op` on path returned r: reports the change when it succeeded outside the sandbox.
+ * Call it once the operation's point is done (the channel is free), with the guard held. */
+static void kp_outside_after(int r, const char *op, int dirfd, const char *path) {
+  if (r == 0) kp_outside_path(op, dirfd, path);
+}
 
 /* Arms p as "<op>:<relpath>" when path (relative to dirfd) is in the sandbox. */
 static void kp_path_point(kp_point *p, const char *op, int dirfd, const char *path) {
@@ -87,9 +98,11 @@ static int kp_open_common(enum kp_open_kind kind, int dirfd, const char *path, i
   char rel[KP_PATH_MAX];
   int own = kp_own_process();
   /* An O_TMPFILE fd is an unnamed file, not the directory it names: not tracked. */
-  int inside = own && (flags & O_TMPFILE) != O_TMPFILE &&
-               kp_sandbox_path(dirfd, path, rel, sizeof rel, NULL);
+  char abs[KP_PATH_MAX];
+  int tmpfile = (flags & O_TMPFILE) == O_TMPFILE;
+  int inside = own && !tmpfile && kp_sandbox_path(dirfd, path, rel, sizeof rel, abs);
   int creates = kind == KP_CREAT || kind == KP_CREAT64 || (flags & (O_CREAT | O_TRUNC)) != 0;
+  int writes = creates || (flags & O_ACCMODE) != O_RDONLY;
   kp_point p;
   kp_point_init(&p);
   if (inside && creates) {
@@ -108,6 +121,8 @@ static int kp_open_common(enum kp_open_kind kind, int dirfd, const char *path, i
     }
   }
   kp_point_done(&p, 0);
+  /* Also inside: a symlink in the sandbox may lead out of it. */
+  if (own && fd >= 0 && writes && !tmpfile) kp_outside_fd("open", fd, abs);
   kp_guard_leave();
   errno = err;
   return fd;
@@ -182,14 +197,16 @@ KP_EXPORT int __openat64_2(int dirfd, const char *path, int flags) {
 
 KP_EXPORT int truncate(const char *path, off_t len) {
   if (!kp_enabled()) return kp_next_truncate()(path, len);
-  KP_AROUND(int, kp_path_point(&kp_p_, "truncate", AT_FDCWD, path),
-            kp_next_truncate()(path, len));
+  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "truncate", AT_FDCWD, path),
+                 kp_next_truncate()(path, len),
+                 kp_outside_after(kp_r_, "truncate", AT_FDCWD, path));
 }
 
 KP_EXPORT int truncate64(const char *path, off64_t len) {
   if (!kp_enabled()) return kp_next_truncate64()(path, len);
-  KP_AROUND(int, kp_path_point(&kp_p_, "truncate", AT_FDCWD, path),
-            kp_next_truncate64()(path, len));
+  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "truncate", AT_FDCWD, path),
+                 kp_next_truncate64()(path, len),
+                 kp_outside_after(kp_r_, "truncate", AT_FDCWD, path));
 }
 
 /* ---- rename ---- */
@@ -234,6 +251,10 @@ static int kp_rename_common(enum kp_rename_kind kind, int fromfd, const char *fr
     kp_fd_rename(in_a ? rel_a : NULL, in_b ? rel_b : NULL, (flags & RENAME_EXCHANGE) != 0);
   }
   kp_point_done(&p, 0);
+  if (r == 0 && own) {  /* the file left its old name and took its new one */
+    if (!in_a) kp_outside_path("rename", fromfd, from);
+    if (!in_b) kp_outside_path("rename", tofd, to);
+  }
   kp_guard_leave();
   errno = err;
   return r;
@@ -255,27 +276,68 @@ KP_EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, 
 
 KP_EXPORT int unlink(const char *path) {
   if (!kp_enabled()) return kp_next_unlink()(path);
-  KP_AROUND(int, kp_path_point(&kp_p_, "unlink", AT_FDCWD, path), kp_next_unlink()(path));
+  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "unlink", AT_FDCWD, path),
+                 kp_next_unlink()(path),
+                 kp_outside_after(kp_r_, "unlink", AT_FDCWD, path));
 }
 
 KP_EXPORT int unlinkat(int dirfd, const char *path, int flags) {
   if (!kp_enabled()) return kp_next_unlinkat()(dirfd, path, flags);
-  KP_AROUND(int, kp_path_point(&kp_p_, "unlink", dirfd, path),
-            kp_next_unlinkat()(dirfd, path, flags));
+  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "unlink", dirfd, path),
+                 kp_next_unlinkat()(dirfd, path, flags),
+                 kp_outside_after(kp_r_, (flags & AT_REMOVEDIR) != 0 ? "rmdir" : "unlink", dirfd, path));
 }
 
 KP_EXPORT int rmdir(const char *path) {
   if (!kp_enabled()) return kp_next_rmdir()(path);
-  KP_AROUND(int, kp_path_point(&kp_p_, "unlink", AT_FDCWD, path), kp_next_rmdir()(path));
+  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "unlink", AT_FDCWD, path),
+                 kp_next_rmdir()(path),
+                 kp_outside_after(kp_r_, "rmdir", AT_FDCWD, path));
 }
 
 KP_EXPORT int mkdir(const char *path, mode_t mode) {
   if (!kp_enabled()) return kp_next_mkdir()(path, mode);
-  KP_AROUND(int, kp_path_point(&kp_p_, "mkdir", AT_FDCWD, path), kp_next_mkdir()(path, mode));
+  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "mkdir", AT_FDCWD, path),
+                 kp_next_mkdir()(path, mode),
+                 kp_outside_after(kp_r_, "mkdir", AT_FDCWD, path));
 }
 
 KP_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode) {
   if (!kp_enabled()) return kp_next_mkdirat()(dirfd, path, mode);
-  KP_AROUND(int, kp_path_point(&kp_p_, "mkdir", dirfd, path),
-            kp_next_mkdirat()(dirfd, path, mode));
+  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "mkdir", dirfd, path),
+                 kp_next_mkdirat()(dirfd, path, mode),
+                 kp_outside_after(kp_r_, "mkdir", dirfd, path));
+}
+
+/* ---- link, symlink: not crash points; a new name outside the sandbox is reported ---- */
+
+#define KP_OUTSIDE_ONLY(call, op, dirfd, path) \
+  do {                                         \
+    kp_guard_enter();                          \
+    int kp_r_ = call;                          \
+    int kp_err_ = errno;                       \
+    kp_outside_after(kp_r_, op, dirfd, path);  \
+    kp_guard_leave();                          \
+    errno = kp_err_;                           \
+    return kp_r_;                              \
+  } while (0)
+
+KP_EXPORT int link(const char *from, const char *to) {
+  if (!kp_enabled()) return kp_next_link()(from, to);
+  KP_OUTSIDE_ONLY(kp_next_link()(from, to), "link", AT_FDCWD, to);
+}
+
+KP_EXPORT int linkat(int fromfd, const char *from, int tofd, const char *to, int flags) {
+  if (!kp_enabled()) return kp_next_linkat()(fromfd, from, tofd, to, flags);
+  KP_OUTSIDE_ONLY(kp_next_linkat()(fromfd, from, tofd, to, flags), "link", tofd, to);
+}
+
+KP_EXPORT int symlink(const char *target, const char *path) {
+  if (!kp_enabled()) return kp_next_symlink()(target, path);
+  KP_OUTSIDE_ONLY(kp_next_symlink()(target, path), "symlink", AT_FDCWD, path);
+}
+
+KP_EXPORT int symlinkat(const char *target, int dirfd, const char *path) {
+  if (!kp_enabled()) return kp_next_symlinkat()(target, dirfd, path);
+  KP_OUTSIDE_ONLY(kp_next_symlinkat()(target, dirfd, path), "symlink", dirfd, path);
 }

@@ -70,4 +70,18 @@ void kp_unseen_write(int fd, const char *at);
 /* The same for every tracked fd open for writing (on `rel` only, when not NULL). */
 void kp_unseen_writes(const char *rel, const char *at);
 
+/* ---- outside.c: writes outside the sandbox (docs/syscall-shim.md; protocol v1.5) ---- */
+
+/* 1 for what is never reported: a path that is not absolute ("pipe:[12]"), and the pseudo file
+ * systems /dev (but /dev/shm), /proc and /sys. */
+int kp_outside_ignored(const char *abs);
+/* After a successful `op` ("rename", "unlink", "rmdir", "mkdir", "truncate", "link",
+ * "symlink") on `path` relative to `dirfd`: reports it when its real path (the parent's
+ * realpath and the last component) is outside the sandbox. */
+void kp_outside_path(const char *op, int dirfd, const char *path);
+/* After a successful open for writing of fd (`abs`: the path as opened, made absolute, or
+ * NULL): reports it when the fd's real path (/proc/self/fd) is outside the sandbox and it is a
+ * regular file or a directory. */
+void kp_outside_fd(const char *op, int fd, const char *abs);
+
 #endif /* KILLPOINT_SHIM_SHIM_H_ */

@@ -236,6 +236,8 @@ ScenarioResult Fold(const std::vector<Shard>& shards, size_t i, const Journals& 
   r.elapsed_s = 0;
   r.points.clear();
   r.trials_by_model.clear();
+  r.outside_writes.clear();
+  r.outside_more = 0;
   r.exercise = ExerciseStats{};
   r.exercise.min_exercised = shards.front().results.scenarios[i].exercise.min_exercised;
   for (InvariantResult& inv : r.invariants) inv = {inv.name, inv.expectation, 0, 0, {}, {}};

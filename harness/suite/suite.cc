@@ -99,7 +99,7 @@ Status SaveCounterexample(const Scenario& s, const SuiteOptions& o, const TrialR
     if (v.invariant == invariant) c.explanation = v.explanation;
   }
   c.verdicts = verdicts;
-  c.events = HistoryOfFiredOnly(t.plan, exercise, t.events, s.UsesShim());
+  c.events = HistoryOfFiredOnly(t.plan, exercise, t.events, s.LoadsShim());
   c.final_state = CaptureFinalState(s, t.sandbox.work(), t.events);
   fs::path file = CounterexamplePath(o, s, t.plan.trial, invariant);
   c.reproduce = "killpoint replay " + ShellQuote(file.string());

@@ -200,6 +200,21 @@ TEST(Timeline, ShowsWhatAReaderSawAfterTheCrash) {
   EXPECT_THAT(RenderTimelineLegend(), HasSubstr("checked after the crash"));
 }
 
+// Issue 18: an attempt's writes outside its sandbox, one mark on its lane naming each path.
+TEST(Timeline, MarksTheWritesOutsideTheSandbox) {
+  std::vector<Event> events = {
+      Ev(0, 0, "spawn", "d", 1, 1),
+      Ev(1, 0, "outside_writes", "d", 1, 1,
+         {{"writes", {{{"path", "$KILLPOINT_WORKDIR/../x"}, {"kind", "trial"}, {"ops", {"open", "rename"}}},
+                      {{"path", "/tmp/y"}, {"kind", "temp"}, {"ops", {"unlink"}}}}}})};
+  Timeline t = BuildTimeline(events);
+  ASSERT_EQ(t.lanes.size(), 1u);
+  ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kOutside));
+  EXPECT_EQ(t.lanes[0].marks[0].label, "2 outside");
+  EXPECT_THAT(t.lanes[0].marks[0].detail, HasSubstr("$KILLPOINT_WORKDIR/../x (open, rename); /tmp/y (unlink)"));
+  EXPECT_THAT(RenderTimelineLegend(), HasSubstr("wrote outside the sandbox"));
+}
+
 // docs/faults.md: a pause and an overlap on one lane; the second instance is not a lane.
 std::vector<Event> OverlapHistory() {
   const std::string d = "2026-11-01";

@@ -33,6 +33,10 @@ Line Parse(const std::string& text, int connection) {
   std::istringstream in(text);
   in >> line.kind >> line.name >> line.pid;
   std::string field;
+  if (line.kind == "OUTSIDE") {
+    in >> line.path;
+    return line;
+  }
   if (in >> field) {
     line.excl = field == "excl";
     if (!line.excl) line.bytes = std::stoll(field);
@@ -169,7 +173,7 @@ void FakeHarness::Serve(int fd, int connection) {
         std::lock_guard lock(mu_);
         lines_.push_back(line);
       }
-      if (line.kind == "SEEN") continue;  // v1.2: one way, never answered
+      if (line.kind == "SEEN" || line.kind == "OUTSIDE") continue;  // v1.2, v1.5: one way, never answered
       Reply reply = rule_(line);
       if (reply.kill) {
         KillGroup();

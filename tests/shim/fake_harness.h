@@ -17,12 +17,13 @@
 namespace killpoint::shim_testing {
 
 struct Line {
-  std::string kind;  // "HIT", "DONE" or "SEEN"
+  std::string kind;  // "HIT", "DONE", "SEEN" or "OUTSIDE" (v1.5: name is the op, path the path)
   std::string name;
   int pid = 0;
   long long bytes = -1;  // the optional fourth field (a write's size), -1 when absent
   bool excl = false;     // the fourth field is "excl" (v1.3): an exclusive create
   std::string unseen;    // "unseen:<op>" after the bytes (v1.4): a write the shim did not see
+  std::string path;      // OUTSIDE: the path, as sent (%XX-encoded)
   int connection = 0;    // 1, 2, ... in accept order
 };
 

@@ -109,8 +109,18 @@ class ShimTest : public ::testing::Test {
   std::map<std::string, std::string> extra_env_;  // KILLPOINT_ARMED, KILLPOINT_WAIT_OPS
 };
 
+// The realpath of an existing path: what the shim reports of a file outside the sandbox.
+std::string Real(const std::string& path) { return std::filesystem::canonical(path).string(); }
+
 #define REQUIRE_PYTHON() \
   if (python_.empty()) GTEST_SKIP() << "no python3"
+
+// The lines of crash points, without the reports of writes outside the sandbox (v1.5).
+std::vector<Line> Points(const FakeHarness& harness) {
+  std::vector<Line> out = harness.lines();
+  std::erase_if(out, [](const Line& l) { return l.kind == "OUTSIDE"; });
+  return out;
+}
 
 std::vector<Line> Only(const std::vector<Line>& lines, const std::string& kind) {
   std::vector<Line> out;
@@ -130,8 +140,14 @@ TEST_F(ShimTest, PythonAtomicReplaceHitsEveryStepInOrderAndNothingOutside) {
     JobResult result = RunAtomicReplace(&harness);
     ASSERT_EQ(result.exit_code, 0) << result;
     EXPECT_THAT(harness.hits(), ElementsAreArray(kAtomicReplaceHits));
-    std::vector<Line> lines = harness.lines();
+    std::vector<Line> lines = Only(harness.lines(), "HIT");
     EXPECT_EQ(harness.connections(), 1);
+    // The file outside: one report, one way, not a crash point (protocol v1.5).
+    std::vector<Line> outside = Only(harness.lines(), "OUTSIDE");
+    ASSERT_EQ(outside.size(), 1u);
+    EXPECT_EQ(outside[0].name, "open");
+    EXPECT_EQ(outside[0].path, Real(outside_) + "/other");
+    EXPECT_EQ(harness.lines().size(), lines.size() + 1);
     for (const Line& line : lines) {
       EXPECT_EQ(line.kind, "HIT");
       EXPECT_GT(line.pid, 0);
@@ -200,7 +216,7 @@ TEST_F(ShimTest, KillAfterRenameLeavesTheFullState) {
   FakeHarness harness(At("rename:state.json.tmp:state.json", Reply::Send("AFTER"), Reply::Kill()));
   JobResult result = RunAtomicReplace(&harness);
   EXPECT_EQ(result.term_signal, SIGKILL) << result;
-  std::vector<Line> lines = harness.lines();
+  std::vector<Line> lines = Points(harness);
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines.back().kind, "DONE");
   EXPECT_EQ(lines.back().name, "rename:state.json.tmp:state.json");
@@ -214,7 +230,7 @@ TEST_F(ShimTest, AfterThenContinueGoesOnNormally) {
   FakeHarness harness(At("fsync:.", Reply::Send("AFTER"), Reply::Continue()));
   JobResult result = RunAtomicReplace(&harness);
   ASSERT_EQ(result.exit_code, 0) << result;
-  std::vector<Line> lines = harness.lines();
+  std::vector<Line> lines = Points(harness);
   ASSERT_EQ(lines.size(), kAtomicReplaceHits.size() + 1);
   EXPECT_EQ(lines[6].kind, "DONE");
   EXPECT_EQ(lines[6].name, "fsync:.");
@@ -280,7 +296,8 @@ TEST_F(ShimTest, UnreachableControlChannelExits70) {
               {"KILLPOINT_CTL", "127.0.0.1:" + std::to_string(ntohs(addr.sin_port))}};
   JobResult result = RunJob(spec, nullptr);
   EXPECT_EQ(result.exit_code, 70) << result;
-  EXPECT_THAT(result.err, HasSubstr("killpoint shim: at open:state.json.tmp: cannot connect"));
+  // The first line the job sends: its write outside the sandbox (protocol v1.5).
+  EXPECT_THAT(result.err, HasSubstr("killpoint shim: at OUTSIDE open: cannot connect"));
 }
 
 // ---- not under the harness ----
@@ -373,6 +390,49 @@ TEST_F(ShimTest, WorkdirReachedThroughASymlink) {
   EXPECT_THAT(harness.hits(), ElementsAre("open:f", "close:f", "write:f", "open:g", "close:g",
                                           "write:g", "write:g", "close:f"));
   EXPECT_EQ(ReadFile(Sandbox("g")), "hi\n");
+}
+
+// ---- writes outside the sandbox (protocol v1.5, docs/syscall-shim.md) ----
+
+// Every way a shell and coreutils change files: what lies outside the sandbox, by its real path
+// (through "..", through a symlink in the sandbox), is reported once per op and path in a
+// process; the sandbox, a symlink that leads back into it, /dev/null, /dev/stdout and
+// /proc/self/fd (the harness's captured output, outside the sandbox) are not.
+TEST_F(ShimTest, WritesOutsideTheSandboxAreReportedOnceByTheirRealPath) {
+  ASSERT_EQ(::symlink(outside_.c_str(), Sandbox("out-link").c_str()), 0);
+  ASSERT_EQ(::symlink(sandbox_.c_str(), (root_ + "/in-link").c_str()), 0);
+  FakeHarness harness;
+  JobResult result = Run({"/bin/sh", "-c",
+                          "echo a > inside; echo b > ../outside/f1; echo c > ../outside/f1; "
+                          "echo d > out-link/f2; echo e > ../in-link/f3; echo f > /dev/null; "
+                          "echo g > /proc/self/fd/1; echo h > /dev/stdout; "
+                          "mkdir ../outside/d && rmdir ../outside/d && mv ../outside/f1 ../outside/f4 && "
+                          "ln -s x ../outside/s && ln ../outside/f4 ../outside/h && rm ../outside/h ../outside/s && "
+                          "cat inside > ../in-link/f5"},
+                         &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  std::string o = Real(outside_);
+  std::vector<std::string> reported;
+  for (const Line& l : Only(harness.lines(), "OUTSIDE")) reported.push_back(l.name + " " + l.path);
+  std::sort(reported.begin(), reported.end());
+  EXPECT_THAT(reported, ElementsAre("link " + o + "/h", "mkdir " + o + "/d", "open " + o + "/f1",
+                                    "open " + o + "/f2", "rename " + o + "/f1", "rename " + o + "/f4",
+                                    "rmdir " + o + "/d", "symlink " + o + "/s", "unlink " + o + "/h",
+                                    "unlink " + o + "/s"));
+  EXPECT_EQ(ReadFile(outside_ + "/f2"), "d\n");
+  EXPECT_EQ(ReadFile(Sandbox("f5")), "a\n");
+}
+
+TEST_F(ShimTest, OutsidePathsAreSentEncodedAndNeverWithoutTheHarness) {
+  FakeHarness harness;
+  JobResult result = Run({"/bin/sh", "-c", "echo x > '../outside/a b%c'"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  ASSERT_EQ(Only(harness.lines(), "OUTSIDE").size(), 1u);
+  EXPECT_EQ(Only(harness.lines(), "OUTSIDE")[0].path, Real(outside_) + "/a%20b%25c");
+
+  FakeHarness unused;  // listening, but nobody is told where
+  ASSERT_EQ(Run({"/bin/sh", "-c", "echo x > ../outside/c"}, nullptr).exit_code, 0);
+  EXPECT_EQ(unused.connections(), 0);
 }
 
 // ---- the C probe ----
@@ -554,10 +614,10 @@ TEST_F(ShimTest, OnlyTheArmedPointWaitsAndTheOthersArriveBeforeIt) {
   FakeHarness harness(At("rename:state.json.tmp:state.json", Reply::Kill()));
   JobResult result = RunAtomicReplace(&harness);
   EXPECT_EQ(result.term_signal, SIGKILL) << result;
-  EXPECT_THAT(Kinds(harness.lines()),
+  EXPECT_THAT(Kinds(Points(harness)),
               ElementsAre("SEEN open:state.json.tmp", "SEEN write:state.json.tmp", "SEEN fsync:state.json.tmp",
                           "SEEN close:state.json.tmp", "HIT rename:state.json.tmp:state.json"));
-  EXPECT_EQ(harness.lines()[1].bytes, static_cast<long long>(std::string(kState).size()));
+  EXPECT_EQ(Points(harness)[1].bytes, static_cast<long long>(std::string(kState).size()));
   EXPECT_FALSE(Exists(Sandbox("state.json")));
 }
 
@@ -569,7 +629,7 @@ TEST_F(ShimTest, NothingArmedSendsEveryPointOneWayByExit) {
   ASSERT_EQ(result.exit_code, 0) << result;
   std::vector<std::string> seen;
   for (const auto& name : kAtomicReplaceHits) seen.push_back("SEEN " + name);
-  EXPECT_THAT(Kinds(harness.lines()), ElementsAreArray(seen));
+  EXPECT_THAT(Kinds(Points(harness)), ElementsAreArray(seen));
   EXPECT_FALSE(harness.killed());
   EXPECT_EQ(ReadFile(Sandbox("state.json")), kState);
 }
@@ -581,7 +641,7 @@ TEST_F(ShimTest, WaitOpsStillWaitInOrderWithTheOneWayLines) {
   FakeHarness harness;
   JobResult result = RunAtomicReplace(&harness);
   ASSERT_EQ(result.exit_code, 0) << result;
-  EXPECT_THAT(Kinds(harness.lines()),
+  EXPECT_THAT(Kinds(Points(harness)),
               ElementsAre("SEEN open:state.json.tmp", "SEEN write:state.json.tmp", "HIT fsync:state.json.tmp",
                           "SEEN close:state.json.tmp", "HIT rename:state.json.tmp:state.json", "HIT fsync:.",
                           "SEEN close:."));

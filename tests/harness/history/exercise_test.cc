@@ -135,3 +135,27 @@ TEST(HistoryOfFiredOnly, RewritesThePlanTheSpawnAndTheArmedSyscallPoints) {
 
 }  // namespace
 }  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+// The trial's writes outside the sandbox go with its exercise into the journal (issue 18):
+// one per path over every attempt, ops merged; absent from the JSON when there are none.
+TEST(ExerciseOf, CollectsTheWritesOutsideTheSandboxOfEveryAttempt) {
+  Plan plan{"s", 1, 0, {{"2026-11-01", 1, {AttemptFault{}, AttemptFault{}}}}};
+  std::vector<Event> events = {
+      {0, 0, event::kOutsideWrites, "2026-11-01", 1, 1,
+       {{"writes", {{{"path", "/tmp/b"}, {"kind", "temp"}, {"ops", {"open"}}}}}}},
+      {1, 0, event::kOutsideWrites, "2026-11-01", 1, 2,
+       {{"writes", {{{"path", "/tmp/a"}, {"kind", "temp"}, {"ops", {"mkdir"}}},
+                    {{"path", "/tmp/b"}, {"kind", "temp"}, {"ops", {"rename"}}}}}}}};
+  TrialExercise e = ExerciseOf(plan, events);
+  ASSERT_EQ(e.outside.size(), 2u);
+  EXPECT_EQ(e.outside[0], (OutsideWrite{"/tmp/a", "temp", {"mkdir"}}));
+  EXPECT_EQ(e.outside[1], (OutsideWrite{"/tmp/b", "temp", {"open", "rename"}}));
+  EXPECT_EQ(nlohmann::json(e).get<TrialExercise>(), e);
+  EXPECT_FALSE(nlohmann::json(ExerciseOf(plan, {})).contains("outside"));
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -210,3 +210,52 @@ TEST(RunResults, ExerciseCountsRoundTripAndOldResultsLoadAsExercised) {
 
 }  // namespace
 }  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+TrialExercise WroteOutside(std::vector<OutsideWrite> writes) {
+  TrialExercise e;
+  e.outside = std::move(writes);
+  return e;
+}
+
+// Writes outside the sandbox (issue 18): per scenario, distinct paths and how many trials wrote
+// each, a warning unless writes_in_sandbox is checked; kept through JSON (merge, resume).
+TEST(ScenarioResult, CountsWritesOutsideTheSandboxPerPath) {
+  ScenarioResult r = Empty();
+  r.Add(PlanWithKill(0, "x"), {}, "", WroteOutside({{"/tmp/a", "temp", {"open"}}, {"/var/b", "elsewhere", {"rename"}}}));
+  r.Add(PlanWithKill(1, "x"), {}, "", WroteOutside({{"/tmp/a", "temp", {"unlink"}}}));
+  r.Add(PlanWithKill(2, "x"), {}, "", WroteOutside({}));
+  ASSERT_EQ(r.outside_writes.size(), 2u);
+  EXPECT_EQ(r.outside_writes[0], (OutsideWriteStat{"/tmp/a", "temp", {"open", "unlink"}, 2}));
+  EXPECT_EQ(r.outside_writes[1].trials, 1);
+  std::vector<std::string> notes = r.OutsideWriteNotes();
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0], "this job wrote /tmp/a (open, unlink) outside its sandbox in 2 of 3 trials: no persistence "
+                      "model applied to it, and the next trial sees it");
+  EXPECT_NE(r.OutsideWriteHint().find("writes_in_sandbox"), std::string::npos);
+  RunResults run;
+  run.scenarios.push_back(r);
+  EXPECT_EQ(nlohmann::json(run).get<RunResults>(), run);
+
+  r.invariants.push_back({"writes_in_sandbox", kMustHold, 0, 0, {}, {}});
+  EXPECT_EQ(r.OutsideWriteHint(), "") << "checked: a violation, not a warning";
+  EXPECT_TRUE(Empty().OutsideWriteNotes().empty());
+  EXPECT_EQ(Empty().OutsideWriteHint(), "");
+  EXPECT_FALSE(nlohmann::json(Empty()).contains("outside_writes"));
+}
+
+TEST(ScenarioResult, KeepsTheFirstOutsidePathsAndCountsTheRest) {
+  ScenarioResult r = Empty();
+  for (int t = 0; t < static_cast<int>(kMaxOutsidePaths) + 3; ++t) {
+    r.Add(PlanWithKill(t, "x"), {}, "", WroteOutside({{"/tmp/random-" + std::to_string(1000 + t), "temp", {"open"}}}));
+  }
+  EXPECT_EQ(r.outside_writes.size(), kMaxOutsidePaths);
+  EXPECT_EQ(r.outside_more, 3);
+  EXPECT_EQ(r.OutsideWriteNotes().back(),
+            "and 3 more writes to other paths outside its sandbox (the results keep the first 20 paths)");
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -62,6 +62,25 @@ TEST(ProtocolLine, ReadsTheUnseenWriteFlag) {  // v1.4
   }
 }
 
+TEST(ProtocolLine, ReadsAWriteOutsideTheSandbox) {  // v1.5
+  auto hit = ParseProtocolLine("OUTSIDE rename 42 /var/lib/app/state.json");
+  ASSERT_TRUE(hit);
+  EXPECT_TRUE(hit->seen);  // one way: never answered
+  EXPECT_EQ(hit->outside, "rename");
+  EXPECT_EQ(hit->name, "/var/lib/app/state.json");
+  EXPECT_EQ(hit->pid, 42);
+  // Spaces, '%' and bytes that are not printable ASCII come as %XX; what is not printable
+  // UTF-8 once decoded is escaped.
+  EXPECT_EQ(ParseProtocolLine("OUTSIDE open 7 /tmp/my%20file%25%C3%A9")->name, "/tmp/my file%\xc3\xa9");
+  EXPECT_EQ(ParseProtocolLine("OUTSIDE open 7 /tmp/a%0Ab")->name, "/tmp/a\\x0ab");
+  EXPECT_EQ(ParseProtocolLine("HIT open:x 1")->outside, "");
+  for (const char* line : {"OUTSIDE open 7", "OUTSIDE open 7 tmp/x", "OUTSIDE 7 /tmp/x", "OUTSIDE Open 7 /tmp/x",
+                           "OUTSIDE open x /tmp/x", "OUTSIDE open 7 /tmp/a b", "OUTSIDE open 7 /tmp/%4",
+                           "OUTSIDE open 7 /tmp/%zz", "OUTSIDE open 7 /tmp/x "}) {
+    EXPECT_FALSE(ParseProtocolLine(line)) << '"' << line << '"';
+  }
+}
+
 TEST(ProtocolLine, RejectsWhatIsNotTheProtocol) {
   for (const char* line : {"", "HIT", "HIT ", "hit x 1", "PING x 1", "HIT  x", "HIT x  1", "HIT x 1 ",
                            "HIT x y", "HIT x 1 2 3", "HIT x 1234567890", "HIT x 1 1234567890123456789",

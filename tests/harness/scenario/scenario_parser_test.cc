@@ -210,6 +210,24 @@ TEST(ScenarioParser, ReadsHoldPointsThatOnlyFaultsUse) {
   EXPECT_FALSE(named.value().UsesShim());
 }
 
+// Issue 18: writes_in_sandbox loads the shim for itself alone, whether it must hold or may
+// break; a misspelling is shown the known names.
+TEST(ScenarioParser, WritesInSandboxLoadsTheShimWithoutSyscallPoints) {
+  auto plain = ParseWith("/invariants/must_hold", R"(["one_row_per_date"])");
+  ASSERT_TRUE(plain) << plain.error().message;
+  EXPECT_FALSE(plain.value().LoadsShim());
+  for (const char* where : {"/invariants/must_hold", "/invariants/expected_violations"}) {
+    auto s = ParseWith(where, R"(["writes_in_sandbox"])");
+    ASSERT_TRUE(s) << s.error().message;
+    EXPECT_TRUE(s.value().ChecksOutsideWrites());
+    EXPECT_TRUE(s.value().LoadsShim());
+    EXPECT_FALSE(s.value().UsesShim()) << "no syscall point becomes killable";
+  }
+  EXPECT_THAT(ErrorOf(ParseWith("/invariants/must_hold/0", "\"writes_in_sandbx\"")),
+              HasSubstr("unknown invariant 'writes_in_sandbx' (known: "));
+  EXPECT_THAT(ErrorOf(ParseWith("/invariants/must_hold/0", "\"writes_in_sandbx\"")), HasSubstr("writes_in_sandbox"));
+}
+
 // Retry strategies (docs/retry.md).
 INSTANTIATE_TEST_SUITE_P(
     RetryStrategies, ScenarioParserRejects,

@@ -264,11 +264,11 @@ void DurabilityTracker::OnOperation(std::string_view point) {
   std::string_view op = point.substr(0, colon);
   std::string rest(point.substr(colon + 1));
   if (!journal_.empty()) {
-    // The shim keeps regular files' syncs in the journal; what is read here comes after them.
-    ReadJournal();
+    // The shim keeps regular files' syncs in the journal: what is done here comes after them.
     struct stat st;
     bool dir_sync = (op == "fsync" || op == "fdatasync") && StatPath(rest, st) && S_ISDIR(st.st_mode);
     if (!dir_sync && op != "rename" && op != "unlink") return;
+    ReadJournal();
   }
   if (op == "fsync" || op == "fdatasync") return OnSync(rest, op == "fdatasync");
   ResolvePending();

@@ -90,6 +90,9 @@ class DurabilityTracker {
   const std::filesystem::path& journal() const { return journal_; }
   // The ops the job must wait at for this tracker (KILLPOINT_WAIT_OPS).
   const char* WaitOps() const { return journal_.empty() ? kWaitOps : kJournalWaitOps; }
+  // Whether points reported one way (SEEN) tell it anything: not with the journal, where they
+  // are writes and regular files' syncs, which the journal has.
+  bool HearsOneWay() const { return journal_.empty(); }
 
   // The job is about to do the operation of the shim's crash point `point` ("<op>:<relpath>",
   // "rename:SRC:DST", see docs/syscall-shim.md) and will do it: call it for every syscall point

@@ -197,7 +197,8 @@ Status DurabilityTracker::Survey(Namespace& ns) const {
   return Ok();
 }
 
-Status DurabilityTracker::Begin(const fs::path& work, std::string_view model, const fs::path& journal) {
+Status DurabilityTracker::Begin(const fs::path& work, std::string_view model,
+                                const fs::path& journal) {
   work_ = work;
   journal_ = model == kModelPower ? journal : fs::path{};
   journal_read_ = 0;
@@ -266,7 +267,8 @@ void DurabilityTracker::OnOperation(std::string_view point) {
   if (!journal_.empty()) {
     // The shim keeps regular files' syncs in the journal: what is done here comes after them.
     struct stat st;
-    bool dir_sync = (op == "fsync" || op == "fdatasync") && StatPath(rest, st) && S_ISDIR(st.st_mode);
+    bool dir_sync =
+        (op == "fsync" || op == "fdatasync") && StatPath(rest, st) && S_ISDIR(st.st_mode);
     if (!dir_sync && op != "rename" && op != "unlink") return;
     ReadJournal();
   }
@@ -497,7 +499,8 @@ void DurabilityTracker::ReadJournal() {
     char kind = 0;
     unsigned long long ino = 0, off = 0, len = 0, keep = 0;
     int pid = 0;
-    if (!(fields >> kind >> ino >> pid >> off >> len) || (kind == 'A' && !(fields >> keep))) continue;
+    if (!(fields >> kind >> ino >> pid >> off >> len) || (kind == 'A' && !(fields >> keep)))
+      continue;
     const std::string& data = JournalData(pid, off + len);
     std::string& content = journal_files_[{pid, static_cast<ino_t>(ino)}];
     content.resize(kind == 'A' ? std::min<size_t>(keep, content.size()) : 0);

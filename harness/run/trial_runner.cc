@@ -144,7 +144,8 @@ class TrialDriver {
   // it may match waits instead (plan/point_pattern.h), or every point when that is all ops.
   void ArmShim(SpawnRequest& r, const AttemptFault& fault, bool track) const {
     // The tracker's journal, when it keeps one: the shim records what each fsync makes durable.
-    if (track && !durability_.journal().empty()) r.env["KILLPOINT_SHADOW"] = durability_.journal().string();
+    if (track && !durability_.journal().empty())
+      r.env["KILLPOINT_SHADOW"] = durability_.journal().string();
     if (IsSyscallPoint(fault.pause.point) || IsSyscallPoint(fault.overlap.point)) return;
     std::string wait_ops = track ? durability_.WaitOps() : "";
     const std::string& point = fault.kill_point;
@@ -302,7 +303,8 @@ class TrialDriver {
     bool track = scenario_.UsesShim() && !fault.kill_point.empty() && fault.model != kModelProcess;
     if (track) {
       // ArmShim hands the journal to the shim.
-      fs::path journal = shim_.empty() || options_.every_point_waits ? fs::path{} : sandbox_.root() / "durability";
+      fs::path journal =
+          shim_.empty() || options_.every_point_waits ? fs::path{} : sandbox_.root() / "durability";
       if (Status s = durability_.Begin(sandbox_.work(), fault.model, journal); !s) return s.error();
     }
     if (!shim_.empty() && !options_.every_point_waits) ArmShim(r, fault, track);

@@ -164,28 +164,30 @@ static int kp_writable_entry(int fd, char *rel, size_t cap, kp_fd_entry *was) {
   return found;
 }
 
-static int kp_unseen_since(int fd, const kp_fd_entry *was, const struct stat *st, unsigned long long *grown) {
+static int kp_unseen_since(int fd, const kp_fd_entry *was, const struct stat *st,
+                           unsigned long long *grown) {
   if (st->st_dev != was->dev || st->st_ino != was->ino) return 0;
   if (st->st_size == was->size && st->st_mtim.tv_sec == was->mtime.tv_sec &&
       st->st_mtim.tv_nsec == was->mtime.tv_nsec) {
     return 0;
   }
-  off_t base = was->size;  /* or the size another process's seen write left, if larger */
+  off_t base = was->size; /* or the size another process's seen write left, if larger */
   int seen = kp_published(fd, st, &base);
   *grown = st->st_size > base ? (unsigned long long)(st->st_size - base) : 0;
   kp_fd_stamp(st);
-  if (!seen) kp_publish(fd, st);  /* reported once, by this process or any other */
+  if (!seen) kp_publish(fd, st); /* reported once, by this process or any other */
   return !seen;
 }
 
 int kp_fd_unseen(int fd, char *rel, size_t cap, unsigned long long *grown) {
   kp_fd_entry was;
-  struct stat st;  /* an fd open on nothing the shim tracks costs no fstat */
+  struct stat st; /* an fd open on nothing the shim tracks costs no fstat */
   if (!kp_writable_entry(fd, rel, cap, &was) || fstat(fd, &st) != 0) return 0;
   return kp_unseen_since(fd, &was, &st, grown);
 }
 
-int kp_fd_unseen_stat(int fd, const struct stat *st, char *rel, size_t cap, unsigned long long *grown) {
+int kp_fd_unseen_stat(int fd, const struct stat *st, char *rel, size_t cap,
+                      unsigned long long *grown) {
   kp_fd_entry was;
   if (!kp_writable_entry(fd, rel, cap, &was)) return 0;
   return kp_unseen_since(fd, &was, st, grown);
@@ -258,8 +260,10 @@ int kp_fd_reader(int fd) {
       int opened = open(self, O_RDONLY | O_CLOEXEC);
       /* Far from the low numbers shells and jobs name themselves ("exec 3>file"). */
       reader = opened < 0 ? -1 : fcntl(opened, F_DUPFD_CLOEXEC, 512);
-      if (reader < 0) reader = opened;
-      else if (opened >= 0) kp_real_close(opened);
+      if (reader < 0)
+        reader = opened;
+      else if (opened >= 0)
+        kp_real_close(opened);
       if (reader >= 0) e->reader = reader + 1;
     }
   }
@@ -278,7 +282,7 @@ void kp_fd_dup(int from, int to) {
     if (copy != NULL) {
       g_entries[to] = g_entries[from];
       g_entries[to].rel = copy;
-      g_entries[to].reader = 0;  /* the reader stays `from`'s */
+      g_entries[to].reader = 0; /* the reader stays `from`'s */
       __atomic_fetch_add(&g_count, 1, __ATOMIC_RELAXED);
     }
   }

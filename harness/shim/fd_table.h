@@ -32,7 +32,8 @@ enum { KP_FD_READABLE = 1, KP_FD_APPEND = 2 };
  * fstat for a wrapper's lookup and its check for unseen writes (kp_fd_unseen_stat). */
 int kp_fd_lookup_stat(int fd, char *rel, size_t cap, struct stat *st, int *flags);
 /* kp_fd_unseen with the file's fstat `st` taken already (by kp_fd_lookup_stat). */
-int kp_fd_unseen_stat(int fd, const struct stat *st, char *rel, size_t cap, unsigned long long *grown);
+int kp_fd_unseen_stat(int fd, const struct stat *st, char *rel, size_t cap,
+                      unsigned long long *grown);
 /* kp_fd_stamp_fd that leaves the fstat in *st; 0 when fstat failed. */
 int kp_fd_stamp_fd_stat(int fd, struct stat *st);
 void kp_fd_forget(int fd);

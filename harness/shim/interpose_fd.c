@@ -65,7 +65,8 @@ static void kp_report_unseen(const char *rel, unsigned long long grown, const ch
 void kp_unseen_write(int fd, const char *at) {
   char rel[KP_PATH_MAX];
   unsigned long long grown = 0;
-  if (kp_own_process() && kp_fd_unseen(fd, rel, sizeof rel, &grown)) kp_report_unseen(rel, grown, at);
+  if (kp_own_process() && kp_fd_unseen(fd, rel, sizeof rel, &grown))
+    kp_report_unseen(rel, grown, at);
 }
 
 void kp_unseen_writes(const char *rel, const char *at) {
@@ -76,13 +77,15 @@ void kp_unseen_writes(const char *rel, const char *at) {
 }
 
 /* Arms p as "<op>:<relpath>" when fd is open on a sandbox path, after reporting what changed
- * unseen before, with one fstat for both, left in *st. Returns fd's KP_FD_* flags, or -1 when p is not armed. */
+ * unseen before, with one fstat for both, left in *st. Returns fd's KP_FD_* flags, or -1 when p is
+ * not armed. */
 static int kp_fd_point_stat(kp_point *p, const char *op, int fd, struct stat *st) {
   char rel[KP_PATH_MAX], unseen_rel[KP_PATH_MAX];
   int flags = 0;
   unsigned long long grown = 0;
   if (!kp_fd_lookup_stat(fd, rel, sizeof rel, st, &flags) || !kp_own_process()) return -1;
-  if (kp_fd_unseen_stat(fd, st, unseen_rel, sizeof unseen_rel, &grown)) kp_report_unseen(unseen_rel, grown, op);
+  if (kp_fd_unseen_stat(fd, st, unseen_rel, sizeof unseen_rel, &grown))
+    kp_report_unseen(unseen_rel, grown, op);
   kp_point_name(p, op, rel, NULL);
   return flags;
 }
@@ -165,8 +168,10 @@ static ssize_t kp_write_common(const kp_write_call *c) {
                   : kp_write_real(c, c->iov, c->iovcnt, c->off);
   err = errno;
   struct stat after;
-  if (p.armed && kp_fd_stamp_fd_stat(c->fd, &after)) {  /* a seen write: the file's new stamp */
-    long long at = c->off != -1 ? (long long)c->off : (flags & KP_FD_APPEND) ? (long long)before.st_size : -1;
+  if (p.armed && kp_fd_stamp_fd_stat(c->fd, &after)) { /* a seen write: the file's new stamp */
+    long long at = c->off != -1             ? (long long)c->off
+                   : (flags & KP_FD_APPEND) ? (long long)before.st_size
+                                            : -1;
     kp_shadow_wrote(&before, &after, at);
   }
   kp_point_done(&p, r > 0 ? (unsigned long long)r : 0);
@@ -346,7 +351,8 @@ static void kp_sync_point(kp_point *p, const char *op, int fd, struct stat *st) 
  * decide what a crash keeps, so a real sync would only cost time. The crash point is the same
  * either way. */
 static int kp_sync(const kp_point *p, int (*real)(int), int fd, const struct stat *st) {
-  if (p->armed && kp_shadow_on() && S_ISREG(st->st_mode) && st->st_nlink > 0) kp_shadow_sync(kp_fd_reader(fd), st);
+  if (p->armed && kp_shadow_on() && S_ISREG(st->st_mode) && st->st_nlink > 0)
+    kp_shadow_sync(kp_fd_reader(fd), st);
   if (kp_skip_sync() && p->armed) return 0;
   return real(fd);
 }
@@ -354,7 +360,8 @@ static int kp_sync(const kp_point *p, int (*real)(int), int fd, const struct sta
 KP_EXPORT int fsync(int fd) {
   if (!kp_enabled()) return kp_next_fsync()(fd);
   struct stat st;
-  KP_AROUND(int, kp_sync_point(&kp_p_, "fsync", fd, &st), kp_sync(&kp_p_, kp_next_fsync(), fd, &st));
+  KP_AROUND(int, kp_sync_point(&kp_p_, "fsync", fd, &st),
+            kp_sync(&kp_p_, kp_next_fsync(), fd, &st));
 }
 
 KP_EXPORT int fdatasync(int fd) {

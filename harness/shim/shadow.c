@@ -14,20 +14,20 @@
 typedef struct {
   dev_t dev;
   ino_t ino;
-  off_t recorded;        /* the size the last record gave it */
-  off_t size;            /* its size and mtime after the last change this process knows of */
+  off_t recorded; /* the size the last record gave it */
+  off_t size;     /* its size and mtime after the last change this process knows of */
   struct timespec mtime;
-  int clean;             /* since that record, only seen writes at or after `recorded` */
+  int clean; /* since that record, only seen writes at or after `recorded` */
   int used;
 } kp_shadow_file;
 
 #define KP_SHADOW_FILES 32
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
-static char g_dir[KP_PATH_MAX];  /* "" when off */
-static int g_journal = -1;       /* DIR/journal, O_APPEND; guarded by g_mu */
-static int g_data = -1;          /* DIR/data-<pid> */
-static off_t g_data_end;         /* where the next copy goes in it */
+static char g_dir[KP_PATH_MAX]; /* "" when off */
+static int g_journal = -1;      /* DIR/journal, O_APPEND; guarded by g_mu */
+static int g_data = -1;         /* DIR/data-<pid> */
+static off_t g_data_end;        /* where the next copy goes in it */
 static kp_shadow_file g_files[KP_SHADOW_FILES];
 static unsigned g_next_slot;
 
@@ -48,23 +48,27 @@ static int kp_open_in_dir(const char *name, int flags) {
  * data file of an earlier image of this pid, before an exec, is kept: records point into it). */
 static void kp_shadow_open(void) {
   if (g_journal < 0) g_journal = kp_open_in_dir("journal", O_WRONLY | O_APPEND | O_CREAT);
-  if (g_journal < 0) kp_fatal("cannot open the durability journal in %s: %s", g_dir, strerror(errno));
+  if (g_journal < 0)
+    kp_fatal("cannot open the durability journal in %s: %s", g_dir, strerror(errno));
   if (g_data >= 0) return;
   char name[64];
   snprintf(name, sizeof name, "data-%d", (int)kp_pid());
   g_data = kp_open_in_dir(name, O_WRONLY | O_CREAT);
   struct stat st;
-  if (g_data < 0 || fstat(g_data, &st) != 0) kp_fatal("cannot open %s/%s: %s", g_dir, name, strerror(errno));
+  if (g_data < 0 || fstat(g_data, &st) != 0)
+    kp_fatal("cannot open %s/%s: %s", g_dir, name, strerror(errno));
   g_data_end = st.st_size;
 }
 
 static int kp_same_stamp(const kp_shadow_file *f, const struct stat *st) {
-  return f->size == st->st_size && f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec;
+  return f->size == st->st_size && f->mtime.tv_sec == st->st_mtim.tv_sec &&
+         f->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
 static kp_shadow_file *kp_find(const struct stat *st) {
   for (int i = 0; i < KP_SHADOW_FILES; ++i) {
-    if (g_files[i].used && g_files[i].dev == st->st_dev && g_files[i].ino == st->st_ino) return &g_files[i];
+    if (g_files[i].used && g_files[i].dev == st->st_dev && g_files[i].ino == st->st_ino)
+      return &g_files[i];
   }
   return NULL;
 }
@@ -78,11 +82,14 @@ static off_t kp_copy(int src, off_t from, off_t len) {
     ssize_t n = copy_file_range(src, &in, g_data, &out, (size_t)(len - done), 0);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == EOPNOTSUPP || errno == ENOSYS)) {
-      char buf[16384];  /* a file system without copy_file_range between these files */
-      n = pread(src, buf, len - done < (off_t)sizeof buf ? (size_t)(len - done) : sizeof buf, from + done);
+      char buf[16384]; /* a file system without copy_file_range between these files */
+      n = pread(src, buf, len - done < (off_t)sizeof buf ? (size_t)(len - done) : sizeof buf,
+                from + done);
       if (n > 0 && pwrite(g_data, buf, (size_t)n, g_data_end + done) != n) n = -1;
     }
-    if (n < 0) kp_fatal("cannot copy a synced file to the durability journal in %s: %s", g_dir, strerror(errno));
+    if (n < 0)
+      kp_fatal("cannot copy a synced file to the durability journal in %s: %s", g_dir,
+               strerror(errno));
     if (n == 0) break;
     done += n;
   }
@@ -97,14 +104,18 @@ void kp_shadow_sync(int src, const struct stat *st) {
   kp_shadow_file *f = kp_find(st);
   int delta = f != NULL && f->clean && kp_same_stamp(f, st) && st->st_size >= f->recorded;
   off_t from = delta ? f->recorded : 0;
-  if (src < 0) kp_fatal("cannot read a synced file for the durability journal: %s", strerror(errno));
+  if (src < 0)
+    kp_fatal("cannot read a synced file for the durability journal: %s", strerror(errno));
   off_t copied = kp_copy(src, from, st->st_size - from);
   char line[160];
-  int n = delta ? snprintf(line, sizeof line, "A %llu %d %lld %lld %lld\n", (unsigned long long)st->st_ino,
-                           (int)kp_pid(), (long long)g_data_end, (long long)copied, (long long)from)
-                : snprintf(line, sizeof line, "F %llu %d %lld %lld\n", (unsigned long long)st->st_ino, (int)kp_pid(),
-                           (long long)g_data_end, (long long)copied);
-  if (write(g_journal, line, (size_t)n) != n) kp_fatal("cannot write the durability journal in %s", g_dir);
+  int n = delta
+              ? snprintf(line, sizeof line, "A %llu %d %lld %lld %lld\n",
+                         (unsigned long long)st->st_ino, (int)kp_pid(), (long long)g_data_end,
+                         (long long)copied, (long long)from)
+              : snprintf(line, sizeof line, "F %llu %d %lld %lld\n", (unsigned long long)st->st_ino,
+                         (int)kp_pid(), (long long)g_data_end, (long long)copied);
+  if (write(g_journal, line, (size_t)n) != n)
+    kp_fatal("cannot write the durability journal in %s", g_dir);
   g_data_end += copied;
   if (f == NULL) {
     f = &g_files[g_next_slot++ % KP_SHADOW_FILES];
@@ -124,8 +135,8 @@ void kp_shadow_wrote(const struct stat *before, const struct stat *after, long l
   pthread_mutex_lock(&g_mu);
   kp_shadow_file *f = kp_find(before);
   if (f != NULL) {
-    if (!kp_same_stamp(f, before) || at < 0 || at < (long long)f->recorded || after->st_size < f->recorded ||
-        after->st_ino != f->ino) {
+    if (!kp_same_stamp(f, before) || at < 0 || at < (long long)f->recorded ||
+        after->st_size < f->recorded || after->st_ino != f->ino) {
       f->clean = 0;
     }
     f->size = after->st_size;

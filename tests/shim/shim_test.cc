@@ -661,13 +661,13 @@ TEST_F(ShimTest, UnderTheDurabilityJournalSyncsAreCopiedAndOnlyADirectorysSyncWa
                          &harness);
   ASSERT_EQ(result.exit_code, 0) << result;
   EXPECT_THAT(Kinds(harness.lines()),
-              ElementsAre("SEEN open:log", "SEEN write:log", "SEEN fsync:log", "SEEN write:log", "SEEN fsync:log",
-                          "SEEN truncate:log", "SEEN write:log", "SEEN fsync:log", "SEEN close:log", "HIT fsync:.",
-                          "SEEN close:."));
+              ElementsAre("SEEN open:log", "SEEN write:log", "SEEN fsync:log", "SEEN write:log",
+                          "SEEN fsync:log", "SEEN truncate:log", "SEEN write:log", "SEEN fsync:log",
+                          "SEEN close:log", "HIT fsync:.", "SEEN close:."));
   struct stat st {};
   ASSERT_EQ(::stat(Sandbox("log").c_str(), &st), 0);
   std::string ino = std::to_string(st.st_ino), pid = std::to_string(harness.lines()[0].pid);
-  EXPECT_EQ(ReadFile(shadow + "/journal"), "F " + ino + " " + pid + " 0 3\n" +   //
+  EXPECT_EQ(ReadFile(shadow + "/journal"), "F " + ino + " " + pid + " 0 3\n" +        //
                                                "A " + ino + " " + pid + " 3 2 3\n" +  //
                                                "F " + ino + " " + pid + " 5 3\n");
   EXPECT_EQ(ReadFile(shadow + "/data-" + pid), "abcdeaXY");

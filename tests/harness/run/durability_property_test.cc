@@ -519,14 +519,17 @@ class ScratchDir {
     auto last = recorded_.find(st.st_ino);
     size_t keep = 0;
     if (last != recorded_.end()) {
-      while (keep < last->second.size() && keep < content.size() && last->second[keep] == content[keep]) ++keep;
+      while (keep < last->second.size() && keep < content.size() &&
+             last->second[keep] == content[keep])
+        ++keep;
     }
     std::ofstream(data, std::ios::binary | std::ios::app) << content.substr(keep);
     std::ofstream line(tracker_.journal() / "journal", std::ios::app);
     if (last == recorded_.end() || keep == 0) {
       line << "F " << st.st_ino << " 7 " << off << " " << content.size() << "\n";
     } else {
-      line << "A " << st.st_ino << " 7 " << off << " " << content.size() - keep << " " << keep << "\n";
+      line << "A " << st.st_ino << " 7 " << off << " " << content.size() - keep << " " << keep
+           << "\n";
     }
     recorded_[st.st_ino] = content;
   }
@@ -558,7 +561,8 @@ std::string Describe(const Case& c, const std::vector<Op>& done, const std::stri
 void Check(const Case& c, const std::vector<Op>& done, const Reference& ref,
            const std::string& model, uint64_t seed, bool journal = false) {
   ScratchDir box(c);
-  RC_ASSERT(static_cast<bool>(box.tracker().Begin(box.root(), model, journal ? box.journal() : fs::path{})));
+  RC_ASSERT(static_cast<bool>(
+      box.tracker().Begin(box.root(), model, journal ? box.journal() : fs::path{})));
   RC_ASSERT(box.tracker().journal().empty() == !journal);
   for (const auto& op : done) box.Do(op);
   RC_ASSERT(box.Read() == Flatten(ref, AllAt(ref.states.size() - 1), false));

@@ -468,15 +468,18 @@ void DurabilityTracker::TearContents(Tree& crashed, const Tree& now, uint64_t se
   }
 }
 
-// Data files are read once, as far as the records need.
-const std::string& DurabilityTracker::JournalData(int pid, size_t end) {
-  std::string& data = journal_data_[pid];
-  if (data.size() < end) {
-    std::ifstream in(journal_ / ("data-" + std::to_string(pid)), std::ios::binary);
-    in.seekg(static_cast<std::streamoff>(data.size()));
-    data.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  return data;
+// Bytes [off, off + len) of the process's data file, as far as they are there, added to `out`:
+// only what the lines name is read, never a whole data file.
+void DurabilityTracker::AppendJournalData(int pid, uint64_t off, uint64_t len, std::string& out) {
+  auto [it, fresh] = journal_data_.try_emplace(pid);
+  if (fresh) it->second.open(journal_ / ("data-" + std::to_string(pid)), std::ios::binary);
+  std::ifstream& in = it->second;
+  in.clear();
+  in.seekg(static_cast<std::streamoff>(off));
+  size_t at = out.size();
+  out.resize(at + len);
+  in.read(out.data() + at, static_cast<std::streamsize>(len));
+  out.resize(at + static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
 }
 
 // Each line: "F <ino> <pid> <off> <len>" (the whole content) or "A <ino> <pid> <off> <len>
@@ -501,10 +504,9 @@ void DurabilityTracker::ReadJournal() {
     int pid = 0;
     if (!(fields >> kind >> ino >> pid >> off >> len) || (kind == 'A' && !(fields >> keep)))
       continue;
-    const std::string& data = JournalData(pid, off + len);
     std::string& content = journal_files_[{pid, static_cast<ino_t>(ino)}];
     content.resize(kind == 'A' ? std::min<size_t>(keep, content.size()) : 0);
-    if (off < data.size()) content.append(data, off, len);
+    AppendJournalData(pid, off, len, content);
     last[static_cast<ino_t>(ino)] = {pid, static_cast<ino_t>(ino)};
   }
   for (const auto& [ino, key] : last) synced_files_[Id(ino)] = journal_files_[key];

@@ -40,6 +40,7 @@
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -160,7 +161,7 @@ class DurabilityTracker {
 
   // The journal's lines not read yet: each file's content at its last sync.
   void ReadJournal();
-  const std::string& JournalData(int pid, size_t end);
+  void AppendJournalData(int pid, uint64_t off, uint64_t len, std::string& out);
 
   // torn: the namespace as it is now (before the operation the job is blocked at).
   void Cut();
@@ -185,11 +186,11 @@ class DurabilityTracker {
   std::map<FileId, std::string> synced_files_;  // since Begin
   std::map<ino_t, uint32_t> gens_;              // inode number -> generation, when not 0
 
-  // The journal (power with the shim): where, how far read, each process's data file as read so
-  // far, the content each process last recorded of each inode number.
+  // The journal (power with the shim): where, how far read, each process's data file open, the
+  // content each process last recorded of each inode number.
   std::filesystem::path journal_;
   size_t journal_read_ = 0;
-  std::map<int, std::string> journal_data_;
+  std::map<int, std::ifstream> journal_data_;
   std::map<std::pair<int, ino_t>, std::string> journal_files_;
 
   // torn only (Begin's model is torn or unknown).

@@ -19,7 +19,7 @@
 #                        reported one way, nothing waits, nothing is killed
 #   harness, power       ... fsync-loop-power.json: the same under the power model: the planned
 #                        power kill makes the durability tracker follow the whole attempt (the
-#                        job waits at each open, fsync and close), nothing is killed
+#                        shim keeps each fsync in the durability journal), nothing is killed
 #   harness, power kill  ... fsync-loop-power-kill.json: each trial's first attempt is killed at
 #                        its close under the power model, so the durability tracker follows that
 #                        whole attempt, and the sandbox is rolled back before the retry; the

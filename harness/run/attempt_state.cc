@@ -186,7 +186,8 @@ HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
   // reads the sandbox, so it hears the real path, never an alias. An unseen write is done
   // already, even when the job is killed at its report: it counts as a write.
   bool done = answer.kind != HitAnswer::kKilled || !hit.unseen.empty();
-  if (durability_ && track_ && done && IsSyscallPoint(sent.name)) {
+  bool heard = !hit.seen || (durability_ && durability_->HearsOneWay());
+  if (durability_ && track_ && done && heard && IsSyscallPoint(sent.name)) {
     durability_->OnOperation(sent.name);
   }
   return answer;

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <set>
+#include <sstream>
 
 #include "plan/rng.h"
 #include "util/atomic_file.h"
@@ -195,8 +197,20 @@ Status DurabilityTracker::Survey(Namespace& ns) const {
   return Ok();
 }
 
-Status DurabilityTracker::Begin(const fs::path& work, std::string_view model) {
+Status DurabilityTracker::Begin(const fs::path& work, std::string_view model,
+                                const fs::path& journal) {
   work_ = work;
+  journal_ = model == kModelPower ? journal : fs::path{};
+  journal_read_ = 0;
+  journal_data_.clear();
+  journal_files_.clear();
+  if (!journal_.empty()) {
+    std::error_code ec;
+    fs::remove_all(journal_, ec);
+    if (!fs::create_directories(journal_, ec) || ec) {
+      return Error::Harness("cannot make " + journal_.string() + ": " + ec.message());
+    }
+  }
   start_ = {};
   synced_dirs_.clear();
   synced_files_.clear();
@@ -250,6 +264,14 @@ void DurabilityTracker::OnOperation(std::string_view point) {
   if (colon == std::string_view::npos || colon + 1 == point.size()) return;
   std::string_view op = point.substr(0, colon);
   std::string rest(point.substr(colon + 1));
+  if (!journal_.empty()) {
+    // The shim keeps regular files' syncs in the journal: what is done here comes after them.
+    struct stat st;
+    bool dir_sync =
+        (op == "fsync" || op == "fdatasync") && StatPath(rest, st) && S_ISDIR(st.st_mode);
+    if (!dir_sync && op != "rename" && op != "unlink") return;
+    ReadJournal();
+  }
   if (op == "fsync" || op == "fdatasync") return OnSync(rest, op == "fdatasync");
   ResolvePending();
   // torn: the namespace before each name operation is a state a crash may leave. A mkdir
@@ -446,8 +468,53 @@ void DurabilityTracker::TearContents(Tree& crashed, const Tree& now, uint64_t se
   }
 }
 
+// Bytes [off, off + len) of the process's data file, as far as they are there, added to `out`:
+// only what the lines name is read, never a whole data file.
+void DurabilityTracker::AppendJournalData(int pid, uint64_t off, uint64_t len, std::string& out) {
+  auto [it, fresh] = journal_data_.try_emplace(pid);
+  if (fresh) it->second.open(journal_ / ("data-" + std::to_string(pid)), std::ios::binary);
+  std::ifstream& in = it->second;
+  in.clear();
+  in.seekg(static_cast<std::streamoff>(off));
+  size_t at = out.size();
+  out.resize(at + len);
+  in.read(out.data() + at, static_cast<std::streamsize>(len));
+  out.resize(at + static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
+}
+
+// Each line: "F <ino> <pid> <off> <len>" (the whole content) or "A <ino> <pid> <off> <len>
+// <keep>" (the first <keep> bytes of what <pid> recorded last for <ino>, then the new bytes):
+// harness/shim/shadow.h. No inode number is freed between two reads, so a file's last line
+// read gives its content.
+void DurabilityTracker::ReadJournal() {
+  std::ifstream in(journal_ / "journal", std::ios::binary);
+  if (!in) return;
+  in.seekg(static_cast<std::streamoff>(journal_read_));
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  size_t complete = text.rfind('\n');  // a line still being written waits for the next read
+  if (complete == std::string::npos) return;
+  journal_read_ += complete + 1;
+  std::map<ino_t, std::pair<int, ino_t>> last;
+  std::istringstream lines(text.substr(0, complete + 1));
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    char kind = 0;
+    unsigned long long ino = 0, off = 0, len = 0, keep = 0;
+    int pid = 0;
+    if (!(fields >> kind >> ino >> pid >> off >> len) || (kind == 'A' && !(fields >> keep)))
+      continue;
+    std::string& content = journal_files_[{pid, static_cast<ino_t>(ino)}];
+    content.resize(kind == 'A' ? std::min<size_t>(keep, content.size()) : 0);
+    AppendJournalData(pid, off, len, content);
+    last[static_cast<ino_t>(ino)] = {pid, static_cast<ino_t>(ino)};
+  }
+  for (const auto& [ino, key] : last) synced_files_[Id(ino)] = journal_files_[key];
+}
+
 Result<std::vector<std::string>> DurabilityTracker::Apply(const std::string& model, uint64_t seed) {
   if (model == kModelProcess) return std::vector<std::string>{};
+  if (!journal_.empty()) ReadJournal();
   Tree now;
   if (Status s = Snapshot(now); !s) return s.error();
   Flat before, target;

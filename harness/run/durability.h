@@ -26,6 +26,10 @@
 // new file at once, which must not inherit the old file's durable content. Under torn, a
 // freed file's content is read at that point (the job is blocked before the operation): a cut
 // before it may name the file again.
+// Under power, with a journal directory given to Begin, the shim records what each fsync of a
+// regular file makes durable itself (harness/shim/shadow.h), without waiting: the tracker reads
+// that journal before each operation it still hears while the job is held (a directory's
+// sync, an unlink, a rename: WaitOps) and at Apply.
 // Not thread-safe: the runner and the control channel call it under AttemptState's lock.
 #pragma once
 
@@ -36,6 +40,7 @@
 #include <cstdint>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -56,6 +61,9 @@ class DurabilityTracker {
   // The shim's operations the tracker must see while the job is blocked before them (the
   // sandbox is read then): all but writes, whose reports may come later (KILLPOINT_WAIT_OPS).
   static constexpr const char* kWaitOps = "open,truncate,fsync,fdatasync,rename,unlink,close";
+  // The same with the journal: the ops that free an inode number. A directory's sync waits too
+  // (the shim holds it: the op alone does not say it is one).
+  static constexpr const char* kJournalWaitOps = "rename,unlink";
 
   struct FileId {
     ino_t ino = 0;
@@ -75,7 +83,17 @@ class DurabilityTracker {
   // will be asked for, when known: the tracker then records only what that model reads (torn
   // alone needs namespace states at each name operation and the content of freed files).
   // Empty: record for every model.
-  Status Begin(const std::filesystem::path& work, std::string_view model = {});
+  // `journal`: a directory for the shim's durability journal (KILLPOINT_SHADOW), made afresh;
+  // used under power only (journal() says whether it is).
+  Status Begin(const std::filesystem::path& work, std::string_view model = {},
+               const std::filesystem::path& journal = {});
+  // The journal directory the shim must be given this attempt; empty: none.
+  const std::filesystem::path& journal() const { return journal_; }
+  // The ops the job must wait at for this tracker (KILLPOINT_WAIT_OPS).
+  const char* WaitOps() const { return journal_.empty() ? kWaitOps : kJournalWaitOps; }
+  // Whether points reported one way (SEEN) tell it anything: not with the journal, where they
+  // are writes and regular files' syncs, which the journal has.
+  bool HearsOneWay() const { return journal_.empty(); }
 
   // The job is about to do the operation of the shim's crash point `point` ("<op>:<relpath>",
   // "rename:SRC:DST", see docs/syscall-shim.md) and will do it: call it for every syscall point
@@ -141,6 +159,10 @@ class DurabilityTracker {
   Entries EntriesAt(const std::string& dir, size_t cut, const Tree& now) const;
   void TearContents(Tree& crashed, const Tree& now, uint64_t seed) const;
 
+  // The journal's lines not read yet: each file's content at its last sync.
+  void ReadJournal();
+  void AppendJournalData(int pid, uint64_t off, uint64_t len, std::string& out);
+
   // torn: the namespace as it is now (before the operation the job is blocked at).
   void Cut();
   // The inode's last name goes: under torn its content is kept first.
@@ -163,6 +185,13 @@ class DurabilityTracker {
   std::map<std::string, DirSync> synced_dirs_;  // since Begin
   std::map<FileId, std::string> synced_files_;  // since Begin
   std::map<ino_t, uint32_t> gens_;              // inode number -> generation, when not 0
+
+  // The journal (power with the shim): where, how far read, each process's data file open, the
+  // content each process last recorded of each inode number.
+  std::filesystem::path journal_;
+  size_t journal_read_ = 0;
+  std::map<int, std::ifstream> journal_data_;
+  std::map<std::pair<int, ino_t>, std::string> journal_files_;
 
   // torn only (Begin's model is torn or unknown).
   bool torn_ = true;

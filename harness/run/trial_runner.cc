@@ -155,9 +155,12 @@ class TrialDriver {
   // with every point waiting (protocol v1.1), as KILLPOINT_ARMED names one point only.
   // A pattern or a temporary file's alias is no name the shim knows: every point of the ops
   // it may match waits instead (plan/point_pattern.h), or every point when that is all ops.
-  static void ArmShim(SpawnRequest& r, const AttemptFault& fault, bool track) {
+  void ArmShim(SpawnRequest& r, const AttemptFault& fault, bool track) const {
+    // The tracker's journal, when it keeps one: the shim records what each fsync makes durable.
+    if (track && !durability_.journal().empty())
+      r.env["KILLPOINT_SHADOW"] = durability_.journal().string();
     if (IsSyscallPoint(fault.pause.point) || IsSyscallPoint(fault.overlap.point)) return;
-    std::string wait_ops = track ? DurabilityTracker::kWaitOps : "";
+    std::string wait_ops = track ? durability_.WaitOps() : "";
     const std::string& point = fault.kill_point;
     if (IsPointPattern(point) || point.find('<') != std::string::npos) {
       std::vector<std::string> ops = OpsMatching(point);
@@ -312,7 +315,10 @@ class TrialDriver {
     // Only a kill under a model other than process reads what the tracker records.
     bool track = scenario_.UsesShim() && !fault.kill_point.empty() && fault.model != kModelProcess;
     if (track) {
-      if (Status s = durability_.Begin(sandbox_.work(), fault.model); !s) return s.error();
+      // ArmShim hands the journal to the shim.
+      fs::path journal =
+          shim_.empty() || options_.every_point_waits ? fs::path{} : sandbox_.root() / "durability";
+      if (Status s = durability_.Begin(sandbox_.work(), fault.model, journal); !s) return s.error();
     }
     if (!shim_.empty() && !options_.every_point_waits) ArmShim(r, fault, track);
     r.env["KILLPOINT_INSTANCE"] = "1";

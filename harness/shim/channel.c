@@ -161,7 +161,7 @@ void kp_channel_configure(const char *armed, const char *wait_ops) {
 static int kp_is_one_way(const kp_point *p) {
   /* An exclusive create always waits (v1.3): the harness must have named the new file before
    * any process of the job, this one or another, can report a point on it. */
-  if (!g_one_way || p->excl || strcmp(p->name, g_armed) == 0) return 0;
+  if (!g_one_way || p->excl || p->wait || strcmp(p->name, g_armed) == 0) return 0;
   const char *colon = strchr(p->name, ':');
   size_t op_len = colon != NULL ? (size_t)(colon - p->name) : strlen(p->name);
   for (int i = 0; i < g_wait_op_count; ++i) {

@@ -19,6 +19,8 @@ typedef struct {
   int is_write;                /* a write: its size goes with HIT, PARTIAL is allowed */
   int excl;                    /* an open that creates the file exclusively (O_CREAT|O_EXCL):
                                   HIT and SEEN carry the flag "excl" (protocol v1.3) */
+  int wait;                    /* waits for an answer even when one-way reports are on: a
+                                  directory's sync under the durability journal (shadow.h) */
   const char *unseen;          /* a write the shim did not see (v1.4), noticed at this op ("close",
                                   "fsync", "dup2", "rename", "exit"...): HIT and SEEN carry
                                   "unseen:<op>" after the bytes. NULL for a real call */
@@ -33,6 +35,7 @@ static inline void kp_point_init(kp_point *p) {
   p->armed = 0;
   p->is_write = 0;
   p->excl = 0;
+  p->wait = 0;
   p->unseen = NULL;
   p->bytes = 0;
   p->answer = KP_CONTINUE;

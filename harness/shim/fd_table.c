@@ -17,6 +17,9 @@ typedef struct {
   dev_t dev;
   ino_t ino;
   int writable;           /* opened O_WRONLY or O_RDWR: it can write without the shim seeing */
+  int flags;              /* KP_FD_READABLE, KP_FD_APPEND */
+  int reader;             /* a hidden fd open for reading on the same file (kp_fd_reader), + 1;
+                             0: none */
   off_t size;             /* the file's size and mtime after the last operation the shim saw */
   struct timespec mtime;  /* on it in this process (its stamp) */
 } kp_fd_entry;
@@ -26,11 +29,22 @@ static kp_fd_entry *g_entries; /* indexed by fd; guarded by g_mu */
 static size_t g_cap;
 static size_t g_count;         /* tracked entries: lookups skip the lock while it is 0 */
 
+/* With g_mu held: the job closed fds [lo, hi] or dup'ed over them: a hidden reader among them
+ * is the job's now (or closed), never to be used or closed by the shim. */
+static void kp_drop_readers(size_t lo, size_t hi) {
+  for (size_t fd = 0; fd < g_cap; ++fd) {
+    size_t reader = (size_t)g_entries[fd].reader;
+    if (reader != 0 && reader - 1 >= lo && reader - 1 <= hi) g_entries[fd].reader = 0;
+  }
+}
+
 /* Both with g_mu held. */
 static void kp_clear(size_t fd) {
   if (fd < g_cap && g_entries[fd].rel != NULL) {
     free(g_entries[fd].rel);
     g_entries[fd].rel = NULL;
+    if (g_entries[fd].reader != 0) kp_real_close(g_entries[fd].reader - 1);
+    g_entries[fd].reader = 0;
     __atomic_fetch_sub(&g_count, 1, __ATOMIC_RELAXED);
   }
 }
@@ -62,16 +76,20 @@ static void kp_publish(int fd, const struct stat *st);
 static void kp_fd_record(int fd, const char *rel, int publish) {
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0) return;
-  int mode = fcntl(fd, F_GETFL) & O_ACCMODE;
+  int status = fcntl(fd, F_GETFL);
+  int mode = status & O_ACCMODE;
   char *copy = strdup(rel);
   if (copy == NULL) return;
   pthread_mutex_lock(&g_mu);
   kp_clear((size_t)fd);
   if (kp_grow((size_t)fd) == 0) {
     g_entries[fd].rel = copy;
+    g_entries[fd].reader = 0;
     g_entries[fd].dev = st.st_dev;
     g_entries[fd].ino = st.st_ino;
     g_entries[fd].writable = S_ISREG(st.st_mode) && (mode == O_WRONLY || mode == O_RDWR);
+    g_entries[fd].flags = (status >= 0 && mode != O_WRONLY ? KP_FD_READABLE : 0) |
+                          (status >= 0 && (status & O_APPEND) ? KP_FD_APPEND : 0);
     __atomic_fetch_add(&g_count, 1, __ATOMIC_RELAXED);
     copy = NULL;
   }
@@ -119,35 +137,60 @@ static int kp_published(int fd, const struct stat *st, off_t *size) {
   return strcmp(text, now) == 0;
 }
 
+int kp_fd_stamp_fd_stat(int fd, struct stat *st) {
+  if (fd < 0 || fstat(fd, st) != 0) return 0;
+  kp_fd_stamp(st);
+  if (S_ISREG(st->st_mode)) kp_publish(fd, st);
+  return 1;
+}
+
 void kp_fd_stamp_fd(int fd) {
   struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0) return;
-  kp_fd_stamp(&st);
-  if (S_ISREG(st.st_mode)) kp_publish(fd, &st);
+  kp_fd_stamp_fd_stat(fd, &st);
+}
+
+/* The entry of fd, when it is tracked, open for writing, and its path fits `cap`. */
+static int kp_writable_entry(int fd, char *rel, size_t cap, kp_fd_entry *was) {
+  if (fd < 0 || __atomic_load_n(&g_count, __ATOMIC_RELAXED) == 0) return 0;
+  int found = 0;
+  pthread_mutex_lock(&g_mu);
+  if ((size_t)fd < g_cap && g_entries[fd].rel != NULL && g_entries[fd].writable &&
+      strlen(g_entries[fd].rel) < cap) {
+    *was = g_entries[fd];
+    strcpy(rel, was->rel);
+    found = 1;
+  }
+  pthread_mutex_unlock(&g_mu);
+  return found;
+}
+
+static int kp_unseen_since(int fd, const kp_fd_entry *was, const struct stat *st,
+                           unsigned long long *grown) {
+  if (st->st_dev != was->dev || st->st_ino != was->ino) return 0;
+  if (st->st_size == was->size && st->st_mtim.tv_sec == was->mtime.tv_sec &&
+      st->st_mtim.tv_nsec == was->mtime.tv_nsec) {
+    return 0;
+  }
+  off_t base = was->size; /* or the size another process's seen write left, if larger */
+  int seen = kp_published(fd, st, &base);
+  *grown = st->st_size > base ? (unsigned long long)(st->st_size - base) : 0;
+  kp_fd_stamp(st);
+  if (!seen) kp_publish(fd, st); /* reported once, by this process or any other */
+  return !seen;
 }
 
 int kp_fd_unseen(int fd, char *rel, size_t cap, unsigned long long *grown) {
-  if (fd < 0 || __atomic_load_n(&g_count, __ATOMIC_RELAXED) == 0) return 0;
-  kp_fd_entry was = {NULL, 0, 0, 0, 0, {0, 0}};
-  pthread_mutex_lock(&g_mu);  /* an fd open on nothing the shim tracks costs no fstat */
-  if ((size_t)fd < g_cap && g_entries[fd].rel != NULL && g_entries[fd].writable &&
-      strlen(g_entries[fd].rel) < cap) {
-    was = g_entries[fd];
-    strcpy(rel, was.rel);
-  }
-  pthread_mutex_unlock(&g_mu);
-  struct stat st;
-  if (was.rel == NULL || fstat(fd, &st) != 0 || st.st_dev != was.dev || st.st_ino != was.ino) return 0;
-  if (st.st_size == was.size && st.st_mtim.tv_sec == was.mtime.tv_sec &&
-      st.st_mtim.tv_nsec == was.mtime.tv_nsec) {
-    return 0;
-  }
-  off_t base = was.size;  /* or the size another process's seen write left, if larger */
-  int seen = kp_published(fd, &st, &base);
-  *grown = st.st_size > base ? (unsigned long long)(st.st_size - base) : 0;
-  kp_fd_stamp(&st);
-  if (!seen) kp_publish(fd, &st);  /* reported once, by this process or any other */
-  return !seen;
+  kp_fd_entry was;
+  struct stat st; /* an fd open on nothing the shim tracks costs no fstat */
+  if (!kp_writable_entry(fd, rel, cap, &was) || fstat(fd, &st) != 0) return 0;
+  return kp_unseen_since(fd, &was, &st, grown);
+}
+
+int kp_fd_unseen_stat(int fd, const struct stat *st, char *rel, size_t cap,
+                      unsigned long long *grown) {
+  kp_fd_entry was;
+  if (!kp_writable_entry(fd, rel, cap, &was)) return 0;
+  return kp_unseen_since(fd, &was, st, grown);
 }
 
 int kp_fd_next_writable(int after, const char *rel) {
@@ -163,6 +206,12 @@ int kp_fd_next_writable(int after, const char *rel) {
 }
 
 int kp_fd_lookup(int fd, char *rel, size_t cap) {
+  struct stat st;
+  int flags;
+  return kp_fd_lookup_stat(fd, rel, cap, &st, &flags);
+}
+
+int kp_fd_lookup_stat(int fd, char *rel, size_t cap, struct stat *st, int *flags) {
   if (fd < 0 || __atomic_load_n(&g_count, __ATOMIC_RELAXED) == 0) return 0;
   int found = 0;
   dev_t dev = 0;
@@ -172,12 +221,12 @@ int kp_fd_lookup(int fd, char *rel, size_t cap) {
     strcpy(rel, g_entries[fd].rel);
     dev = g_entries[fd].dev;
     ino = g_entries[fd].ino;
+    *flags = g_entries[fd].flags;
     found = 1;
   }
   pthread_mutex_unlock(&g_mu);
   if (!found) return 0;
-  struct stat st;
-  if (fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino) return 1;
+  if (fstat(fd, st) == 0 && st->st_dev == dev && st->st_ino == ino) return 1;
   /* Closed behind our back and reused (or closed): forget it, unless it was re-set since. */
   pthread_mutex_lock(&g_mu);
   if ((size_t)fd < g_cap && g_entries[fd].rel != NULL && g_entries[fd].dev == dev &&
@@ -192,7 +241,34 @@ void kp_fd_forget(int fd) {
   if (fd < 0 || __atomic_load_n(&g_count, __ATOMIC_RELAXED) == 0) return;
   pthread_mutex_lock(&g_mu);
   kp_clear((size_t)fd);
+  kp_drop_readers((size_t)fd, (size_t)fd);
   pthread_mutex_unlock(&g_mu);
+}
+
+int kp_fd_reader(int fd) {
+  int reader = -1;
+  pthread_mutex_lock(&g_mu);
+  if (fd >= 0 && (size_t)fd < g_cap && g_entries[fd].rel != NULL) {
+    kp_fd_entry *e = &g_entries[fd];
+    if (e->flags & KP_FD_READABLE) {
+      reader = fd;
+    } else if (e->reader != 0) {
+      reader = e->reader - 1;
+    } else {
+      char self[64];
+      snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+      int opened = open(self, O_RDONLY | O_CLOEXEC);
+      /* Far from the low numbers shells and jobs name themselves ("exec 3>file"). */
+      reader = opened < 0 ? -1 : fcntl(opened, F_DUPFD_CLOEXEC, 512);
+      if (reader < 0)
+        reader = opened;
+      else if (opened >= 0)
+        kp_real_close(opened);
+      if (reader >= 0) e->reader = reader + 1;
+    }
+  }
+  pthread_mutex_unlock(&g_mu);
+  return reader;
 }
 
 void kp_fd_dup(int from, int to) {
@@ -200,11 +276,13 @@ void kp_fd_dup(int from, int to) {
   if (__atomic_load_n(&g_count, __ATOMIC_RELAXED) == 0) return;
   pthread_mutex_lock(&g_mu);
   kp_clear((size_t)to);
+  kp_drop_readers((size_t)to, (size_t)to);
   if ((size_t)from < g_cap && g_entries[from].rel != NULL && kp_grow((size_t)to) == 0) {
     char *copy = strdup(g_entries[from].rel);
     if (copy != NULL) {
       g_entries[to] = g_entries[from];
       g_entries[to].rel = copy;
+      g_entries[to].reader = 0; /* the reader stays `from`'s */
       __atomic_fetch_add(&g_count, 1, __ATOMIC_RELAXED);
     }
   }
@@ -257,6 +335,7 @@ void kp_fd_forget_range(unsigned lo, unsigned hi) {
   if (__atomic_load_n(&g_count, __ATOMIC_RELAXED) == 0) return;
   pthread_mutex_lock(&g_mu);
   for (size_t fd = lo; fd < g_cap && fd <= hi; ++fd) kp_clear(fd);
+  kp_drop_readers(lo, hi);
   pthread_mutex_unlock(&g_mu);
 }
 

@@ -26,7 +26,22 @@ int kp_fd_unseen(int fd, char *rel, size_t cap, unsigned long long *grown);
 int kp_fd_next_writable(int after, const char *rel);
 /* 1 and the relpath when fd is tracked and still the file it was opened on. */
 int kp_fd_lookup(int fd, char *rel, size_t cap);
+/* What an entry knows of how its fd was opened. */
+enum { KP_FD_READABLE = 1, KP_FD_APPEND = 2 };
+/* kp_fd_lookup that also leaves the file's fstat in *st and the KP_FD_* flags in *flags: one
+ * fstat for a wrapper's lookup and its check for unseen writes (kp_fd_unseen_stat). */
+int kp_fd_lookup_stat(int fd, char *rel, size_t cap, struct stat *st, int *flags);
+/* kp_fd_unseen with the file's fstat `st` taken already (by kp_fd_lookup_stat). */
+int kp_fd_unseen_stat(int fd, const struct stat *st, char *rel, size_t cap,
+                      unsigned long long *grown);
+/* kp_fd_stamp_fd that leaves the fstat in *st; 0 when fstat failed. */
+int kp_fd_stamp_fd_stat(int fd, struct stat *st);
 void kp_fd_forget(int fd);
+/* An fd open for reading on tracked fd's file: fd itself when it was opened for reading, else
+ * a hidden one (O_CLOEXEC, numbered 512 or more) the shim opens once and closes with fd's
+ * entry; never one the job closed or dup'ed over since. -1 when fd is not tracked or the file
+ * cannot be opened. */
+int kp_fd_reader(int fd);
 /* After a successful dup of `from` onto `to`: `to` inherits `from`'s entry, or none. */
 void kp_fd_dup(int from, int to);
 /* After a rename in the sandbox: the entries at `from` or below it move to `to` (forgotten

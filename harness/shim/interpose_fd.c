@@ -15,6 +15,7 @@
 #include "channel.h"
 #include "fd_table.h"
 #include "interpose.h"
+#include "shadow.h"
 #include "shim.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -47,18 +48,9 @@ KP_REAL(closefrom, void, (int))
 ssize_t kp_real_write(int fd, const void *buf, size_t n) { return kp_next_write()(fd, buf, n); }
 int kp_real_close(int fd) { return kp_next_close()(fd); }
 
-/* Arms p as "<op>:<relpath>" when fd is open on a sandbox path. */
-static void kp_fd_point(kp_point *p, const char *op, int fd) {
-  char rel[KP_PATH_MAX];
-  if (kp_fd_lookup(fd, rel, sizeof rel) && kp_own_process()) kp_point_name(p, op, rel, NULL);
-}
-
 /* ---- writes the shim did not see (docs/syscall-shim.md, "Unseen writes") ---- */
 
-void kp_unseen_write(int fd, const char *at) {
-  char rel[KP_PATH_MAX];
-  unsigned long long grown = 0;
-  if (!kp_own_process() || !kp_fd_unseen(fd, rel, sizeof rel, &grown)) return;
+static void kp_report_unseen(const char *rel, unsigned long long grown, const char *at) {
   kp_point p;
   kp_point_init(&p);
   kp_point_name(&p, "write", rel, NULL);
@@ -70,6 +62,13 @@ void kp_unseen_write(int fd, const char *at) {
   kp_point_done(&p, grown);
 }
 
+void kp_unseen_write(int fd, const char *at) {
+  char rel[KP_PATH_MAX];
+  unsigned long long grown = 0;
+  if (kp_own_process() && kp_fd_unseen(fd, rel, sizeof rel, &grown))
+    kp_report_unseen(rel, grown, at);
+}
+
 void kp_unseen_writes(const char *rel, const char *at) {
   if (!kp_own_process()) return;
   for (int fd = kp_fd_next_writable(-1, rel); fd >= 0; fd = kp_fd_next_writable(fd, rel)) {
@@ -77,10 +76,23 @@ void kp_unseen_writes(const char *rel, const char *at) {
   }
 }
 
-/* Arms p as "<op>:<relpath>" like kp_fd_point, after reporting what changed unseen before. */
+/* Arms p as "<op>:<relpath>" when fd is open on a sandbox path, after reporting what changed
+ * unseen before, with one fstat for both, left in *st. Returns fd's KP_FD_* flags, or -1 when p is
+ * not armed. */
+static int kp_fd_point_stat(kp_point *p, const char *op, int fd, struct stat *st) {
+  char rel[KP_PATH_MAX], unseen_rel[KP_PATH_MAX];
+  int flags = 0;
+  unsigned long long grown = 0;
+  if (!kp_fd_lookup_stat(fd, rel, sizeof rel, st, &flags) || !kp_own_process()) return -1;
+  if (kp_fd_unseen_stat(fd, st, unseen_rel, sizeof unseen_rel, &grown))
+    kp_report_unseen(unseen_rel, grown, op);
+  kp_point_name(p, op, rel, NULL);
+  return flags;
+}
+
 static void kp_fd_point_checked(kp_point *p, const char *op, int fd) {
-  kp_unseen_write(fd, op);
-  kp_fd_point(p, op, fd);
+  struct stat st;
+  (void)kp_fd_point_stat(p, op, fd, &st);
 }
 
 /* ---- the write family ---- */
@@ -143,7 +155,8 @@ static ssize_t kp_write_common(const kp_write_call *c) {
   kp_guard_enter();
   kp_point p;
   kp_point_init(&p);
-  kp_fd_point_checked(&p, "write", c->fd);
+  struct stat before;
+  int flags = kp_fd_point_stat(&p, "write", c->fd, &before);
   if (p.armed) {
     p.is_write = 1;
     for (int i = 0; c->iov != NULL && i < c->iovcnt; ++i) p.bytes += c->iov[i].iov_len;
@@ -154,7 +167,13 @@ static ssize_t kp_write_common(const kp_write_call *c) {
                   ? kp_write_prefix(c, p.partial)
                   : kp_write_real(c, c->iov, c->iovcnt, c->off);
   err = errno;
-  if (p.armed) kp_fd_stamp_fd(c->fd);  /* a seen write: the file's new stamp */
+  struct stat after;
+  if (p.armed && kp_fd_stamp_fd_stat(c->fd, &after)) { /* a seen write: the file's new stamp */
+    long long at = c->off != -1             ? (long long)c->off
+                   : (flags & KP_FD_APPEND) ? (long long)before.st_size
+                                            : -1;
+    kp_shadow_wrote(&before, &after, at);
+  }
   kp_point_done(&p, r > 0 ? (unsigned long long)r : 0);
   kp_guard_leave();
   errno = err;
@@ -250,7 +269,8 @@ static ssize_t kp_copy_common(const kp_copy_call *c, size_t len) {
   kp_guard_enter();
   kp_point p;
   kp_point_init(&p);
-  kp_fd_point_checked(&p, "write", c->out_fd);
+  struct stat before;
+  (void)kp_fd_point_stat(&p, "write", c->out_fd, &before);
   if (p.armed) {
     p.is_write = 1;
     p.bytes = kp_copy_size(c, len);
@@ -271,7 +291,8 @@ static ssize_t kp_copy_common(const kp_copy_call *c, size_t len) {
     r = kp_copy_real(c, len);
   }
   err = errno;
-  if (p.armed) kp_fd_stamp_fd(c->out_fd);
+  struct stat after;
+  if (p.armed && kp_fd_stamp_fd_stat(c->out_fd, &after)) kp_shadow_wrote(&before, &after, -1);
   kp_point_done(&p, r > 0 ? (unsigned long long)r : 0);
   kp_guard_leave();
   errno = err;
@@ -299,7 +320,8 @@ KP_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off64_t *off, size_t len) {
 /* A seen truncate: the file's new stamp. */
 static int kp_stamped(int r, int fd) {
   int err = errno;
-  kp_fd_stamp_fd(fd);
+  struct stat st;
+  if (kp_fd_stamp_fd_stat(fd, &st)) kp_shadow_truncated(&st);
   errno = err;
   return r;
 }
@@ -316,23 +338,37 @@ KP_EXPORT int ftruncate64(int fd, off64_t len) {
             kp_stamped(kp_next_ftruncate64()(fd, len), fd));
 }
 
-/* fsync or fdatasync of a file: the kernel's call, or none for a sandbox file when the harness
- * asked (KILLPOINT_SKIP_FSYNC=1): the persistence models, not the disk, decide what a crash
- * keeps, so a real sync would only cost time. The crash point is the same either way. */
-static int kp_sync(const kp_point *p, int (*real)(int), int fd) {
+/* The point of an fsync or fdatasync. Under the durability journal (shadow.h) a directory's
+ * sync waits for an answer: the harness lists the directory then. */
+static void kp_sync_point(kp_point *p, const char *op, int fd, struct stat *st) {
+  (void)kp_fd_point_stat(p, op, fd, st);
+  if (p->armed && kp_shadow_on() && S_ISDIR(st->st_mode)) p->wait = 1;
+}
+
+/* fsync or fdatasync of a file the job is let through to: a regular file's content goes to the
+ * durability journal first, when there is one; then the kernel's call, or none for a sandbox
+ * file when the harness asked (KILLPOINT_SKIP_FSYNC=1): the persistence models, not the disk,
+ * decide what a crash keeps, so a real sync would only cost time. The crash point is the same
+ * either way. */
+static int kp_sync(const kp_point *p, int (*real)(int), int fd, const struct stat *st) {
+  if (p->armed && kp_shadow_on() && S_ISREG(st->st_mode) && st->st_nlink > 0)
+    kp_shadow_sync(kp_fd_reader(fd), st);
   if (kp_skip_sync() && p->armed) return 0;
   return real(fd);
 }
 
 KP_EXPORT int fsync(int fd) {
   if (!kp_enabled()) return kp_next_fsync()(fd);
-  KP_AROUND(int, kp_fd_point_checked(&kp_p_, "fsync", fd), kp_sync(&kp_p_, kp_next_fsync(), fd));
+  struct stat st;
+  KP_AROUND(int, kp_sync_point(&kp_p_, "fsync", fd, &st),
+            kp_sync(&kp_p_, kp_next_fsync(), fd, &st));
 }
 
 KP_EXPORT int fdatasync(int fd) {
   if (!kp_enabled()) return kp_next_fdatasync()(fd);
-  KP_AROUND(int, kp_fd_point_checked(&kp_p_, "fdatasync", fd),
-            kp_sync(&kp_p_, kp_next_fdatasync(), fd));
+  struct stat st;
+  KP_AROUND(int, kp_sync_point(&kp_p_, "fdatasync", fd, &st),
+            kp_sync(&kp_p_, kp_next_fdatasync(), fd, &st));
 }
 
 /* The entry goes before the real close: once the fd is closed, another thread may get the

@@ -14,6 +14,7 @@
 
 #include "channel.h"
 #include "fd_table.h"
+#include "shadow.h"
 #include "shim.h"
 
 int kp_active_flag;
@@ -52,11 +53,18 @@ void kp_fatal(const char *fmt, ...) {
   _exit(70);
 }
 
-static void kp_atfork_prepare(void) { kp_fd_atfork_prepare(); }
-static void kp_atfork_parent(void) { kp_fd_atfork_parent(); }
+static void kp_atfork_prepare(void) {
+  kp_fd_atfork_prepare();
+  kp_shadow_atfork_prepare();
+}
+static void kp_atfork_parent(void) {
+  kp_shadow_atfork_parent();
+  kp_fd_atfork_parent();
+}
 static void kp_atfork_child(void) {
   __atomic_store_n(&g_owner_pid, getpid(), __ATOMIC_RELAXED);
   kp_fd_atfork_child();
+  kp_shadow_atfork_child();
   kp_channel_atfork_child();
 }
 
@@ -92,6 +100,7 @@ __attribute__((constructor)) static void kp_init(void) {
   g_owner_pid = getpid();
   if (pthread_atfork(kp_atfork_prepare, kp_atfork_parent, kp_atfork_child) != 0) goto out;
   kp_channel_configure(getenv("KILLPOINT_ARMED"), getenv("KILLPOINT_WAIT_OPS"));
+  kp_shadow_configure(getenv("KILLPOINT_SHADOW"));
   const char *skip = getenv("KILLPOINT_SKIP_FSYNC");
   g_skip_sync = skip != NULL && strcmp(skip, "1") == 0;
   /* Files the job inherited already open on the sandbox ("cmd > file" in a shell). */

@@ -697,6 +697,42 @@ TEST_F(ShimTest, OneWayLinesLeaveBeforeExecReplacesTheProcess) {
   EXPECT_THAT(names, ::testing::IsSupersetOf({"SEEN open:a.txt", "SEEN write:a.txt"}));
 }
 
+// ---- The durability journal (KILLPOINT_SHADOW, power model) ----
+
+// A file's syncs go one way, each after a line in the journal and a copy of what it holds in
+// the process's data file: whole (F), or only what was appended since the last line (A); a
+// truncate makes the next one whole. A directory's sync waits, whatever KILLPOINT_WAIT_OPS says.
+TEST_F(ShimTest, UnderTheDurabilityJournalSyncsAreCopiedAndOnlyADirectorysSyncWaits) {
+  REQUIRE_PYTHON();
+  std::string shadow = root_ + "/durability";
+  ASSERT_EQ(::mkdir(shadow.c_str(), 0755), 0);
+  extra_env_["KILLPOINT_ARMED"] = "";
+  extra_env_["KILLPOINT_WAIT_OPS"] = "rename,unlink";
+  extra_env_["KILLPOINT_SHADOW"] = shadow;
+  FakeHarness harness;
+  JobResult result = Run({python_, "-c",
+                          "import os\n"
+                          "fd = os.open('log', os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)\n"
+                          "os.write(fd, b'abc'); os.fsync(fd)\n"
+                          "os.write(fd, b'de'); os.fsync(fd)\n"
+                          "os.ftruncate(fd, 1); os.write(fd, b'XY'); os.fsync(fd)\n"
+                          "os.close(fd)\n"
+                          "d = os.open('.', os.O_RDONLY); os.fsync(d); os.close(d)\n"},
+                         &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_THAT(Kinds(harness.lines()),
+              ElementsAre("SEEN open:log", "SEEN write:log", "SEEN fsync:log", "SEEN write:log",
+                          "SEEN fsync:log", "SEEN truncate:log", "SEEN write:log", "SEEN fsync:log",
+                          "SEEN close:log", "HIT fsync:.", "SEEN close:."));
+  struct stat st {};
+  ASSERT_EQ(::stat(Sandbox("log").c_str(), &st), 0);
+  std::string ino = std::to_string(st.st_ino), pid = std::to_string(harness.lines()[0].pid);
+  EXPECT_EQ(ReadFile(shadow + "/journal"), "F " + ino + " " + pid + " 0 3\n" +        //
+                                               "A " + ino + " " + pid + " 3 2 3\n" +  //
+                                               "F " + ino + " " + pid + " 5 3\n");
+  EXPECT_EQ(ReadFile(shadow + "/data-" + pid), "abcdeaXY");
+}
+
 // ---- SQLite (through Python's sqlite3 module) ----
 
 TEST_F(ShimTest, SqliteJournalProtocolIsVisible) {

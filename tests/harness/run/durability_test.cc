@@ -2,6 +2,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -101,6 +102,49 @@ TEST_F(DurabilityTest, ProcessModelKeepsEverything) {
   ASSERT_TRUE(changes);
   EXPECT_TRUE(changes.value().empty());
   EXPECT_EQ(Read("state.json"), "new");
+}
+
+// Power with the shim: the syncs of regular files come from the shim's journal
+// (harness/shim/shadow.h), read at the next operation the job waits at and at Apply.
+TEST_F(DurabilityTest, PowerReadsFileSyncsFromTheShimsJournal) {
+  Write("log", "");
+  Write("state", "old");
+  fs::path journal = work_.string() + "-journal";
+  ASSERT_TRUE(tracker_.Begin(work_, kModelPower, journal));
+  ASSERT_EQ(tracker_.journal(), journal);
+  EXPECT_STREQ(tracker_.WaitOps(), DurabilityTracker::kJournalWaitOps);
+  auto ino = [&](const char* name) {
+    struct stat st {};
+    ::stat((work_ / name).c_str(), &st);
+    return std::to_string(st.st_ino);
+  };
+  // log: synced whole ("abc"), then appended and synced again: its first 2 bytes kept, "defg"
+  // added (an A line). state: one line whole, then a line still being written.
+  std::ofstream(journal / "data-5", std::ios::binary) << "abcdefg";
+  std::ofstream(journal / "data-6", std::ios::binary) << "newer";
+  std::ofstream(journal / "journal") << "F " << ino("log") << " 5 0 3\n"
+                                     << "A " << ino("log") << " 5 3 4 2\n"
+                                     << "F " << ino("state") << " 6 0 3\n"
+                                     << "F " << ino("state") << " 6 0 5";
+  tracker_.OnOperation("fsync:log");  // a file's sync heard live adds nothing: the journal has it
+  Write("log", "live and never synced");
+  Write("state", "live and never synced");
+  auto changes = tracker_.Apply(kModelPower, 1);
+  ASSERT_TRUE(changes);
+  EXPECT_EQ(Read("log"), "abdefg");
+  EXPECT_EQ(Read("state"), "new");
+  fs::remove_all(journal);
+}
+
+// Without a journal directory, or under another model, the tracker reads the sandbox itself.
+TEST_F(DurabilityTest, OnlyPowerWithAJournalDirectoryKeepsAJournal) {
+  fs::path journal = work_.string() + "-journal";
+  ASSERT_TRUE(tracker_.Begin(work_, kModelTorn, journal));
+  EXPECT_TRUE(tracker_.journal().empty());
+  EXPECT_STREQ(tracker_.WaitOps(), DurabilityTracker::kWaitOps);
+  ASSERT_TRUE(tracker_.Begin(work_, kModelPower));
+  EXPECT_TRUE(tracker_.journal().empty());
+  fs::remove_all(journal);
 }
 
 TEST_F(DurabilityTest, PowerLosesARenameWhoseDirectoryWasNeverSynced) {

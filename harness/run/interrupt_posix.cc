@@ -11,7 +11,8 @@ namespace {
 
 std::atomic<pid_t> g_groups[kForegroundSlots];  // 0: a free slot
 std::atomic<bool> g_installed{false};
-static_assert(std::atomic<pid_t>::is_always_lock_free, "the handler may only touch lock-free atomics");
+static_assert(std::atomic<pid_t>::is_always_lock_free,
+              "the handler may only touch lock-free atomics");
 
 // Never destroyed: a handler may run until _exit. InstallInterruptHandlers makes it before it
 // installs them, so a handler only ever reads the initialized static.

@@ -67,8 +67,9 @@ class RunningProcess {
   virtual bool WaitForExit(std::chrono::milliseconds timeout) = 0;
   // Blocks until the process exits or `timeout` passes; at the timeout the group is killed
   // and the result has timed_out set. The request's stop token (by default a SIGINT/SIGTERM to
-  // the harness, interrupt.h) ends the wait the same way, with interrupted set. After Wait the group and every tagged process are
-  // killed and gone, the child is reaped and its captured output is complete.
+  // the harness, interrupt.h) ends the wait the same way, with interrupted set. After Wait the
+  // group and every tagged process are killed and gone, the child is reaped and its captured
+  // output is complete.
   virtual ExitStatus Wait(std::chrono::milliseconds timeout) = 0;
 };
 

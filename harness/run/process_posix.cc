@@ -337,7 +337,9 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
 Spawner& PosixSpawner() {
   class Posix : public Spawner {
    public:
-    Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) override { return killpoint::Spawn(r); }
+    Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) override {
+      return killpoint::Spawn(r);
+    }
   };
   static Posix* const spawner = new Posix;  // never destroyed: a worker may spawn until exit
   return *spawner;

@@ -54,7 +54,8 @@ class StopSource {
  private:
   friend class StopToken;
   void Wake() const;  // one byte to the self-pipe, if any: async-signal-safe
-  static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only touch lock-free atomics");
+  static_assert(std::atomic<int>::is_always_lock_free,
+                "a signal handler may only touch lock-free atomics");
   std::atomic<int> signal_{0};
   int pipe_[2] = {-1, -1};
 };

@@ -354,7 +354,8 @@ class TrialDriver {
     if (!shim_.empty() && !options_.every_point_waits) ArmShim(second, AttemptFault{}, track);
     second.env["KILLPOINT_INSTANCE"] = "2";
     SecondInstance hooks;
-    hooks.spawn = [second, spawner = options_.spawner]() -> Result<std::unique_ptr<RunningProcess>> {
+    Spawner* spawner = options_.spawner;
+    hooks.spawn = [second, spawner]() -> Result<std::unique_ptr<RunningProcess>> {
       auto process = spawner->Spawn(second);
       if (!process) return Error::Harness("the overlap's second instance did not start: " + process.error().message);
       return std::move(process.value());

@@ -38,7 +38,7 @@ class Search {
       RC_DISCARD("budget spent");
     }
     auto trial = RunTrial(scenario_, plan, trial_options_);
-    if (!trial && InterruptSignal() != 0) {  // the schedule in flight is abandoned
+    if (!trial && trial_options_.stop.stop_requested()) {  // the schedule in flight is abandoned
       (void)Interrupted(shrinking);
       return;
     }
@@ -96,9 +96,9 @@ class Search {
   // shrink candidates RapidCheck then tries all pass at once, so it stops after one round.
   // While shrinking, candidates pass: RapidCheck keeps the smallest failure it has.
   bool Interrupted(bool shrinking) {
-    if (InterruptSignal() == 0) return false;
+    if (!trial_options_.stop.stop_requested()) return false;
     if (outcome_.interrupted == 0) {
-      outcome_.interrupted = InterruptSignal();
+      outcome_.interrupted = trial_options_.stop.signal();
       if (!shrinking) RC_FAIL("interrupted");
     }
     return true;

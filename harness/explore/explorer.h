@@ -42,7 +42,7 @@ struct ExploreOutcome {
   int interrupted = 0;
 };
 
-// A SIGINT/SIGTERM (InterruptSignal() != 0) ends the search between schedules, or kills the
+// A SIGINT/SIGTERM (options.trial.stop) ends the search between schedules, or kills the
 // attempt in flight and abandons that schedule; what was complete is returned, with
 // `interrupted` set.
 Result<ExploreOutcome> Explore(const Scenario& scenario, const ExploreOptions& options);

@@ -5,7 +5,6 @@
 
 #include <cerrno>
 
-#include "run/interrupt.h"
 
 namespace killpoint {
 
@@ -14,16 +13,16 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// Sleeps `ms` of real time, or less if the harness gets SIGINT/SIGTERM meanwhile: a pause of
-// minutes must not hold up the stop (interrupt.h; the attempt's wait has already returned and
-// killed the group, and Finish joins this thread). Polls the interrupt self-pipe; without the
-// handlers installed (InterruptFd() is -1, which poll ignores) it is a plain sleep.
-void SleepUnlessInterrupted(int64_t ms) {
+// Sleeps `ms` of real time, or less if `stop` stops meanwhile (the harness's SIGINT/SIGTERM):
+// a pause of minutes must not hold up the stop (interrupt.h; the attempt's wait has already
+// returned and killed the group, and Finish joins this thread). Polls the token's self-pipe;
+// without one (fd() is -1, which poll ignores) it is a plain sleep.
+void SleepUnlessInterrupted(int64_t ms, const StopToken& stop) {
   auto until = Clock::now() + milliseconds(ms);
-  while (InterruptSignal() == 0) {
+  while (!stop.stop_requested()) {
     auto left = std::chrono::ceil<milliseconds>(until - Clock::now()).count();  // never short
     if (left <= 0) return;
-    pollfd p = {InterruptFd(), POLLIN, 0};
+    pollfd p = {stop.fd(), POLLIN, 0};
     int rc = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 60'000)));
     if (rc > 0) return;
     if (rc < 0 && errno != EINTR) return;
@@ -34,13 +33,14 @@ void SleepUnlessInterrupted(int64_t ms) {
 
 HoldDriver::HoldDriver(const AttemptFault& fault, AttemptState* attempt, ControlChannel* channel,
                        Downstream* downstream, History* history, RunningProcess* first,
-                       SecondInstance second)
+                       SecondInstance second, StopToken stop)
     : attempt_(attempt),
       channel_(channel),
       downstream_(downstream),
       history_(history),
       first_(first),
       second_(std::move(second)),
+      stop_(stop),
       pause_ms_(fault.pause.duration_ms),
       hold_ms_(fault.overlap.hold_ms) {
   thread_ = std::thread([this] { Loop(); });
@@ -69,11 +69,11 @@ void HoldDriver::Carry(const AttemptState::Hold& hold) {
     // Real time, not the virtual clock: a stopped job is paused to let the world move on
     // without it (a lease expires, another instance takes the lock), and jobs and the
     // stores they use measure that with their own clocks (docs/faults.md).
-    SleepUnlessInterrupted(pause_ms_);
+    SleepUnlessInterrupted(pause_ms_, stop_);
   }
   std::unique_ptr<RunningProcess> second;
   Clock::time_point started;
-  if (hold.overlap && !first_ended_ && InterruptSignal() == 0) {
+  if (hold.overlap && !first_ended_ && !stop_.stop_requested()) {
     started = Clock::now();
     second = StartSecond(hold);
   }

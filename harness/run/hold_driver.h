@@ -20,6 +20,7 @@
 #include "run/control_channel.h"
 #include "run/downstream.h"
 #include "run/process.h"
+#include "run/stop_token.h"
 #include "util/result.h"
 
 namespace killpoint {
@@ -33,10 +34,11 @@ struct SecondInstance {
 
 class HoldDriver {
  public:
-  // Every pointer must outlive the driver; `first` until Finish returned.
+  // Every pointer must outlive the driver; `first` until Finish returned. Once `stop` stops
+  // (the harness's SIGINT/SIGTERM), a pause's sleep ends and no second instance starts.
   HoldDriver(const AttemptFault& fault, AttemptState* attempt, ControlChannel* channel,
              Downstream* downstream, History* history, RunningProcess* first,
-             SecondInstance second);
+             SecondInstance second, StopToken stop);
   ~HoldDriver();
 
   // The first instance has ended: no new hold starts; the one under way is completed, the
@@ -56,6 +58,7 @@ class HoldDriver {
   History* history_;
   RunningProcess* first_;
   SecondInstance second_;
+  StopToken stop_;
   int64_t pause_ms_ = 0;
   int64_t hold_ms_ = 0;
   std::atomic<bool> first_ended_{false};

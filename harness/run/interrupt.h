@@ -1,10 +1,11 @@
 // SIGINT and SIGTERM to the harness: the first asks the run to stop, the second ends it at once.
 //
-// The first signal only records itself: the handler stores the signal number in a lock-free
-// atomic and writes one byte to a self-pipe (both async-signal-safe). Nothing is interrupted
-// in the middle: the suite checks InterruptSignal() between trials, and RunningProcess::Wait
-// polls InterruptFd() beside the job's pidfd, so a running attempt is killed (its group and its
-// tagged processes) as soon as the signal arrives. The byte is never read: the pipe stays
+// The first signal only records itself in the harness's StopSource (run/stop_token.h): the
+// handler stores the signal number in a lock-free atomic and writes one byte to a self-pipe
+// (both async-signal-safe). Nothing is interrupted in the middle: the suite checks its stop
+// token (InterruptToken() unless a test gives another) between trials, and RunningProcess::Wait
+// polls the token's descriptor beside the job's pidfd, so a running attempt is killed (its group
+// and its tagged processes) as soon as the signal arrives. The byte is never read: the pipe stays
 // readable, so every later wait returns at once too. The suite then writes the finished trials'
 // results (atomically, marked partial) and the CLI exits 128 + the signal (130, 143).
 //
@@ -16,13 +17,20 @@
 
 #include <sys/types.h>
 
+#include "run/stop_token.h"
+
 namespace killpoint {
 
 // Installs the handlers for SIGINT and SIGTERM and creates the self-pipe. Idempotent.
 // Call from the main thread before any other thread starts (threads inherit the mask).
 void InstallInterruptHandlers();
 
-// 0 until a SIGINT or SIGTERM arrived, then the first one's number. Async-signal-safe.
+// The token the handlers stop: the default of SuiteOptions, TrialOptions and SpawnRequest.
+// Valid before the handlers are installed (it never stops then, but by RequestInterrupt).
+StopToken InterruptToken();
+
+// 0 until a SIGINT or SIGTERM arrived, then the first one's number: InterruptToken().signal().
+// Async-signal-safe.
 int InterruptSignal();
 
 // A descriptor that polls readable (POLLIN) once a signal arrived; -1 when the handlers are

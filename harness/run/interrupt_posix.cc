@@ -1,9 +1,7 @@
-#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cerrno>
 #include <string>
 
 #include "run/interrupt.h"
@@ -11,29 +9,26 @@
 namespace killpoint {
 namespace {
 
-std::atomic<int> g_signal{0};
 std::atomic<pid_t> g_groups[kForegroundSlots];  // 0: a free slot
-int g_pipe[2] = {-1, -1};
 std::atomic<bool> g_installed{false};
-static_assert(std::atomic<int>::is_always_lock_free && std::atomic<pid_t>::is_always_lock_free,
+static_assert(std::atomic<pid_t>::is_always_lock_free,
               "the handler may only touch lock-free atomics");
 
+// Never destroyed: a handler may run until _exit. InstallInterruptHandlers makes it before it
+// installs them, so a handler only ever reads the initialized static.
+StopSource& Interrupts() {
+  static StopSource* const source = new StopSource;
+  return *source;
+}
+
 void Record(int signal) {
-  int expected = 0;
-  if (!g_signal.compare_exchange_strong(expected, signal)) {
+  if (!Interrupts().RequestStop(signal)) {
     // A second signal: the shutdown is taking too long for someone. End now.
     for (auto& slot : g_groups) {
       pid_t group = slot.load();
       if (group > 0) ::kill(-group, SIGKILL);
     }
     ::_exit(128 + signal);
-  }
-  if (g_pipe[1] >= 0) {
-    int saved = errno;  // the handler must not change errno under the interrupted code
-    char byte = 1;
-    while (::write(g_pipe[1], &byte, 1) < 0 && errno == EINTR) {
-    }
-    errno = saved;
   }
 }
 
@@ -43,7 +38,7 @@ void Handler(int signal) { Record(signal); }
 
 void InstallInterruptHandlers() {
   if (g_installed.exchange(true)) return;
-  if (::pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) g_pipe[0] = g_pipe[1] = -1;
+  Interrupts().OpenPipe();  // without it, nothing wakes a wait: the token is still read
   struct sigaction sa {};
   sa.sa_handler = Handler;
   sigemptyset(&sa.sa_mask);
@@ -52,9 +47,11 @@ void InstallInterruptHandlers() {
   ::sigaction(SIGTERM, &sa, nullptr);
 }
 
-int InterruptSignal() { return g_signal.load(); }
+StopToken InterruptToken() { return Interrupts().token(); }
 
-int InterruptFd() { return g_pipe[0]; }
+int InterruptSignal() { return InterruptToken().signal(); }
+
+int InterruptFd() { return InterruptToken().fd(); }
 
 const char* InterruptName(int signal) {
   if (signal == SIGINT) return "SIGINT";
@@ -66,14 +63,7 @@ const char* InterruptName(int signal) {
 
 void RequestInterrupt(int signal) { Record(signal); }
 
-void ResetInterruptForTests() {
-  char buf[64];
-  if (g_pipe[0] >= 0) {
-    while (::read(g_pipe[0], buf, sizeof buf) > 0) {
-    }
-  }
-  g_signal.store(0);
-}
+void ResetInterruptForTests() { Interrupts().Reset(); }
 
 void AddForegroundGroup(pid_t group) {
   for (auto& slot : g_groups) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "run/interrupt.h"
+#include "run/stop_token.h"
 #include "util/result.h"
 
 namespace killpoint {
@@ -31,6 +33,8 @@ struct SpawnRequest {
   int64_t max_file_bytes = kDefaultMaxFileBytes;
   // Bytes kept of each of stdout and stderr; the rest is dropped, and a last line says so.
   int64_t max_output_bytes = kDefaultMaxOutputBytes;
+  // Once it stops, a Wait ends at once with `interrupted` set (and kills the group).
+  StopToken stop = InterruptToken();
 };
 
 // How an attempt ended. Exactly one of exited/signaled is true.
@@ -62,9 +66,10 @@ class RunningProcess {
   // kills nothing and reaps nothing: Wait must follow. Not concurrently with Wait.
   virtual bool WaitForExit(std::chrono::milliseconds timeout) = 0;
   // Blocks until the process exits or `timeout` passes; at the timeout the group is killed
-  // and the result has timed_out set. A SIGINT/SIGTERM to the harness (interrupt.h) ends the
-  // wait the same way, with interrupted set. After Wait the group and every tagged process are
-  // killed and gone, the child is reaped and its captured output is complete.
+  // and the result has timed_out set. The request's stop token (by default a SIGINT/SIGTERM to
+  // the harness, interrupt.h) ends the wait the same way, with interrupted set. After Wait the
+  // group and every tagged process are killed and gone, the child is reaped and its captured
+  // output is complete.
   virtual ExitStatus Wait(std::chrono::milliseconds timeout) = 0;
 };
 
@@ -74,5 +79,18 @@ class RunningProcess {
 // What the job itself started is not covered by that; orphan_guard.h kills those.
 // Errors (missing or non-executable program) are BadInput naming the program.
 Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& request);
+
+// How the trial driver starts processes (TrialOptions::spawner): PosixSpawner() in the harness,
+// a fake that returns scripted RunningProcess objects in the driver's unit tests
+// (tests/harness/run/trial_driver_test.cc). Called from the driver's thread and, for an
+// overlap's second instance, from its hold driver's thread.
+class Spawner {
+ public:
+  virtual ~Spawner() = default;
+  virtual Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& request) = 0;
+};
+
+// The real one: Spawn above. Lives until the process exits.
+Spawner& PosixSpawner();
 
 }  // namespace killpoint

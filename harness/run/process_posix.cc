@@ -161,13 +161,14 @@ std::mutex g_spawn_mu;
 class PosixProcess : public RunningProcess {
  public:
   PosixProcess(bp::child child, int pidfd, std::string tag, OutputCapture out, OutputCapture err,
-               int64_t max_file_bytes)
+               int64_t max_file_bytes, StopToken stop)
       : child_(std::move(child)),
         pidfd_(pidfd),
         tag_(std::move(tag)),
         out_(std::move(out)),
         err_(std::move(err)),
-        max_file_bytes_(max_file_bytes) {}
+        max_file_bytes_(max_file_bytes),
+        stop_(stop) {}
 
   ~PosixProcess() override {
     if (child_.valid() && !reaped_) {
@@ -249,17 +250,17 @@ class PosixProcess : public RunningProcess {
   enum class Waited { kExited, kTimedOut, kInterrupted };
 
   // Drains the output pipes until the pidfd says the leader exited, `timeout` passes or the
-  // harness is asked to stop (interrupt.h).
+  // request's stop token stops (by default the harness's SIGINT/SIGTERM, interrupt.h).
   Waited WaitExit(std::chrono::milliseconds timeout) {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
-      if (InterruptSignal() != 0) return Waited::kInterrupted;
+      if (stop_.stop_requested()) return Waited::kInterrupted;
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() < 0) return Waited::kTimedOut;
       pollfd p[4] = {{pidfd_, POLLIN, 0},
                      {out_.read_end(), POLLIN, 0},
                      {err_.read_end(), POLLIN, 0},
-                     {InterruptFd(), POLLIN, 0}};  // a negative fd is ignored by poll
+                     {stop_.fd(), POLLIN, 0}};  // a negative fd is ignored by poll
       int rc = ::poll(p, 4, static_cast<int>(left.count()));
       if (rc < 0 && errno == EINTR) continue;
       if (rc < 0) return Waited::kExited;  // let wait() report what happened
@@ -276,6 +277,7 @@ class PosixProcess : public RunningProcess {
   std::string tag_;
   OutputCapture out_, err_;
   int64_t max_file_bytes_;
+  StopToken stop_;
   std::atomic<bool> reaped_{false};
 };
 
@@ -336,7 +338,18 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
   }
   return std::unique_ptr<RunningProcess>(new PosixProcess(std::move(child), pidfd, std::move(tag),
                                                           std::move(out.value()), std::move(err.value()),
-                                                          r.max_file_bytes));
+                                                          r.max_file_bytes, r.stop));
+}
+
+Spawner& PosixSpawner() {
+  class Posix : public Spawner {
+   public:
+    Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) override {
+      return killpoint::Spawn(r);
+    }
+  };
+  static Posix* const spawner = new Posix;  // never destroyed: a worker may spawn until exit
+  return *spawner;
 }
 
 }  // namespace killpoint

@@ -145,6 +145,7 @@ class TrialDriver {
     r.stdout_path = sandbox_.logs() / (log_name + ".out");
     r.stderr_path = sandbox_.logs() / (log_name + ".err");
     r.max_file_bytes = scenario_.job.max_file_bytes;  // the sandbox's size limit (issue 7)
+    r.stop = options_.stop;
     return r;
   }
 
@@ -173,9 +174,10 @@ class TrialDriver {
     if (!wait_ops.empty()) r.env["KILLPOINT_WAIT_OPS"] = wait_ops;
   }
 
-  // The harness got SIGINT/SIGTERM while an attempt ran: the trial is abandoned, unrecorded.
-  static Error Interrupted() {
-    return Error::Harness(std::string("interrupted by ") + InterruptName(InterruptSignal()));
+  // The harness got SIGINT/SIGTERM (options_.stop) before or while an attempt ran: the trial
+  // is abandoned, unrecorded.
+  Error Interrupted() const {
+    return Error::Harness(std::string("interrupted by ") + InterruptName(options_.stop.signal()));
   }
 
   Status FindShim() {
@@ -230,8 +232,9 @@ class TrialDriver {
 
   Status RunSetup() {
     if (scenario_.job.setup.empty()) return Ok();
+    if (options_.stop.stop_requested()) return Interrupted();
     SpawnRequest r = Request(scenario_.job.setup, "", 0, "setup");
-    auto process = Spawn(r);
+    auto process = options_.spawner->Spawn(r);
     if (!process) return Error::BadInput(scenario_.file.string() + ": job.setup: " + process.error().message);
     ExitStatus status = process.value()->Wait(std::chrono::milliseconds(scenario_.job.timeout_ms));
     if (status.interrupted) return Interrupted();
@@ -309,6 +312,7 @@ class TrialDriver {
   }
 
   Result<bool> RunAttempt(const std::string& date, int trigger, int attempt, const AttemptFault& fault) {
+    if (options_.stop.stop_requested()) return Interrupted();  // no attempt starts once stopped
     history_.SetContext({date, trigger, attempt});
     std::string log = date + "-t" + std::to_string(trigger) + "-a" + std::to_string(attempt);
     SpawnRequest r = Request(scenario_.job.command, date, attempt, log);
@@ -325,7 +329,7 @@ class TrialDriver {
     attempt_.Arm(fault, track);
     downstream_->ArmFault(fault.downstream_fault);
     if (fault.downstream_burst > 0) downstream_->ArmBurst(fault.downstream_burst);
-    auto process = Spawn(r);
+    auto process = options_.spawner->Spawn(r);
     if (!process) {
       attempt_.Finish();
       return Error::BadInput(scenario_.file.string() + ": job.command: " + process.error().message);
@@ -369,8 +373,9 @@ class TrialDriver {
     if (!shim_.empty() && !options_.every_point_waits) ArmShim(second, AttemptFault{}, track);
     second.env["KILLPOINT_INSTANCE"] = "2";
     SecondInstance hooks;
-    hooks.spawn = [second]() -> Result<std::unique_ptr<RunningProcess>> {
-      auto process = Spawn(second);
+    Spawner* spawner = options_.spawner;
+    hooks.spawn = [second, spawner]() -> Result<std::unique_ptr<RunningProcess>> {
+      auto process = spawner->Spawn(second);
       if (!process) return Error::Harness("the overlap's second instance did not start: " + process.error().message);
       return std::move(process.value());
     };
@@ -383,7 +388,7 @@ class TrialDriver {
     };
     hooks.timeout = std::chrono::milliseconds(scenario_.job.timeout_ms);
     return std::make_unique<HoldDriver>(fault, &attempt_, channel_, downstream_, &history_, first,
-                                        std::move(hooks));
+                                        std::move(hooks), options_.stop);
   }
 
   Status FinalPass() {

@@ -10,7 +10,10 @@
 
 #include "history/event.h"
 #include "plan/plan.h"
+#include "run/interrupt.h"
+#include "run/process.h"
 #include "run/sandbox.h"
+#include "run/stop_token.h"
 #include "scenario/scenario.h"
 #include "util/result.h"
 
@@ -35,6 +38,13 @@ struct TrialOptions {
   std::function<Result<nlohmann::json>(const Scenario&, const std::filesystem::path& work,
                                        const std::filesystem::path& scratch)>
       crash_checks = {};
+  // The seam of the trial driver (issue 19): what starts the attempts (never null; it must
+  // outlive the trial) and what stops the trial, which the driver checks before each spawn and
+  // hands to every SpawnRequest (a stopped wait ends the trial with an "interrupted by" error).
+  // The harness's defaults: real processes, its SIGINT/SIGTERM. A unit test gives a fake
+  // spawner and a StopSource of its own (tests/harness/run/trial_driver_test.cc).
+  Spawner* spawner = &PosixSpawner();
+  StopToken stop = InterruptToken();
 };
 
 // A finished trial. The sandbox stays on disk while this object lives, so that the checkers

@@ -177,7 +177,7 @@ class ScenarioTrials {
     for (std::thread& w : workers) w.join();
     committer.join();
     if (error_) return *error_;
-    if (InterruptSignal() != 0) {
+    if (o_.stop.stop_requested()) {
       FoldIn(fold_.Rest());  // the partial results: every finished trial, in trial order
       return Ok();
     }
@@ -203,14 +203,14 @@ class ScenarioTrials {
   }
 
   void RunTrials(TrialServices& services) {
-    while (!stop_.load() && InterruptSignal() == 0) {
+    while (!stop_.load() && !o_.stop.stop_requested()) {
       size_t i = next_.fetch_add(1);
       if (i >= todo_.size()) break;
       int trial = todo_[i];
       Plan plan = o_.exhaustive ? MakeExhaustivePlan(s_, o_.seed, trial, space_[trial])
                                 : MakePlan(s_, o_.seed, trial, discovered_);
       auto record = RunTrial(s_, plan, to_, &services);
-      if (!record && InterruptSignal() != 0) break;  // the trial in flight is abandoned
+      if (!record && o_.stop.stop_requested()) break;  // the trial in flight is abandoned
       if (!record) {
         Fail(record.error());
         break;
@@ -254,7 +254,7 @@ class ScenarioTrials {
         if (finished_.empty()) return;
         ready_.wait_for(lock, kBatchWindow, [&] {
           return finished_.size() >= max_waiting_ || workers_left_ == 0 || stop_.load() ||
-                 InterruptSignal() != 0;
+                 o_.stop.stop_requested();
         });
         batch.swap(finished_);
         room_.notify_all();
@@ -373,7 +373,7 @@ class ScenarioTrials {
   std::string scenario_text_;
 };
 
-// Runs the scenario's trials into `result`. Interrupted (InterruptSignal() != 0), it returns
+// Runs the scenario's trials into `result`. Interrupted (o.stop stopped), it returns
 // early with the trials finished so far in `result`; the unfinished ones are not recorded.
 Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions& to,
                    ScenarioResult& result) {
@@ -504,18 +504,19 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
   TrialOptions to{o.bindir, root.value()->path(), o.keep_sandboxes};
   to.real_fsync = o.real_disk;
   to.crash_checks = CheckCrashState;
+  to.stop = o.stop;
   for (const Scenario& s : scenarios) {
-    if (InterruptSignal() != 0) break;
+    if (o.stop.stop_requested()) break;
     ScenarioResult r;
     Status st = RunScenario(s, o, to, r);
-    if (!st && InterruptSignal() == 0) return st.error();
+    if (!st && !o.stop.stop_requested()) return st.error();
     results.scenarios.push_back(std::move(r));
     results.elapsed_s = Seconds(Clock::now() - started);
-    if (InterruptSignal() != 0) break;
+    if (o.stop.stop_requested()) break;
     if (Status w = WriteResultsFile(o.out, results); !w) return w.error();
   }
-  results.partial = InterruptSignal() != 0
-                        ? std::string("interrupted by ") + InterruptName(InterruptSignal())
+  results.partial = o.stop.stop_requested()
+                        ? std::string("interrupted by ") + InterruptName(o.stop.signal())
                         : "";
   results.elapsed_s = Seconds(Clock::now() - started);
   if (Status w = WriteResultsFile(o.out, results); !w) return w.error();

@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "results/results.h"
+#include "run/interrupt.h"
+#include "run/stop_token.h"
 #include "scenario/scenario.h"
 #include "util/result.h"
 
@@ -55,6 +57,9 @@ struct SuiteOptions {
   // Told when a scenario starts, with how many trials it will run (for an exhaustive run that
   // is known only after crash-point discovery): for progress displays.
   std::function<void(const Scenario&, int trials)> on_scenario;
+  // Stops the run between trials and the attempts in flight (TrialOptions::stop): the
+  // harness's SIGINT/SIGTERM unless a test gives its own.
+  StopToken stop = InterruptToken();
 };
 
 // How many trials a sampled (not exhaustive) run gives a scenario (its shard's share).
@@ -63,7 +68,7 @@ int PlannedTrials(const Scenario& s, const SuiteOptions& options);
 // The command that runs one trial of a scenario again, keeping its sandbox.
 std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive);
 
-// The results; when interrupted (InterruptSignal() != 0) the partial ones, with `partial` set.
+// The results; when interrupted (options.stop stopped) the partial ones, with `partial` set.
 Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteOptions& options);
 
 // OUT/results.json, replaced atomically.

@@ -37,19 +37,16 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "scenario/persistence_model.h"
 #include "util/result.h"
 
 namespace killpoint {
-
-inline constexpr const char* kModelProcess = "process";
-inline constexpr const char* kModelPower = "power";
-inline constexpr const char* kModelTorn = "torn";
-inline constexpr const char* kModelExt4Ordered = "ext4-ordered";
 
 class DurabilityTracker {
  public:
@@ -74,8 +71,9 @@ class DurabilityTracker {
   // Snapshots `work` as the durable state at the start of an attempt. `model`: the one Apply
   // will be asked for, when known: the tracker then records only what that model reads (torn
   // alone needs namespace states at each name operation and the content of freed files).
-  // Empty: record for every model.
-  Status Begin(const std::filesystem::path& work, std::string_view model = {});
+  // None: record for every model.
+  Status Begin(const std::filesystem::path& work,
+               std::optional<PersistenceModel> model = std::nullopt);
 
   // The job is about to do the operation of the shim's crash point `point` ("<op>:<relpath>",
   // "rename:SRC:DST", see docs/syscall-shim.md) and will do it: call it for every syscall point
@@ -92,7 +90,7 @@ class DurabilityTracker {
 
   // Rewrites the sandbox to what survives under `model`; returns one line per change, for
   // the history ("publish-state.json: rename never made durable, gone").
-  Result<std::vector<std::string>> Apply(const std::string& model, uint64_t seed);
+  Result<std::vector<std::string>> Apply(PersistenceModel model, uint64_t seed);
 
  private:
   struct Tree {

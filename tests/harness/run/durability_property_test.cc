@@ -509,7 +509,7 @@ class ScratchDir {
   std::vector<std::string> late_;
 };
 
-std::string Describe(const Case& c, const std::vector<Op>& done, const std::string& model,
+std::string Describe(const Case& c, const std::vector<Op>& done, PersistenceModel model,
                      uint64_t seed, const Tree& got, const Reference& ref) {
   std::ostringstream o;
   o << "model " << model << " (seed " << seed
@@ -522,7 +522,7 @@ std::string Describe(const Case& c, const std::vector<Op>& done, const std::stri
 
 // Runs the case under `model`; fails the property if the tree Apply leaves is not allowed.
 void Check(const Case& c, const std::vector<Op>& done, const Reference& ref,
-           const std::string& model, uint64_t seed) {
+           PersistenceModel model, uint64_t seed) {
   ScratchDir box(c);
   RC_ASSERT(static_cast<bool>(box.tracker().Begin(box.root(), model)));
   for (const auto& op : done) box.Do(op);
@@ -531,9 +531,9 @@ void Check(const Case& c, const std::vector<Op>& done, const Reference& ref,
   RC_ASSERT(static_cast<bool>(changes));
   Tree got = box.Read();
   bool ok = false;
-  if (model == kModelProcess) {
+  if (model == PersistenceModel::kProcess) {
     ok = got == Flatten(ref, AllAt(ref.states.size() - 1), false);
-  } else if (model == kModelPower) {
+  } else if (model == PersistenceModel::kPower) {
     Cut synced = AllAt(0);
     for (const auto& [dir, at] : ref.dir_synced) synced[dir] = at;
     ok = got == Flatten(ref, synced, true);
@@ -550,10 +550,10 @@ RC_GTEST_PROP(DurabilityProperty, EveryModelProducesOnlyStatesTheReferenceAllows
   for (const auto& op : c.ops) {
     if (ref.Do(op)) done.push_back(op);
   }
-  Check(c, done, ref, kModelProcess, 0);
-  Check(c, done, ref, kModelPower, 0);
-  for (uint64_t i = 0; i < 4; ++i) Check(c, done, ref, kModelTorn, c.seed + i);
-  Check(c, done, ref, kModelExt4Ordered, 0);
+  Check(c, done, ref, PersistenceModel::kProcess, 0);
+  Check(c, done, ref, PersistenceModel::kPower, 0);
+  for (uint64_t i = 0; i < 4; ++i) Check(c, done, ref, PersistenceModel::kTorn, c.seed + i);
+  Check(c, done, ref, PersistenceModel::kExt4Ordered, 0);
 }
 
 }  // namespace

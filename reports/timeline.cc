@@ -7,6 +7,7 @@
 #include <optional>
 #include <tuple>
 
+#include "history/event_data.h"
 #include "plan/crash_point.h"
 
 namespace killpoint {
@@ -25,6 +26,12 @@ int64_t Int(const Json& data, const char* key, int64_t otherwise = 0) {
   return it != data.end() && it->is_number() ? it->get<int64_t>() : otherwise;
 }
 
+// "exit 3", "killed (signal 9)".
+std::string HowItEnded(const ExitData& exit) {
+  return exit.signal ? fmt::format("killed (signal {})", *exit.signal)
+                     : fmt::format("exit {}", exit.code);
+}
+
 std::string Ms(int64_t ms) { return ms % 1000 == 0 ? fmt::format("{}s", ms / 1000) : fmt::format("{}ms", ms); }
 
 using LaneKey = std::tuple<std::string, int, int>;  // biz_date, trigger, attempt
@@ -37,7 +44,8 @@ class Builder {
     if (e.type == event::kSpawn) return Spawn(e);
     if (e.type == event::kRetryWait) return Wait(e);
     if (e.type == event::kBreaker) {
-      notes_.push_back(fmt::format("circuit breaker {} -> {} at {}", Str(e.data, "from"), Str(e.data, "to"), Ms(e.t_ms)));
+      BreakerData b = BreakerOf(e);
+      notes_.push_back(fmt::format("circuit breaker {} -> {} at {}", b.from, b.to, Ms(e.t_ms)));
       return;
     }
     if (e.type == event::kNonRetryable) {
@@ -93,18 +101,21 @@ class Builder {
 
   // The waits before an attempt add up (backoff, then a rate limit or an open breaker).
   void Wait(const Event& e) {
-    waits_[{e.biz_date, e.trigger}] += Int(e.data, "delay_ms");
-    std::string reason = e.data.value("reason", "backoff");
-    if (reason != "backoff") {
-      notes_.push_back(fmt::format("{}#{} a{} waited {} ({})", e.biz_date, e.trigger, Int(e.data, "next_attempt"),
-                                   Ms(Int(e.data, "delay_ms")), reason));
+    RetryWaitData w = RetryWaitOf(e);
+    waits_[{e.biz_date, e.trigger}] += w.delay_ms;
+    if (w.reason != "backoff") {
+      notes_.push_back(fmt::format("{}#{} a{} waited {} ({})", e.biz_date, e.trigger,
+                                   w.next_attempt, Ms(w.delay_ms), w.reason));
     }
   }
 
   void FinalPass(const Event& e) {
     in_final_pass_ = true;
     std::string dates;
-    for (const auto& d : e.data.value("biz_dates", Json::array())) dates += (dates.empty() ? "" : ", ") + d.dump();
+    auto it = e.data.find("biz_dates");
+    if (it != e.data.end() && it->is_array()) {
+      for (const auto& d : *it) dates += (dates.empty() ? "" : ", ") + d.dump();
+    }
     notes_.push_back(dates.empty() ? "final pass: every date had succeeded, nothing to rerun"
                                    : "final pass (faults stopped) reran: " + dates);
   }
@@ -115,35 +126,31 @@ class Builder {
   }
 
   void Exit(const Event& e, Lane& lane) {
-    bool signaled = e.data.contains("signal");
-    int64_t code = Int(e.data, "code", -1);
-    lane.succeeded = !signaled && code == 0;
-    if (lane.outcome.empty()) {
-      lane.outcome = signaled ? fmt::format("killed (signal {})", Int(e.data, "signal")) : fmt::format("exit {}", code);
-    }
-    lane.stderr_tail = Str(e.data, "stderr");
+    ExitData exit = ExitOf(e);
+    lane.succeeded = exit.Succeeded();
+    if (lane.outcome.empty()) lane.outcome = HowItEnded(exit);
+    lane.stderr_tail = exit.stderr_tail;
   }
 
   void Publish(const Event& e, Lane* lane) {
-    std::string key = Str(e.data, "key");
-    Date(key, Str(e.data, "biz_date"));
-    bool committed = e.data.value("committed", false);
-    bool deduplicated = e.data.value("deduplicated", false);
-    std::string fault = Str(e.data, "fault");
+    PublishData p = PublishOf(e);
+    const std::string& key = p.key;
+    Date(key, p.biz_date);
     Mark m{MarkKind::kPublish, key, ""};
-    if (!committed) {
+    if (!p.committed) {
       m.kind = MarkKind::kPublishFailed;
-      m.detail = fmt::format("publish {}: {}", key, deduplicated ? "deduplicated (not delivered again)" : "not committed");
+      const char* why = p.deduplicated ? "deduplicated (not delivered again)" : "not committed";
+      m.detail = fmt::format("publish {}: {}", key, why);
     } else {
       std::vector<int64_t>& ids = deliveries_[key];
-      ids.push_back(Int(e.data, "delivery_id"));
+      ids.push_back(p.delivery_id);
       m.kind = ids.size() > 1 ? MarkKind::kDuplicate : MarkKind::kPublish;
       m.label = fmt::format("delivery {}", ids.back());
       m.detail = fmt::format("publish {}: delivery {}{}", key, ids.back(),
                              ids.size() > 1 ? fmt::format(" (delivery number {} of this key)", ids.size()) : "");
     }
-    if (!fault.empty()) m.detail += ", injected fault: " + fault;
-    if (e.data.contains("burst")) m.detail += fmt::format(" (burst, failure {})", Int(e.data, "burst"));
+    if (!p.fault.empty()) m.detail += ", injected fault: " + p.fault;
+    if (p.burst) m.detail += fmt::format(" (burst, failure {})", *p.burst);
     Attribute(e, m);
     Place(e, lane, m);
   }
@@ -180,33 +187,36 @@ class Builder {
                               Ms(Int(d, "hold_ms")))};
     }
     if (e.type == event::kOverlapEnd) {
-      bool exited = d.value("second_exited", false);
+      bool exited = FlagField(e, "second_exited");
       return Mark{MarkKind::kOverlap, "release",
                   fmt::format("released from {}: {}", Str(d, "point"),
                               exited ? "the second instance had exited" : "the hold ran out, both instances run")};
     }
     if (e.type == event::kExit && InstanceOf(e) == 2) {
-      bool signaled = d.contains("signal");
-      std::string how = signaled ? fmt::format("killed (signal {})", Int(d, "signal")) : fmt::format("exit {}", Int(d, "code", -1));
-      std::string err = Str(d, "stderr");
+      ExitData exit = ExitOf(e);
+      std::string how = HowItEnded(exit);
+      const std::string& err = exit.stderr_tail;
       return Mark{MarkKind::kOverlap, how, "ended: " + how + (err.empty() ? "" : " | stderr: " + err)};
     }
     return std::nullopt;
   }
 
   // A write the shim did not see (data.unseen: where it noticed the change).
-  static std::string UnseenNote(const Json& d) {
-    if (!d.contains("unseen")) return "";
-    return fmt::format(", written without a seen write (stdio, a raw syscall): killpoint noticed it at {}", Str(d, "unseen"));
+  static std::string UnseenNote(const std::string& unseen) {
+    if (unseen.empty()) return "";
+    return ", written without a seen write (stdio, a raw syscall): killpoint noticed it at " +
+           unseen;
   }
 
   std::optional<Mark> FirstInstanceMarkOf(const Event& e) const {
     if (auto mark = ProcessFaultMarkOf(e)) return mark;
     const Json& d = e.data;
     if (e.type == event::kFailpoint) {
-      std::string bytes = d.contains("bytes") ? fmt::format(", {} bytes", Int(d, "bytes")) : "";
-      return Mark{MarkKind::kFailpoint, Str(d, "point"),
-                  fmt::format("passed {} (hit {}{}){}", Str(d, "point"), Int(d, "hit"), bytes, UnseenNote(d))};
+      FailpointData f = FailpointOf(e);
+      std::string bytes = f.bytes ? fmt::format(", {} bytes", *f.bytes) : "";
+      return Mark{MarkKind::kFailpoint, f.point,
+                  fmt::format("passed {} (hit {}{}){}", f.point, f.hit, bytes,
+                              UnseenNote(f.unseen))};
     }
     if (e.type == event::kPointsPassed) {  // syscall points the shim reported one way, by count
       int64_t total = 0;
@@ -236,10 +246,11 @@ class Builder {
                               Int(d, "hits"), Str(d, "example"), Int(d, "max_names"), Int(d, "max_events"))};
     }
     if (e.type == event::kKill) {
-      std::string when = IsDownstreamPoint(Str(d, "point")) ? "at" : d.value("when", "before");
-      return Mark{MarkKind::kKill, Str(d, "point"),
-                  fmt::format("kill -9 {} {} (hit {}){}, then the {} model", when, Str(d, "point"), Int(d, "hit"),
-                              UnseenNote(d), d.value("model", "process"))};
+      KillData k = KillOf(e);
+      std::string when = IsDownstreamPoint(k.point) ? "at" : k.when;
+      return Mark{MarkKind::kKill, k.point,
+                  fmt::format("kill -9 {} {} (hit {}){}, then the {} model", when, k.point,
+                              k.hit, UnseenNote(k.unseen), k.model ? NameOf(*k.model) : "?")};
     }
     if (e.type == event::kRollback) {
       return Mark{MarkKind::kRollback, Str(d, "model"),
@@ -248,11 +259,14 @@ class Builder {
     if (e.type == event::kCrashCheck) {  // "a reader saw: x held; y VIOLATED: why"
       std::string seen;
       bool violated = false;
-      for (const auto& v : d.value("verdicts", nlohmann::json::array())) {
-        bool held = v.value("held", true);
+      for (const auto& v : CrashCheckOf(e).verdicts) {
+        if (!v.is_object()) continue;
+        Event entry;  // a verdict's fields, read as leniently as an event's
+        entry.data = v;
+        bool held = FlagField(entry, "held", true);
         violated = violated || !held;
-        seen += fmt::format("{}{} {}", seen.empty() ? "" : "; ", v.value("invariant", std::string("?")),
-                            held ? "held" : "VIOLATED: " + v.value("explanation", std::string()));
+        seen += fmt::format("{}{} {}", seen.empty() ? "" : "; ", TextField(entry, "invariant", "?"),
+                            held ? "held" : "VIOLATED: " + TextField(entry, "explanation"));
       }
       return Mark{MarkKind::kCrashCheck, violated ? "reader: broken" : "reader: ok",
                   "after the crash, a reader saw: " + seen};

@@ -40,7 +40,7 @@ Error Misconfigured(const CheckInput& in, const std::string& field, const std::s
 
 bool LastAttemptSucceeded(const CheckInput& in) {
   for (auto it = in.events.rbegin(); it != in.events.rend(); ++it) {
-    if (it->type == event::kExit) return it->data.value("code", -1) == 0;
+    if (it->type == event::kExit) return ExitOf(*it).code == 0;
   }
   return false;
 }

@@ -16,6 +16,7 @@
 
 #include "check/verdict.h"
 #include "history/event.h"
+#include "history/event_data.h"
 #include "plan/plan.h"
 #include "scenario/scenario.h"
 #include "util/result.h"

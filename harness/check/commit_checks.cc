@@ -37,7 +37,7 @@ Result<Verdict> CommitsSurvive(const CheckInput& in) {
   const std::string name = "commits_survive";
   std::set<std::pair<std::string, int>> acknowledged;
   for (const auto& e : in.events) {
-    if (e.type == event::kFailpoint && e.data.value("point", "") == "after_commit") {
+    if (e.type == event::kFailpoint && FailpointOf(e).point == "after_commit") {
       acknowledged.insert({e.biz_date, e.attempt});
     }
   }

@@ -29,9 +29,15 @@ Status CopyDatabase(const std::string& db, const fs::path& work, const fs::path&
 }
 
 const Verdict* VerdictOf(const Event& e, const std::string& name, Verdict& slot) {
-  for (const auto& v : e.data.value("verdicts", nlohmann::json::array())) {
-    if (v.value("invariant", "") != name) continue;
-    slot = v.get<Verdict>();
+  for (const auto& v : CrashCheckOf(e).verdicts) {
+    auto invariant = v.is_object() ? v.find("invariant") : v.end();
+    if (invariant == v.end() || *invariant != name) continue;
+    // A damaged entry reads as a violation that says so, never as an exception.
+    auto held = v.find("held");
+    auto why = v.find("explanation");
+    slot = {name, held != v.end() && held->is_boolean() && held->get<bool>(),
+            why != v.end() && why->is_string() ? why->get<std::string>()
+                                               : "(no explanation recorded)"};
     return &slot;
   }
   return nullptr;
@@ -40,10 +46,10 @@ const Verdict* VerdictOf(const Event& e, const std::string& name, Verdict& slot)
 // "after the crash at write:ledger.db-wal#2 (2026-11-01 attempt 1, torn)": the point as
 // `killpoint points` names it, its n-th hit with #n.
 std::string Where(const Event& e) {
-  int hit = e.data.value("hit", 1);
-  std::string point = e.data.value("point", std::string("?")) + (hit > 1 ? "#" + std::to_string(hit) : "");
-  return "after the crash at " + Printable(point, 200) + " (" + e.biz_date +
-         " attempt " + std::to_string(e.attempt) + ", " + e.data.value("model", std::string("?")) + ")";
+  const CrashCheckData c = CrashCheckOf(e);
+  std::string point = c.point + (c.hit > 1 ? "#" + std::to_string(c.hit) : "");
+  return "after the crash at " + Printable(point, 200) + " (" + e.biz_date + " attempt " +
+         std::to_string(e.attempt) + ", " + (c.model ? std::string(NameOf(*c.model)) : "?") + ")";
 }
 
 }  // namespace

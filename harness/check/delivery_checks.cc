@@ -10,17 +10,17 @@ Verdict OneDeliveryPerKey(const CheckInput& in) {
   const std::string name = "one_delivery_per_key";
   std::map<std::string, std::vector<const Event*>> by_key;
   for (const auto& e : in.events) {
-    if (e.type == event::kPublish && e.data.value("committed", false))
-      by_key[e.data.value("key", "")].push_back(&e);
+    if (e.type == event::kPublish && PublishOf(e).committed) by_key[PublishOf(e).key].push_back(&e);
   }
   for (const auto& [key, deliveries] : by_key) {
     if (deliveries.size() < 2) continue;
     std::string story;
     for (size_t i = 0; i < deliveries.size() && i < 3; ++i) {
       const Event& e = *deliveries[i];
-      std::string header = e.data.value("idempotency_key", "");
+      const PublishData p = PublishOf(e);
+      const std::string& header = p.idempotency_key;
       story += std::string(i == 0 ? "" : "; ") + "delivery " +
-               std::to_string(e.data.value("delivery_id", 0)) + " (run " +
+               std::to_string(p.delivery_id) + " (run " +
                std::to_string(e.trigger) + " attempt " + std::to_string(e.attempt) +
                (header.empty() ? ", no Idempotency-Key" : ", Idempotency-Key " + header) + ")";
     }

@@ -57,9 +57,10 @@ Verdict Converges(const CheckInput& in) {
       // An overlap's second instance (docs/faults.md) is not an attempt of its own.
       if (e.type == event::kExit && e.biz_date == date && InstanceOf(e) != 2) last = &e, ++attempts;
     }
-    if (!last || last->data.value("code", -1) != 0) {
-      std::string how = last ? "exited with code " + std::to_string(last->data.value("code", -1)) : "never ran";
-      std::string err = last ? StderrLine(last->data.value("stderr", "")) : "";
+    const ExitData exit = last ? ExitOf(*last) : ExitData{};
+    if (!last || exit.code != 0) {
+      std::string how = last ? "exited with code " + std::to_string(exit.code) : "never ran";
+      std::string err = last ? StderrLine(exit.stderr_tail) : "";
       return Verdict::Violated("converges", date + " did not succeed even after the fault-free final pass: "
                                                 "after " + std::to_string(attempts) + " attempts the last " +
                                                 how + (err.empty() ? "" : " (stderr: " + err + ")"));

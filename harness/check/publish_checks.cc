@@ -7,21 +7,21 @@ namespace {
 
 // A delivery the downstream committed (deduplicated requests and failures are not deliveries).
 struct Delivery {
-  int id;
+  int64_t id;
   int attempt;
   int trigger;
 };
 
 std::string DateOf(const Event& e) {
-  std::string d = e.data.value("biz_date", "");
+  std::string d = TextField(e, "biz_date");
   return d.empty() ? e.biz_date : d;
 }
 
 std::map<std::string, std::vector<Delivery>> DeliveriesByDate(const std::vector<Event>& events) {
   std::map<std::string, std::vector<Delivery>> out;
   for (const auto& e : events) {
-    if (e.type != event::kPublish || !e.data.value("committed", false)) continue;
-    out[DateOf(e)].push_back({e.data.value("delivery_id", 0), e.attempt, e.trigger});
+    if (e.type != event::kPublish || !PublishOf(e).committed) continue;
+    out[DateOf(e)].push_back({PublishOf(e).delivery_id, e.attempt, e.trigger});
   }
   return out;
 }
@@ -50,10 +50,11 @@ Verdict NoDoublePublish(const CheckInput& in) {
 std::string LastExit(const CheckInput& in, const std::string& date) {
   for (auto it = in.events.rbegin(); it != in.events.rend(); ++it) {
     if (it->type != event::kExit || it->biz_date != date) continue;
-    std::string err = it->data.value("stderr", "");
+    const ExitData exit = ExitOf(*it);
+    std::string err = exit.stderr_tail;
     while (!err.empty() && err.back() == '\n') err.pop_back();
     err = Printable(err, 160);
-    return "its last attempt exited with code " + std::to_string(it->data.value("code", -1)) +
+    return "its last attempt exited with code " + std::to_string(exit.code) +
            (err.empty() ? "" : " (stderr: " + err + ")");
   }
   return "it never ran";

@@ -21,9 +21,7 @@ std::string Firing(const Event& e) {
   return e.biz_date + (e.trigger > 1 ? " (firing " + std::to_string(e.trigger) + ")" : "");
 }
 
-bool Succeeded(const Event& exit) {
-  return !exit.data.contains("signal") && exit.data.value("code", -1) == 0;
-}
+bool Succeeded(const Event& exit) { return ExitOf(exit).Succeeded(); }
 
 // The delay of a retry against the policy's bounds; `what` names the attempt.
 Problem CheckDelay(const RetryPolicy& p, int attempt, int64_t previous, int64_t delay,
@@ -88,8 +86,9 @@ class SchedulerCheck {
   };
 
   Problem Wait(const Event& e) {
-    if (e.data.value("reason", "backoff") != "backoff") return std::nullopt;
-    firings_[{e.biz_date, e.trigger}].backoff = e.data.value("delay_ms", int64_t{0});
+    RetryWaitData wait = RetryWaitOf(e);
+    if (wait.reason != "backoff") return std::nullopt;
+    firings_[{e.biz_date, e.trigger}].backoff = wait.delay_ms;
     return std::nullopt;
   }
 
@@ -125,7 +124,7 @@ class SchedulerCheck {
     FiringState& f = firings_[{e.biz_date, e.trigger}];
     f.last_exit_ms = e.t_ms;
     bool ok = Succeeded(e);
-    int code = e.data.contains("signal") ? -1 : e.data.value("code", -1);
+    int code = static_cast<int>(ExitOf(e).ExitCode());
     const auto& codes = p_.non_retryable_exit_codes;
     if (!ok && std::find(codes.begin(), codes.end(), code) != codes.end()) f.non_retryable = code;
     if (p_.circuit_breaker.failure_threshold <= 0) return std::nullopt;
@@ -155,7 +154,7 @@ class SchedulerCheck {
 
   // The recorded transitions must follow the breaker's state machine.
   Problem Transition(const Event& e) {
-    std::string from = e.data.value("from", ""), to = e.data.value("to", "");
+    auto [from, to] = BreakerOf(e);
     bool legal = (from == "closed" && to == "open") || (from == "open" && to == "half_open") ||
                  (from == "half_open" && (to == "closed" || to == "open"));
     if (from != state_ || !legal) {
@@ -185,12 +184,13 @@ class JobCheck {
   Problem Add(const Event& e) {
     if (e.type == event::kQuery || e.type == event::kPublish) return Reload(e);
     if (e.type != event::kJobRetry) return std::nullopt;
-    Group& g = groups_[{e.biz_date, e.trigger, e.attempt, e.data.value("key", "")}];
-    g.unreloaded = p_.reload_before_retry ? e.data.value("attempt", 0) : 0;
-    int attempt = e.data.value("attempt", 0);
-    int64_t backoff = e.data.value("backoff_ms", int64_t{-1});
-    int64_t delay = e.data.value("delay_ms", int64_t{-1});
-    std::string where = e.data.value("key", "?") + " (in scheduler attempt " +
+    const JobRetryData r = JobRetryOf(e);
+    Group& g = groups_[{e.biz_date, e.trigger, e.attempt, r.key}];
+    int attempt = static_cast<int>(r.attempt);
+    g.unreloaded = p_.reload_before_retry ? attempt : 0;
+    int64_t backoff = r.backoff_ms;
+    int64_t delay = r.delay_ms;
+    std::string where = TextField(e, "key", "?") + " (in scheduler attempt " +
                         std::to_string(e.attempt) + " of " + Firing(e) + ")";
     std::string what = "the job's attempt " + std::to_string(attempt) + " of " + where;
     if (attempt < 2 || attempt != g.last + 1) {
@@ -203,9 +203,9 @@ class JobCheck {
       return what + " ran; the job's policy allows " + std::to_string(p_.max_attempts) +
              " attempts";
     }
-    const std::string breaker = e.data.value("breaker", "closed");
+    const std::string& breaker = r.breaker;
     if (breaker == "open") return what + " went while its circuit breaker was open";
-    const int64_t at = e.data.value("at_ms", int64_t{0});
+    const int64_t at = r.at_ms;
     if (Problem p = BreakerOpened(attempt, breaker, at - g.starts.back(), what)) return p;
     if (delay < backoff)
       return what + " waited " + Ms(delay) + ", less than its own backoff of " + Ms(backoff);
@@ -244,11 +244,11 @@ class JobCheck {
   // With reload_before_retry: after a retry is reported, the key's next publish in that
   // scheduler attempt must come after a query of the key.
   Problem Reload(const Event& e) {
-    auto it = groups_.find({e.biz_date, e.trigger, e.attempt, e.data.value("key", "")});
+    auto it = groups_.find({e.biz_date, e.trigger, e.attempt, TextField(e, "key")});
     if (it == groups_.end() || it->second.unreloaded == 0) return std::nullopt;
     int attempt = std::exchange(it->second.unreloaded, 0);
     if (e.type == event::kQuery) return std::nullopt;
-    return "the job's attempt " + std::to_string(attempt) + " of " + e.data.value("key", "?") +
+    return "the job's attempt " + std::to_string(attempt) + " of " + TextField(e, "key", "?") +
            " (in scheduler attempt " + std::to_string(e.attempt) + " of " + Firing(e) +
            ") published again without asking the downstream first; its policy reloads before every "
            "retry";

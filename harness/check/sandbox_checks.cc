@@ -9,7 +9,7 @@
 namespace killpoint {
 namespace {
 
-std::string Where(const Event& e) {
+std::string AttemptOf(const Event& e) {
   if (e.biz_date.empty()) return "the final pass";
   return "attempt " + std::to_string(e.attempt) + " of " + e.biz_date;
 }
@@ -28,7 +28,7 @@ Result<Verdict> WritesInSandbox(const CheckInput& in) {
   std::string more = total > 1 ? " (" + std::to_string(total - 1) + " more path" + (total > 2 ? "s" : "") +
                                      " in this trial)"
                                : "";
-  return Verdict::Violated(kWritesInSandbox, Where(*first) + " wrote " + Describe(writes.front()) +
+  return Verdict::Violated(kWritesInSandbox, AttemptOf(*first) + " wrote " + Describe(writes.front()) +
                                                  " outside its sandbox: " + OutsideConsequence(writes.front().kind) + more);
 }
 

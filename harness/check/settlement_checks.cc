@@ -150,7 +150,7 @@ Result<Verdict> OneRowPerDate(const CheckInput& in) {
 // Did any attempt for `date` exit 0?
 bool ReportedSuccess(const CheckInput& in, const std::string& date) {
   for (const auto& e : in.events) {
-    if (e.type == event::kExit && e.biz_date == date && e.data.value("code", -1) == 0) return true;
+    if (e.type == event::kExit && e.biz_date == date && ExitOf(e).code == 0) return true;
   }
   return false;
 }

@@ -91,8 +91,8 @@ nlohmann::json CaptureFinalState(const Scenario& s, const std::filesystem::path&
                                  const std::vector<Event>& events) {
   nlohmann::json deliveries = nlohmann::json::object(), alerts = nlohmann::json::object();
   for (const Event& e : events) {
-    std::string key = e.data.value("key", "");
-    if (e.type == event::kPublish && e.data.value("committed", false)) {
+    std::string key = TextField(e, "key");
+    if (e.type == event::kPublish && PublishOf(e).committed) {
       deliveries[key] = deliveries.value(key, 0) + 1;
     } else if (e.type == event::kAlert) {
       alerts[key] = alerts.value(key, 0) + 1;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "plan/crash_point.h"
+#include "plan/seed.h"
 
 namespace killpoint {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 bool Coin(int in) { return *rc::gen::inRange(0, in) == in - 1; }
 
 // What one attempt suffers; both parts shrink to "nothing".
-AttemptFault GenFault(const Scenario& s, const FaultSwitches& on, const std::string& model) {
+AttemptFault GenFault(const Scenario& s, const FaultSwitches& on, PersistenceModel model) {
   AttemptFault f;
   f.model = model;
   if (!s.failpoints.empty() && Coin(2)) {
@@ -57,7 +58,7 @@ rc::Gen<Plan> GenSchedule(const Scenario& s, uint64_t seed, bool all_faults) {
     const FaultSwitches on = SwitchesOf(s, all_faults);
     Plan plan{s.name, seed, 0, {}};
     int calendar = *rc::gen::inRange(1, static_cast<int>(std::min<size_t>(s.dates.size(), kMaxExploreDates)) + 1);
-    std::string model = s.models[*rc::gen::inRange<size_t>(0, s.models.size())];
+    PersistenceModel model = s.models[*rc::gen::inRange<size_t>(0, s.models.size())];
     // Firings: with duplicates, at least one, each naming any date of the calendar (a date may
     // fire twice, or after a later one: a backfill); without, each date once, in order, as
     // `run` fires them.
@@ -73,6 +74,7 @@ rc::Gen<Plan> GenSchedule(const Scenario& s, uint64_t seed, bool all_faults) {
       while (!run.attempts.empty() && run.attempts.back().None()) run.attempts.pop_back();
       plan.runs.push_back(std::move(run));
     }
+    DrawTornSeeds(plan);
     return plan;
   });
 }

@@ -1,7 +1,8 @@
 #include "history/exercise.h"
 
 #include <algorithm>
-#include <set>
+
+#include "history/event_data.h"
 
 namespace killpoint {
 namespace {
@@ -28,11 +29,12 @@ void CountOthers(const std::vector<Event>& events, const PlannedRun& run, int at
   count(!f.pause.point.empty(), HappenedIn(events, event::kPause, run, attempt, Any));
   count(!f.overlap.point.empty(), HappenedIn(events, event::kOverlap, run, attempt, Any));
   count(!f.downstream_fault.empty(), HappenedIn(events, event::kPublish, run, attempt, [&](const Event& e) {
-          return !e.data.contains("burst") && e.data.value("fault", "") == f.downstream_fault;
+          const PublishData p = PublishOf(e);
+          return !p.burst && p.fault == f.downstream_fault;
         }));
   // A burst spans attempts and dates: it happened if any publish was one of it.
   count(f.downstream_burst > 0, std::any_of(events.begin(), events.end(), [](const Event& e) {
-          return e.type == event::kPublish && e.data.contains("burst");
+          return e.type == event::kPublish && PublishOf(e).burst;
         }));
 }
 
@@ -42,13 +44,15 @@ int TrialExercise::Fired() const {
   return static_cast<int>(std::count_if(kills.begin(), kills.end(), [](const PlannedKill& k) { return k.fired; }));
 }
 
-std::vector<std::string> TrialExercise::Models() const {
-  std::set<std::string> models;
+std::vector<PersistenceModel> TrialExercise::Models() const {
+  std::vector<PersistenceModel> models;
   for (const PlannedKill& k : kills) {
-    if (k.fired) models.insert(k.model);
+    if (k.fired && std::find(models.begin(), models.end(), k.model) == models.end())
+      models.push_back(k.model);
   }
-  if (models.empty()) models.insert("process");
-  return {models.begin(), models.end()};
+  if (models.empty()) models.push_back(PersistenceModel::kProcess);
+  std::sort(models.begin(), models.end(), NameLess);
+  return models;
 }
 
 TrialExercise ExerciseOf(const Plan& plan, const std::vector<Event>& events) {
@@ -77,8 +81,9 @@ Plan FiredOnly(const Plan& plan, const TrialExercise& e) {
       if (k < e.kills.size() && !e.kills[k].fired) {
         f.kill_point.clear();
         f.occurrence = 1;
-        f.model = "process";
+        f.model = PersistenceModel::kProcess;
         f.when = "before";
+        f.torn_seed.reset();
       }
       ++k;
     }
@@ -91,7 +96,7 @@ void to_json(nlohmann::json& j, const PlannedKill& k) {
 }
 void from_json(const nlohmann::json& j, PlannedKill& k) {
   j.at("point").get_to(k.point);
-  k.model = j.value("model", "process");
+  k.model = j.value("model", PersistenceModel::kProcess);
   j.at("fired").get_to(k.fired);
 }
 

@@ -19,7 +19,7 @@ namespace killpoint {
 
 struct PlannedKill {
   std::string point;  // the plan's kill_point, as planned (a name or a pattern)
-  std::string model;  // the persistence model the plan gave it
+  PersistenceModel model = PersistenceModel::kProcess;  // the one the plan gave it
   bool fired = false;
   bool operator==(const PlannedKill&) const = default;
 };
@@ -37,8 +37,9 @@ struct TrialExercise {
 
   int Fired() const;
   bool AllFired() const { return Fired() == static_cast<int>(kills.size()); }
-  // The models the fired kills applied, sorted, without repeats; {"process"} if none fired.
-  std::vector<std::string> Models() const;
+  // The models the fired kills applied, by name (NameLess), without repeats; {process} if
+  // none fired.
+  std::vector<PersistenceModel> Models() const;
   bool operator==(const TrialExercise&) const = default;
 };
 

@@ -2,14 +2,16 @@
 
 #include <algorithm>
 
+#include "plan/seed.h"
+
 namespace killpoint {
 
 std::vector<AttemptFault> EnumerateFaults(const std::vector<CrashPoint>& points,
-                                          const std::vector<std::string>& models) {
+                                          const std::vector<PersistenceModel>& models) {
   std::vector<AttemptFault> out;
   for (const CrashPoint& p : points) {
     for (const char* when : KillMoments(p.name)) {
-      for (const std::string& model : models) {
+      for (PersistenceModel model : models) {
         AttemptFault f;
         f.kill_point = p.name;
         f.occurrence = p.occurrence;
@@ -57,7 +59,9 @@ std::vector<AttemptFault> ExhaustiveSpace(const Scenario& s,
 }
 
 Plan MakeExhaustivePlan(const Scenario& s, uint64_t seed, int trial, const AttemptFault& fault) {
-  return Plan{s.name, seed, trial, {{s.dates.front(), 1, {fault}}}};
+  Plan plan{s.name, seed, trial, {{s.dates.front(), 1, {fault}}}};
+  DrawTornSeeds(plan);
+  return plan;
 }
 
 }  // namespace killpoint

@@ -13,7 +13,7 @@
 namespace killpoint {
 
 std::vector<AttemptFault> EnumerateFaults(const std::vector<CrashPoint>& points,
-                                          const std::vector<std::string>& models);
+                                          const std::vector<PersistenceModel>& models);
 
 // One fault per pause point, one per overlap point and one burst, as the scenario's "faults"
 // allow (docs/faults.md); exhaustive runs try each once, after the kills.

@@ -1,6 +1,6 @@
 #include "plan/plan.h"
 
-#include <set>
+#include <algorithm>
 
 namespace killpoint {
 
@@ -24,7 +24,7 @@ std::string Plan::Summary() const {
       if (!f.kill_point.empty()) {
         out += " kill@" + (f.when == "before" ? "" : f.when + ":") + f.kill_point + "#" +
                std::to_string(f.occurrence);
-        if (f.model != "process") out += "/" + f.model;
+        if (f.model != PersistenceModel::kProcess) out += "/" + std::string(NameOf(f.model));
       }
       if (!f.downstream_fault.empty()) out += " downstream:" + f.downstream_fault;
       if (!f.pause.point.empty()) out += " pause@" + f.pause.point + " " + std::to_string(f.pause.duration_ms) + "ms";
@@ -36,15 +36,17 @@ std::string Plan::Summary() const {
   return out;
 }
 
-std::vector<std::string> Plan::Models() const {
-  std::set<std::string> models;
+std::vector<PersistenceModel> Plan::Models() const {
+  std::vector<PersistenceModel> models;
   for (const auto& run : runs) {
     for (const auto& f : run.attempts) {
-      if (!f.kill_point.empty()) models.insert(f.model);
+      if (!f.kill_point.empty() && std::find(models.begin(), models.end(), f.model) == models.end())
+        models.push_back(f.model);
     }
   }
-  if (models.empty()) models.insert("process");
-  return {models.begin(), models.end()};
+  if (models.empty()) models.push_back(PersistenceModel::kProcess);
+  std::sort(models.begin(), models.end(), NameLess);
+  return models;
 }
 
 void to_json(nlohmann::json& j, const AttemptFault& f) {
@@ -54,6 +56,7 @@ void to_json(nlohmann::json& j, const AttemptFault& f) {
     j["occurrence"] = f.occurrence;
     j["model"] = f.model;
     if (f.when != "before") j["when"] = f.when;
+    if (f.torn_seed) j["torn_seed"] = *f.torn_seed;
   }
   if (!f.downstream_fault.empty()) j["downstream_fault"] = f.downstream_fault;
   if (!f.pause.point.empty()) j["pause"] = {{"point", f.pause.point}, {"duration_ms", f.pause.duration_ms}};
@@ -65,9 +68,10 @@ void from_json(const nlohmann::json& j, AttemptFault& f) {
   f = AttemptFault{};
   f.kill_point = j.value("kill_point", "");
   f.occurrence = j.value("occurrence", 1);
-  f.model = j.value("model", "process");
+  f.model = j.value("model", PersistenceModel::kProcess);
   f.when = j.value("when", "before");
   f.downstream_fault = j.value("downstream_fault", "");
+  if (auto it = j.find("torn_seed"); it != j.end()) f.torn_seed = it->get<uint64_t>();
   // Absent in plans written before pause, overlap and bursts (issue 6): no such fault.
   if (auto it = j.find("pause"); it != j.end()) {
     f.pause.point = it->at("point").get<std::string>();

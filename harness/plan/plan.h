@@ -4,9 +4,12 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "scenario/persistence_model.h"
 
 namespace killpoint {
 
@@ -31,13 +34,17 @@ struct AttemptFault {
   std::string kill_point;        // named failpoint to die at; empty: no kill
   int occurrence = 1;            // die at this hit of the point within the attempt (1-based)
   std::string downstream_fault;  // applied to the attempt's first publish; empty: none
-  std::string model = "process";  // persistence model applied after the kill
+  PersistenceModel model = PersistenceModel::kProcess;  // applied after the kill
   std::string when = "before";    // before, after or mid the operation (plan/crash_point.h)
   PauseFault pause = {};  // initialized here, so that aggregate inits may leave it out
   OverlapFault overlap = {};
   // From this attempt on, the next downstream_burst POST /publish fail before commit (503),
   // across attempts and dates, until the final pass; 0: none.
   int downstream_burst = 0;
+  // The seed of the torn model's cut after this kill (DeriveSeed, plan/seed.h), drawn by the
+  // planner for a kill under torn. Absent (plans written before it, or a kill under another
+  // model): the runner derives the seed those plans were run with (LegacyTornSeed).
+  std::optional<uint64_t> torn_seed = std::nullopt;
 
   bool None() const {
     return kill_point.empty() && downstream_fault.empty() && pause.point.empty() && overlap.point.empty() &&
@@ -64,8 +71,9 @@ struct Plan {
 
   // A one-line story: "2026-11-01#1 a1 kill@after_publish#1; 2026-11-02#1 -".
   std::string Summary() const;
-  // The persistence models of the plan's kills, sorted, without repeats; {"process"} if none.
-  std::vector<std::string> Models() const;
+  // The persistence models of the plan's kills, by name (NameLess), without repeats;
+  // {process} if none.
+  std::vector<PersistenceModel> Models() const;
   bool operator==(const Plan&) const = default;
 };
 

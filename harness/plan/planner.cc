@@ -5,6 +5,7 @@
 #include "plan/crash_point.h"
 #include "plan/point_pattern.h"
 #include "plan/rng.h"
+#include "plan/seed.h"
 
 namespace killpoint {
 namespace {
@@ -15,9 +16,9 @@ constexpr double kKillRetry = 0.15;      // an attempt after the first
 
 // One persistence model per trial, so that every verdict has one model to its name. Drawn
 // from its own stream: the main stream is the same whatever the scenario's models are.
-std::string DrawModel(const Scenario& s, uint64_t seed, int trial) {
+PersistenceModel DrawModel(const Scenario& s, uint64_t seed, int trial) {
   if (s.models.size() == 1) return s.models.front();
-  PlanRng rng(HashName(s.name) ^ (seed * 0xA24BAED4963EE407ULL) ^ (static_cast<uint64_t>(trial) * 0x9FB21C651E98DF25ULL));
+  PlanRng rng(DeriveSeed(seed, s.name, trial, SeedPurpose::kModel));
   return s.models[rng.Below(s.models.size())];
 }
 
@@ -40,7 +41,7 @@ int HitsToDrawFrom(const Scenario& s, const std::vector<CrashPoint>& discovered,
 // Without any hit (no discovery, or none matched) the pattern itself is planned and fires at
 // its occurrence-th matching hit (run/attempt_state.h).
 AttemptFault DrawKill(const Scenario& s, const std::vector<CrashPoint>& discovered, PlanRng& rng,
-                      size_t point_index, const std::string& model, bool primary) {
+                      size_t point_index, PersistenceModel model, bool primary) {
   AttemptFault f;
   f.kill_point = s.failpoints[point_index];
   std::vector<CrashPoint> hits;
@@ -65,7 +66,7 @@ AttemptFault DrawKill(const Scenario& s, const std::vector<CrashPoint>& discover
 }
 
 PlannedRun DrawRun(const Scenario& s, const std::vector<CrashPoint>& discovered, PlanRng& rng,
-                   const std::string& date, int trigger, bool first, const std::string& model) {
+                   const std::string& date, int trigger, bool first, PersistenceModel model) {
   PlannedRun run;
   run.biz_date = date;
   run.trigger = trigger;
@@ -92,8 +93,7 @@ void DrawDownstreamFault(const Scenario& s, PlanRng& rng, Plan& plan) {
 // that adding them to a scenario leaves its kills, dates and triggers as they were, and a
 // scenario without them draws nothing at all.
 PlanRng FaultRng(const Scenario& s, uint64_t seed, int trial) {
-  return PlanRng(HashName(s.name) ^ (seed * 0xC2B2AE3D27D4EB4FULL) ^
-                 (static_cast<uint64_t>(trial) * 0x165667B19E3779F9ULL) ^ 0x6661756C7473ULL);
+  return PlanRng(DeriveSeed(seed, s.name, trial, SeedPurpose::kFaults));
 }
 
 AttemptFault& AttemptOf(PlannedRun& run, int attempt) {
@@ -129,10 +129,9 @@ void DrawBurst(const Scenario& s, PlanRng& rng, Plan& plan) {
 
 Plan MakePlan(const Scenario& s, uint64_t seed, int trial, const std::vector<CrashPoint>& discovered) {
   Plan plan{s.name, seed, trial, {}};
-  const std::string model = DrawModel(s, seed, trial);
-  PlanRng rng(HashName(s.name) ^ (seed * 0x9E3779B97F4A7C15ULL));
-  uint64_t rotation = rng.Next();
-  rng = PlanRng(rng.Next() ^ (static_cast<uint64_t>(trial) * 0xD1B54A32D192ED03ULL));
+  const PersistenceModel model = DrawModel(s, seed, trial);
+  uint64_t rotation = PlanRng(DeriveSeed(seed, s.name, trial, SeedPurpose::kPlanShared)).Next();
+  PlanRng rng(DeriveSeed(seed, s.name, trial, SeedPurpose::kPlan));
 
   size_t dates = 1 + rng.Below(s.dates.size());
   for (size_t i = 0; i < dates; ++i) {
@@ -154,6 +153,7 @@ Plan MakePlan(const Scenario& s, uint64_t seed, int trial, const std::vector<Cra
   PlanRng faults = FaultRng(s, seed, trial);
   DrawProcessFaults(s, faults, plan);
   DrawBurst(s, faults, plan);
+  DrawTornSeeds(plan);
   return plan;
 }
 

@@ -31,16 +31,6 @@ int64_t DrawDelay(const RetryPolicy& p, int next_attempt, int64_t previous, Plan
   return b.lo + static_cast<int64_t>(rng.Below(static_cast<uint64_t>(b.hi - b.lo) + 1));
 }
 
-uint64_t RetrySeed(std::string_view scenario, uint64_t seed, int trial, std::string_view date,
-                   int trigger, int attempt) {
-  uint64_t h = HashName(scenario) ^ (seed * 0xC2B2AE3D27D4EB4FULL);
-  h ^= static_cast<uint64_t>(trial) * 0x165667B19E3779F9ULL;
-  h ^= HashName(date) * 0x27D4EB2F165667C5ULL;
-  h ^= (static_cast<uint64_t>(trigger) << 32 | static_cast<uint64_t>(attempt)) *
-       0x94D049BB133111EBULL;
-  return h;
-}
-
 int64_t RateWindow::EarliestStart(int64_t now) const {
   if (limit_.max_attempts <= 0 || static_cast<int>(starts_.size()) < limit_.max_attempts)
     return now;

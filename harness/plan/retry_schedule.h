@@ -34,10 +34,9 @@ DelayBounds JitterBounds(const RetryPolicy& policy, int next_attempt, int64_t pr
 // A delay drawn uniformly from JitterBounds.
 int64_t DrawDelay(const RetryPolicy& policy, int next_attempt, int64_t previous, PlanRng& rng);
 
-// The jitter stream of one attempt: the same (scenario, seed, trial, date, trigger, attempt)
-// draws the same delay on every machine, so a replay waits as the run did.
-uint64_t RetrySeed(std::string_view scenario, uint64_t seed, int trial, std::string_view date,
-                   int trigger, int attempt);
+// The jitter stream of one attempt is DeriveSeed(..., SeedPurpose::kRetryJitter, {date,
+// trigger, attempt}) (plan/seed.h): the same attempt draws the same delay on every machine,
+// so a replay waits as the run did.
 
 // At most limit.max_attempts attempt starts in any window of limit.window_ms: a start at t
 // counts the starts s with t - window_ms < s <= t.

@@ -50,7 +50,7 @@ void ExerciseStats::Add(const TrialExercise& t) {
     else ++kills_unfired;
   }
   if (t.Fired() > 0) {
-    for (const auto& m : t.Models()) ++models[m];
+    for (PersistenceModel m : t.Models()) ++models[std::string(NameOf(m))];
   }
   other_faults += t.other_faults;
   other_unfired += t.other_faults - t.other_fired;
@@ -91,8 +91,11 @@ InvariantStatus ScenarioResult::StatusOf(const InvariantResult& r) const {
 }
 
 std::vector<std::string> ScenarioResult::ModelsRun() const {
-  if (!exercise.known) return models;
   std::vector<std::string> out;
+  if (!exercise.known) {
+    for (PersistenceModel m : models) out.emplace_back(NameOf(m));
+    return out;
+  }
   for (const auto& [m, n] : exercise.models) out.push_back(m);
   return out;
 }
@@ -150,7 +153,8 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
   std::vector<std::string> violated_here;
   std::string models;
   // The models the trial's kills applied; a trial of an old journal: its plan's.
-  for (const auto& m : exercised.known ? exercised.Models() : plan.Models()) models += (models.empty() ? "" : "+") + m;
+  for (PersistenceModel m : exercised.known ? exercised.Models() : plan.Models())
+    models += (models.empty() ? "" : "+") + std::string(NameOf(m));
   ++trials_by_model[models];
   for (const Verdict& v : verdicts) {
     auto it = std::find_if(invariants.begin(), invariants.end(),
@@ -282,7 +286,7 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   j.at("trials_by_model").get_to(r.trials_by_model);
   j.at("invariants").get_to(r.invariants);
   j.at("points").get_to(r.points);
-  r.models = j.value("models", std::vector<std::string>{});
+  r.models = j.value("models", std::vector<PersistenceModel>{});
   // Absent in results of before issue 17: nothing known, nothing held against them.
   r.exercise = j.value("exercise", ExerciseStats{});
   if (j.contains("min_exercised")) r.exercise.min_exercised = j.at("min_exercised").get<double>();

@@ -79,7 +79,8 @@ struct ExerciseStats {
   int other_faults = 0;   // pauses, overlaps and downstream faults planned
   int other_unfired = 0;  // of those, the ones that never happened
   std::map<std::string, PointExercise> points;  // by planned kill point
-  // Trials in which a fired kill applied each persistence model: the models the run ran under.
+  // Trials in which a fired kill applied each persistence model: the models the run ran under,
+  // by name (NameOf), as results.json keys them.
   std::map<std::string, int> models;
   // The scenario's "min_exercised": the share of trials with a planned kill in which every
   // planned kill must fire. None: the default rule, every planned point fires in some trial.
@@ -119,8 +120,9 @@ struct ScenarioResult {
   int exhaustive_total = 0;  // combinations of an exhaustive run; 0 for a sampled run
   std::vector<InvariantResult> invariants;
   std::map<std::string, PointStat> points;
-  std::map<std::string, int> trials_by_model;  // by the models of each trial's kills
-  std::vector<std::string> models;  // the scenario's persistence models, as it declared them
+  // By the models of each trial's kills, their names joined by '+' ("power+torn").
+  std::map<std::string, int> trials_by_model;
+  std::vector<PersistenceModel> models;  // the scenario's persistence models, as it declared them
   ExerciseStats exercise;
   // `git rev-parse HEAD` of the job under test, "-dirty" appended when its checkout has
   // uncommitted changes; empty when the job is not in a git checkout (or git is missing).

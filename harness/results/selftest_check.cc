@@ -44,8 +44,8 @@ Verdict ResultsFileAgrees(const std::filesystem::path& file, size_t journaled) {
 Verdict JournalComplete(const CheckInput& in) {
   std::map<int64_t, int> announced;  // by writer pid
   for (const auto& e : in.events) {
-    if (e.type == event::kFailpoint && e.data.value("point", "") == "trial_finished") {
-      ++announced[e.data.value("pid", int64_t{0})];
+    if (e.type == event::kFailpoint && FailpointOf(e).point == "trial_finished") {
+      ++announced[FailpointOf(e).pid];
     }
   }
   auto journals = ReadJournals(in.workdir / "out" / "selftest");

@@ -197,10 +197,10 @@ Status DurabilityTracker::Survey(Namespace& ns) const {
   return Ok();
 }
 
-Status DurabilityTracker::Begin(const fs::path& work, std::string_view model,
+Status DurabilityTracker::Begin(const fs::path& work, std::optional<PersistenceModel> model,
                                 const fs::path& journal) {
   work_ = work;
-  journal_ = model == kModelPower ? journal : fs::path{};
+  journal_ = model == PersistenceModel::kPower ? journal : fs::path{};
   journal_read_ = 0;
   journal_data_.clear();
   journal_files_.clear();
@@ -215,7 +215,7 @@ Status DurabilityTracker::Begin(const fs::path& work, std::string_view model,
   synced_dirs_.clear();
   synced_files_.clear();
   gens_.clear();
-  torn_ = model.empty() || model == kModelTorn;
+  torn_ = !model || *model == PersistenceModel::kTorn;
   cuts_.clear();
   freed_.clear();
   ext4_ = {};
@@ -512,18 +512,18 @@ void DurabilityTracker::ReadJournal() {
   for (const auto& [ino, key] : last) synced_files_[Id(ino)] = journal_files_[key];
 }
 
-Result<std::vector<std::string>> DurabilityTracker::Apply(const std::string& model, uint64_t seed) {
-  if (model == kModelProcess) return std::vector<std::string>{};
+Result<std::vector<std::string>> DurabilityTracker::Apply(PersistenceModel model, uint64_t seed) {
+  if (model == PersistenceModel::kProcess) return std::vector<std::string>{};
   if (!journal_.empty()) ReadJournal();
   Tree now;
   if (Status s = Snapshot(now); !s) return s.error();
   Flat before, target;
   Flatten(now.dirs, now.files, ".", before);
-  bool ext4 = model == kModelExt4Ordered;
+  bool ext4 = model == PersistenceModel::kExt4Ordered;
   if (ext4) {
     ResolvePending();
     Flatten(ext4_.dirs, ext4_.files, ".", target);
-  } else if (model == kModelTorn) {
+  } else if (model == PersistenceModel::kTorn) {
     PlanRng rng(seed);
     Tree t = Crashed(rng.Below(cuts_.size() + 2), now);
     TearContents(t, now, rng.Next());

@@ -42,19 +42,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "scenario/persistence_model.h"
 #include "util/result.h"
 
 namespace killpoint {
-
-inline constexpr const char* kModelProcess = "process";
-inline constexpr const char* kModelPower = "power";
-inline constexpr const char* kModelTorn = "torn";
-inline constexpr const char* kModelExt4Ordered = "ext4-ordered";
 
 class DurabilityTracker {
  public:
@@ -82,10 +79,11 @@ class DurabilityTracker {
   // Snapshots `work` as the durable state at the start of an attempt. `model`: the one Apply
   // will be asked for, when known: the tracker then records only what that model reads (torn
   // alone needs namespace states at each name operation and the content of freed files).
-  // Empty: record for every model.
+  // None: record for every model.
   // `journal`: a directory for the shim's durability journal (KILLPOINT_SHADOW), made afresh;
   // used under power only (journal() says whether it is).
-  Status Begin(const std::filesystem::path& work, std::string_view model = {},
+  Status Begin(const std::filesystem::path& work,
+               std::optional<PersistenceModel> model = std::nullopt,
                const std::filesystem::path& journal = {});
   // The journal directory the shim must be given this attempt; empty: none.
   const std::filesystem::path& journal() const { return journal_; }
@@ -110,7 +108,7 @@ class DurabilityTracker {
 
   // Rewrites the sandbox to what survives under `model`; returns one line per change, for
   // the history ("publish-state.json: rename never made durable, gone").
-  Result<std::vector<std::string>> Apply(const std::string& model, uint64_t seed);
+  Result<std::vector<std::string>> Apply(PersistenceModel model, uint64_t seed);
 
  private:
   struct Tree {

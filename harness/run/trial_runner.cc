@@ -9,6 +9,7 @@
 
 #include "history/history.h"
 #include "plan/retry_schedule.h"
+#include "plan/seed.h"
 #include "run/attempt_state.h"
 #include "run/control_channel.h"
 #include "run/downstream.h"
@@ -190,8 +191,12 @@ class TrialDriver {
 
   // After a kill: what the persistence model lets survive replaces the sandbox.
   Status ApplyModel(const AttemptFault& fault, int attempt) {
-    if (fault.model == kModelProcess || !scenario_.UsesShim() || fault.kill_point.empty()) return Ok();
-    uint64_t seed = plan_.seed ^ (static_cast<uint64_t>(plan_.trial) << 20) ^ static_cast<uint64_t>(attempt);
+    const bool process = fault.model == PersistenceModel::kProcess;
+    if (process || !scenario_.UsesShim() || fault.kill_point.empty()) return Ok();
+    // Drawn by the planner (plan/seed.h); a plan of before has none: the seed it ran with.
+    uint64_t seed = fault.torn_seed.value_or(DeriveSeed(plan_.seed, scenario_.name, plan_.trial,
+                                                        SeedPurpose::kTornCutOfOldPlans,
+                                                        {{}, 0, attempt}));
     auto changes = durability_.Apply(fault.model, seed);
     if (!changes) return changes.error();
     history_.Add(event::kRollback, {{"model", fault.model}, {"changes", changes.value()}});
@@ -253,7 +258,8 @@ class TrialDriver {
     for (int attempt = 1; attempt <= policy.max_attempts; ++attempt) {
       history_.SetContext({date, trigger, attempt - 1});
       if (attempt > 1) {
-        PlanRng rng(RetrySeed(scenario_.name, plan_.seed, plan_.trial, date, trigger, attempt));
+        PlanRng rng(DeriveSeed(plan_.seed, scenario_.name, plan_.trial, SeedPurpose::kRetryJitter,
+                               {date, trigger, attempt}));
         previous = DrawDelay(policy, attempt, previous, rng);
         Wait(previous, attempt, "backoff");
       }
@@ -317,7 +323,8 @@ class TrialDriver {
     std::string log = date + "-t" + std::to_string(trigger) + "-a" + std::to_string(attempt);
     SpawnRequest r = Request(scenario_.job.command, date, attempt, log);
     // Only a kill under a model other than process reads what the tracker records.
-    bool track = scenario_.UsesShim() && !fault.kill_point.empty() && fault.model != kModelProcess;
+    bool track = scenario_.UsesShim() && !fault.kill_point.empty() &&
+                 fault.model != PersistenceModel::kProcess;
     if (track) {
       // ArmShim hands the journal to the shim.
       fs::path journal =

@@ -15,7 +15,8 @@ bool Scenario::UsesShim() const {
   };
   return syscall_points || std::any_of(failpoints.begin(), failpoints.end(), syscall) ||
          std::any_of(hold_points.begin(), hold_points.end(), syscall) ||
-         std::any_of(models.begin(), models.end(), [](const std::string& m) { return m != "process"; });
+         std::any_of(models.begin(), models.end(),
+                     [](PersistenceModel m) { return m != PersistenceModel::kProcess; });
 }
 
 bool Scenario::ChecksOutsideWrites() const {

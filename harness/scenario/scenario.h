@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "scenario/persistence_model.h"
+
 namespace killpoint {
 
 // Retry strategies (docs/retry.md): jitter on the backoff delay, a rate limit on attempts per
@@ -167,7 +169,7 @@ struct Scenario {
   std::vector<std::string> hold_points = {};
   int max_occurrence = 1;               // kill at the 1st..max_occurrence-th hit of a point
   double duplicate_trigger_probability = 0.0;  // the scheduler fires a date twice
-  std::vector<std::string> models = {"process"};
+  std::vector<PersistenceModel> models = {PersistenceModel::kProcess};
   bool syscall_points = false;  // load the syscall shim
 
   // Whether attempts run with the shim preloaded: asked for, or needed by a syscall point

@@ -312,16 +312,15 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   s.syscall_points = r.Boolean("syscall_points", false);
   // The shim on and no point listed: every file operation in the sandbox (docs/scenarios.md).
   if (s.syscall_points && s.failpoints.empty()) s.failpoints = {kEverySyscallPoint};
-  s.models = r.Strings("models", false, false);
-  if (s.models.empty()) s.models = {"process"};
-  for (size_t i = 0; i < s.models.size(); ++i) {
-    if (!OneOf(s.models[i], kModelNames)) {
-      r.Fail("models[" + std::to_string(i) + "]",
-             "unknown or unavailable persistence model '" + s.models[i] +
-                 "' (available: " + Join(kModelNames) + ")");
-    }
+  std::vector<std::string> models = r.Strings("models", false, false);
+  if (models.empty()) models = {std::string(NameOf(PersistenceModel::kProcess))};
+  s.models.clear();
+  for (size_t i = 0; i < models.size(); ++i) {
+    Result<PersistenceModel> m = ParseModel(models[i]);
+    if (m) s.models.push_back(m.value());
+    else r.Fail("models[" + std::to_string(i) + "]", m.error().message);
   }
-  CheckUnique(r, "models", s.models);
+  CheckUnique(r, "models", models);
   s.retry = ReadRetry(r.Object("retry"));
   if (r.Has("job_retry")) s.job_retry = ReadRetry(r.Object("job_retry"), true);
   s.downstream = ReadDownstream(r.Object("downstream"));

@@ -25,9 +25,7 @@ inline constexpr std::array<std::string_view, 12> kInvariantNames = {
 // Jitter of a retry policy's backoff delay (plan/retry_schedule.h, docs/retry.md).
 inline constexpr std::array<std::string_view, 4> kJitterNames = {"none", "full", "equal", "decorrelated"};
 
-// Persistence models (harness/run/durability.h). "process" is a kill -9: the page cache
-// survives. The others need the syscall shim, which a scenario naming them loads.
-inline constexpr std::array<std::string_view, 4> kModelNames = {"process", "power", "torn", "ext4-ordered"};
+// Persistence models: scenario/persistence_model.h.
 
 // The operations the syscall shim reports; its crash points are named "<op>:<path>".
 inline constexpr std::array<std::string_view, 9> kSyscallOps = {

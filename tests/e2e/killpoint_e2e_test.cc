@@ -405,6 +405,18 @@ TEST(Torn, AnInPlaceStateWriteIsLeftUnreadable) {
   EXPECT_GT(rollbacks, 0);
 }
 
+// A counterexample written before plans carried the torn model's seed (the kill has none): the
+// runner derives the seed it was run with, so the torn cut, its rollback and the history are as
+// recorded. The file is a real one of that version (sqlite/wal-normal, seed 1, trial 3).
+TEST(Torn, ACounterexampleOfBeforeTheTornSeedReplaysTheSame) {
+  const std::string file = "tests/fixtures/old-plans/torn-without-seed.json";
+  ASSERT_EQ(Slurp(std::string(KILLPOINT_SOURCE_DIR "/") + file).find("torn_seed"),
+            std::string::npos);
+  CliRun r = RunKillpoint("torn-old-plan", {"replay", file});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("history: the same events in the same order as recorded"));
+}
+
 TEST(Exhaustive, TriesEveryCrashPointMomentAndModelOnce) {
   CliRun r = RunKillpoint("exhaustive", {"run", "scenarios/python-rename-no-dirsync-power.json", "--exhaustive"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;

@@ -11,6 +11,8 @@
 namespace killpoint {
 namespace {
 
+using enum PersistenceModel;
+
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -20,11 +22,11 @@ RunResults NeverFired() {
   ScenarioResult s;
   s.name = "py/mkstemp";
   s.file = "scenarios/py.json";
-  s.models = {"process", "power", "torn"};
+  s.models = {kProcess, kPower, kTorn};
   s.invariants = {{"no_double_publish", kMustHold, 0, 0, {}, {}}};
   for (int t = 0; t < 4; ++t) {
-    Plan p{"py/mkstemp", 1, t, {{"2026-11-01", 1, {{"open:tmpk3x9q1ab", 1, "", "power"}}}}};
-    s.Add(p, {Verdict::Held("no_double_publish")}, "", TrialExercise{{{"open:tmpk3x9q1ab", "power", false}}, 0, 0, true});
+    Plan p{"py/mkstemp", 1, t, {{"2026-11-01", 1, {{"open:tmpk3x9q1ab", 1, "", kPower}}}}};
+    s.Add(p, {Verdict::Held("no_double_publish")}, "", TrialExercise{{{"open:tmpk3x9q1ab", kPower, false}}, 0, 0, true});
   }
   RunResults r;
   r.seed = 1;

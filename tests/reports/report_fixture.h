@@ -45,7 +45,7 @@ inline ScenarioResult HostileScenario() {
   s.name = std::string("evil/") + kEvil;
   s.file = "scenarios/\"><img src=x onerror=alert(3)>.json";
   s.trials = 4;
-  s.models = {"process"};
+  s.models = {PersistenceModel::kProcess};
   s.job_commit = "0123456789abcdef0123456789abcdef01234567";
   s.invariants = {{"no_loss", kMustHold, 3, 1, {{"process", 1}},
                    {{3, 1, "2026-11-01#1 a1 kill@<b>after_publish</b>#1", std::string("lost: ") + kEvil,

@@ -12,6 +12,8 @@
 namespace killpoint {
 namespace {
 
+using enum PersistenceModel;
+
 namespace fs = std::filesystem;
 
 class CounterexampleTest : public ::testing::Test {
@@ -32,7 +34,7 @@ class CounterexampleTest : public ::testing::Test {
     c.source = "explore";
     c.plan.scenario = c.scenario_name;
     c.plan.seed = 3;
-    c.plan.runs = {{"2026-11-01", 1, {{"after_publish", 1, "", "process", "before"}}}};
+    c.plan.runs = {{"2026-11-01", 1, {{"after_publish", 1, "", kProcess, "before"}}}};
     c.invariant = "no_double_publish";
     c.explanation = "2026-11-01 was published 2 times";
     c.verdicts = {Verdict::Violated("no_double_publish", c.explanation), Verdict::Held("no_loss")};

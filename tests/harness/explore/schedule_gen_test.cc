@@ -14,6 +14,8 @@
 namespace killpoint {
 namespace {
 
+using enum PersistenceModel;
+
 rc::Gen<Scenario> GenScenario() {
   return rc::gen::exec([] {
     Scenario s;
@@ -25,7 +27,8 @@ rc::Gen<Scenario> GenScenario() {
     if (*rc::gen::arbitrary<bool>()) s.failpoints.push_back("write:state.json");
     s.max_occurrence = *rc::gen::inRange(1, 4);
     s.retry.max_attempts = *rc::gen::inRange(1, 6);
-    s.models = *rc::gen::element(std::vector<std::string>{"process"}, std::vector<std::string>{"process", "power"});
+    s.models = *rc::gen::element(std::vector<PersistenceModel>{kProcess},
+                                 std::vector<PersistenceModel>{kProcess, kPower});
     if (*rc::gen::arbitrary<bool>()) s.downstream.faults = {kCommitNoAnswer, kFailBeforeCommit};
     // The switches (issue 17): each on or off, so both kinds of scenario are drawn.
     s.duplicate_trigger_probability = *rc::gen::element(0.0, 0.2);
@@ -46,7 +49,7 @@ RC_GTEST_PROP(ScheduleGen, DrawsOnlySchedulesTheScenarioAllows, ()) {
   RC_ASSERT(p.seed == 7u);
   RC_ASSERT(!p.runs.empty());
   std::map<std::string, int> triggers;
-  std::set<std::string> models;
+  std::set<PersistenceModel> models;
   for (const PlannedRun& run : p.runs) {
     auto at = std::find(s.dates.begin(), s.dates.end(), run.biz_date);
     RC_ASSERT(at != s.dates.end());

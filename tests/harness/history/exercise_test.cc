@@ -10,11 +10,13 @@
 namespace killpoint {
 namespace {
 
+using enum PersistenceModel;
+
 Event At(const char* type, const std::string& date, int attempt, nlohmann::json data = nlohmann::json::object()) {
   return {0, 0, type, date, 1, attempt, std::move(data)};
 }
 
-AttemptFault Kill(const std::string& point, const std::string& model = "process") {
+AttemptFault Kill(const std::string& point, PersistenceModel model = kProcess) {
   AttemptFault f;
   f.kill_point = point;
   f.model = model;
@@ -23,8 +25,8 @@ AttemptFault Kill(const std::string& point, const std::string& model = "process"
 
 // Two dates: 11-01 planned kills in attempts 1 and 2, 11-02 one in attempt 1.
 Plan TwoDates() {
-  return {"s", 1, 0, {{"2026-11-01", 1, {Kill("write:state.json", "power"), Kill("after_publish")}},
-                      {"2026-11-02", 1, {Kill("open:tmpk3x9q1ab", "torn")}}}};
+  return {"s", 1, 0, {{"2026-11-01", 1, {Kill("write:state.json", kPower), Kill("after_publish")}},
+                      {"2026-11-02", 1, {Kill("open:tmpk3x9q1ab", kTorn)}}}};
 }
 
 TEST(ExerciseOf, AKillFiredOnlyWhenItsAttemptHasAKillEvent) {
@@ -43,7 +45,7 @@ TEST(ExerciseOf, AKillFiredOnlyWhenItsAttemptHasAKillEvent) {
   EXPECT_EQ(e.Fired(), 1);
   EXPECT_FALSE(e.AllFired());
   // Only the fired kill's model was applied.
-  EXPECT_EQ(e.Models(), std::vector<std::string>{"power"});
+  EXPECT_EQ(e.Models(), std::vector<PersistenceModel>{kPower});
 }
 
 TEST(ExerciseOf, AnyPointNameFiresAPlannedPattern) {
@@ -57,7 +59,7 @@ TEST(ExerciseOf, AnyPointNameFiresAPlannedPattern) {
 TEST(ExerciseOf, NoKillFiredMeansNoModelWasApplied) {
   TrialExercise e = ExerciseOf(TwoDates(), {});
   EXPECT_EQ(e.Fired(), 0);
-  EXPECT_EQ(e.Models(), std::vector<std::string>{"process"});
+  EXPECT_EQ(e.Models(), std::vector<PersistenceModel>{kProcess});
   EXPECT_EQ(ExerciseOf(Plan{"s", 1, 0, {{"2026-11-01", 1, {}}}}, {}).kills.size(), 0u);
 }
 
@@ -91,7 +93,7 @@ TEST(FiredOnly, DropsTheKillsThatNeverFiredAndKeepsTheRest) {
 }
 
 TEST(HistoryOfFiredOnly, RewritesThePlanTheSpawnAndTheArmedSyscallPoints) {
-  Plan p{"s", 1, 0, {{"2026-11-01", 1, {Kill("fsync:state.json", "power")}}}};
+  Plan p{"s", 1, 0, {{"2026-11-01", 1, {Kill("fsync:state.json", kPower)}}}};
   p.runs[0].attempts[0].occurrence = 3;  // the point came once: the kill never fired
   std::vector<Event> events = {
       At(event::kTrialStart, "", 0, {{"plan", p}}),

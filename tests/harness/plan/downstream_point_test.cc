@@ -108,13 +108,13 @@ TEST(DownstreamPoint, WithoutTheShimTheExhaustiveSpaceLeavesOutSyscallPoints) {
 
 TEST(DownstreamPoint, TheExhaustiveSpaceKillsAtEachOncePerModel) {
   Scenario s = PublishScenario();
-  s.models = {"process", "power"};  // power loads the shim
+  s.models = {PersistenceModel::kProcess, PersistenceModel::kPower};  // power loads the shim
   std::vector<CrashPoint> discovered = {
       {"rename:a:b", 1}, {kArrived, 1}, {kDelivered, 1}, {kReplied, 1}, {kDelivered, 2}};
   std::vector<std::string> killed;
   for (const AttemptFault& f : ExhaustiveSpace(s, discovered)) {
     killed.push_back(f.kill_point + "#" + std::to_string(f.occurrence) + "/" + f.when + "/" +
-                     f.model);
+                     std::string(NameOf(f.model)));
   }
   EXPECT_EQ(killed, (std::vector<std::string>{
                         "rename:a:b#1/before/process", "rename:a:b#1/before/power",

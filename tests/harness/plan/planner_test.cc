@@ -62,7 +62,7 @@ RC_GTEST_PROP(Planner, RoundTripsThroughJson, ()) {
 
 RC_GTEST_PROP(Planner, GivesAllKillsOfATrialOneModel, ()) {
   Scenario s = *GenScenario();
-  s.models = {"process", "power", "torn"};
+  s.models = {PersistenceModel::kProcess, PersistenceModel::kPower, PersistenceModel::kTorn};
   Plan p = MakePlan(s, *rc::gen::arbitrary<uint64_t>(), *rc::gen::inRange(0, 100000));
   RC_ASSERT(p.Models().size() == 1u);
 }

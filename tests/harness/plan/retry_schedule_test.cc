@@ -80,16 +80,6 @@ RC_GTEST_PROP(DrawDelay, WithoutJitterIsTheBaseDelay, ()) {
   RC_ASSERT(DrawDelay(p, attempt, 0, rng) == p.DelayBeforeAttempt(attempt));
 }
 
-TEST(RetrySeed, DependsOnEveryPartOfTheAttempt) {
-  uint64_t s = RetrySeed("retry/backoff", 1, 2, "2026-11-01", 1, 2);
-  EXPECT_EQ(s, RetrySeed("retry/backoff", 1, 2, "2026-11-01", 1, 2));
-  EXPECT_NE(s, RetrySeed("retry/backoff", 2, 2, "2026-11-01", 1, 2));
-  EXPECT_NE(s, RetrySeed("retry/backoff", 1, 3, "2026-11-01", 1, 2));
-  EXPECT_NE(s, RetrySeed("retry/backoff", 1, 2, "2026-11-02", 1, 2));
-  EXPECT_NE(s, RetrySeed("retry/backoff", 1, 2, "2026-11-01", 2, 2));
-  EXPECT_NE(s, RetrySeed("retry/backoff", 1, 2, "2026-11-01", 1, 3));
-}
-
 TEST(RateWindow, HoldsTheThirdStartUntilTheFirstLeavesTheWindow) {
   RateWindow w({2, 1000});
   EXPECT_EQ(w.EarliestStart(0), 0);

@@ -5,8 +5,10 @@
 namespace killpoint {
 namespace {
 
+using enum PersistenceModel;
+
 Plan PlanWithKill(int trial, const std::string& point) {
-  Plan p{"s", 1, trial, {{"2026-11-01", 1, {{point, 1, "", "process"}}}}};
+  Plan p{"s", 1, trial, {{"2026-11-01", 1, {{point, 1, "", kProcess}}}}};
   return p;
 }
 
@@ -64,7 +66,7 @@ namespace {
 
 TEST(ScenarioResult, SaysUnderWhichModelEachViolationHappened) {
   ScenarioResult r = Empty();
-  Plan power{"s", 1, 0, {{"2026-11-01", 1, {{"after_publish", 1, "", "power"}}}}};
+  Plan power{"s", 1, 0, {{"2026-11-01", 1, {{"after_publish", 1, "", kPower}}}}};
   r.Add(power, {Verdict::Violated("no_double_publish", "2026-11-01 was published 2 times")}, "");
   r.Add(PlanWithKill(1, "after_publish"), {Verdict::Violated("no_double_publish", "again")}, "");
   const InvariantResult& i = r.invariants[1];
@@ -95,7 +97,7 @@ TEST(RunResults, ResultsWrittenBeforeTheHeatMapAndMetadataFieldsStillLoad) {
   RunResults r;
   ScenarioResult s = Empty();
   s.Add(PlanWithKill(0, "x"), {Verdict::Violated("no_loss", "lost")}, "replay");
-  s.models = {"process", "power"};
+  s.models = {kProcess, kPower};
   s.job_commit = "abc-dirty";
   r.scenarios.push_back(s);
   nlohmann::json j = r;
@@ -135,7 +137,7 @@ TEST(ScenarioResult, APlannedPointThatNeverFiredMakesTheScenarioNotExercised) {
   ScenarioResult r = Empty();
   for (int t = 0; t < 4; ++t) {
     r.Add(PlanWithKill(t, "open:tmpk3x9q1ab"), {Verdict::Held("no_loss"), Verdict::Held("no_double_publish")}, "",
-          Fired({{"open:tmpk3x9q1ab", "power", false}}));
+          Fired({{"open:tmpk3x9q1ab", kPower, false}}));
   }
   EXPECT_FALSE(r.MustHoldViolated());
   EXPECT_TRUE(r.NotExercised());
@@ -147,7 +149,7 @@ TEST(ScenarioResult, APlannedPointThatNeverFiredMakesTheScenarioNotExercised) {
   EXPECT_EQ(r.StatusOf(r.invariants[0]), InvariantStatus::kNotExercised);
   EXPECT_EQ(ToString(r.StatusOf(r.invariants[0])), "NOT EXERCISED");
   // No kill applied a model: the trials ran under none, whatever the scenario declared.
-  r.models = {"process", "power", "torn"};
+  r.models = {kProcess, kPower, kTorn};
   EXPECT_TRUE(r.ModelsRun().empty());
   EXPECT_EQ(r.trials_by_model, (std::map<std::string, int>{{"process", 4}}));
   EXPECT_NE(r.exercise.Explanation().find("never reached: open:tmpk3x9q1ab"), std::string::npos)
@@ -156,8 +158,8 @@ TEST(ScenarioResult, APlannedPointThatNeverFiredMakesTheScenarioNotExercised) {
 
 TEST(ScenarioResult, EveryPointFiredSomewhereIsExercisedByDefault) {
   ScenarioResult r = Empty();
-  r.Add(PlanWithKill(0, "a"), {Verdict::Held("no_loss")}, "", Fired({{"a", "power", true}, {"b", "torn", false}}));
-  r.Add(PlanWithKill(1, "b"), {Verdict::Held("no_loss")}, "", Fired({{"b", "torn", true}}));
+  r.Add(PlanWithKill(0, "a"), {Verdict::Held("no_loss")}, "", Fired({{"a", kPower, true}, {"b", kTorn, false}}));
+  r.Add(PlanWithKill(1, "b"), {Verdict::Held("no_loss")}, "", Fired({{"b", kTorn, true}}));
   EXPECT_FALSE(r.NotExercised());
   EXPECT_EQ(r.exercise.kills_unfired, 1);
   EXPECT_EQ(r.exercise.trials_all_fired, 1);
@@ -172,7 +174,7 @@ TEST(ScenarioResult, EveryPointFiredSomewhereIsExercisedByDefault) {
 
 TEST(ScenarioResult, AViolationStaysAViolationAndNothingPlannedIsNothingMissed) {
   ScenarioResult r = Empty();
-  r.Add(PlanWithKill(0, "a"), {Verdict::Violated("no_loss", "lost")}, "", Fired({{"a", "process", false}}));
+  r.Add(PlanWithKill(0, "a"), {Verdict::Violated("no_loss", "lost")}, "", Fired({{"a", kProcess, false}}));
   EXPECT_TRUE(r.NotExercised());
   EXPECT_EQ(r.StatusOf(r.invariants[0]), InvariantStatus::kViolated);
   ScenarioResult none = Empty();
@@ -183,8 +185,8 @@ TEST(ScenarioResult, AViolationStaysAViolationAndNothingPlannedIsNothingMissed) 
 
 TEST(ScenarioResult, AnExampleListsOnlyTheKillsThatFiredUnderTheModelsApplied) {
   ScenarioResult r = Empty();
-  Plan p{"s", 1, 0, {{"2026-11-01", 1, {{"a", 1, "", "power"}, {"b", 1, "", "torn"}}}}};
-  r.Add(p, {Verdict::Violated("no_loss", "lost")}, "", Fired({{"a", "power", true}, {"b", "torn", false}}));
+  Plan p{"s", 1, 0, {{"2026-11-01", 1, {{"a", 1, "", kPower}, {"b", 1, "", kTorn}}}}};
+  r.Add(p, {Verdict::Violated("no_loss", "lost")}, "", Fired({{"a", kPower, true}, {"b", kTorn, false}}));
   EXPECT_EQ(r.invariants[0].examples[0].plan, "2026-11-01#1 a1 kill@a#1/power");
   EXPECT_EQ(r.invariants[0].examples[0].explanation, "lost (under the power model)");
 }
@@ -193,7 +195,7 @@ TEST(RunResults, ExerciseCountsRoundTripAndOldResultsLoadAsExercised) {
   RunResults r;
   ScenarioResult s = Empty();
   s.exercise.min_exercised = 0.5;
-  s.Add(PlanWithKill(0, "a"), {Verdict::Held("no_loss")}, "", Fired({{"a", "power", false}}));
+  s.Add(PlanWithKill(0, "a"), {Verdict::Held("no_loss")}, "", Fired({{"a", kPower, false}}));
   r.scenarios.push_back(s);
   nlohmann::json j = r;
   EXPECT_EQ(j["not_exercised"], true);

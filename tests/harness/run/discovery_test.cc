@@ -11,7 +11,7 @@ AttemptFault Kill(const std::string& point, int occurrence, const char* when) {
   f.kill_point = point;
   f.occurrence = occurrence;
   f.when = when;
-  f.model = "power";
+  f.model = PersistenceModel::kPower;
   return f;
 }
 

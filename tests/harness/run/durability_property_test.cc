@@ -544,7 +544,7 @@ class ScratchDir {
   std::map<ino_t, std::string> recorded_;  // the journal's last content of each inode number
 };
 
-std::string Describe(const Case& c, const std::vector<Op>& done, const std::string& model,
+std::string Describe(const Case& c, const std::vector<Op>& done, PersistenceModel model,
                      uint64_t seed, const Tree& got, const Reference& ref) {
   std::ostringstream o;
   o << "model " << model << " (seed " << seed
@@ -559,7 +559,7 @@ std::string Describe(const Case& c, const std::vector<Op>& done, const std::stri
 // `journal`: as with the shim under power, regular files' syncs reach the tracker through the
 // durability journal.
 void Check(const Case& c, const std::vector<Op>& done, const Reference& ref,
-           const std::string& model, uint64_t seed, bool journal = false) {
+           PersistenceModel model, uint64_t seed, bool journal = false) {
   ScratchDir box(c);
   RC_ASSERT(static_cast<bool>(
       box.tracker().Begin(box.root(), model, journal ? box.journal() : fs::path{})));
@@ -570,9 +570,9 @@ void Check(const Case& c, const std::vector<Op>& done, const Reference& ref,
   RC_ASSERT(static_cast<bool>(changes));
   Tree got = box.Read();
   bool ok = false;
-  if (model == kModelProcess) {
+  if (model == PersistenceModel::kProcess) {
     ok = got == Flatten(ref, AllAt(ref.states.size() - 1), false);
-  } else if (model == kModelPower) {
+  } else if (model == PersistenceModel::kPower) {
     Cut synced = AllAt(0);
     for (const auto& [dir, at] : ref.dir_synced) synced[dir] = at;
     ok = got == Flatten(ref, synced, true);
@@ -589,11 +589,11 @@ RC_GTEST_PROP(DurabilityProperty, EveryModelProducesOnlyStatesTheReferenceAllows
   for (const auto& op : c.ops) {
     if (ref.Do(op)) done.push_back(op);
   }
-  Check(c, done, ref, kModelProcess, 0);
-  Check(c, done, ref, kModelPower, 0);
-  Check(c, done, ref, kModelPower, 0, true);
-  for (uint64_t i = 0; i < 4; ++i) Check(c, done, ref, kModelTorn, c.seed + i);
-  Check(c, done, ref, kModelExt4Ordered, 0);
+  Check(c, done, ref, PersistenceModel::kProcess, 0);
+  Check(c, done, ref, PersistenceModel::kPower, 0);
+  Check(c, done, ref, PersistenceModel::kPower, 0, true);
+  for (uint64_t i = 0; i < 4; ++i) Check(c, done, ref, PersistenceModel::kTorn, c.seed + i);
+  Check(c, done, ref, PersistenceModel::kExt4Ordered, 0);
 }
 
 }  // namespace

@@ -16,6 +16,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+// The models by their short names, as these tests spell them.
+constexpr PersistenceModel kModelProcess = PersistenceModel::kProcess;
+constexpr PersistenceModel kModelPower = PersistenceModel::kPower;
+constexpr PersistenceModel kModelTorn = PersistenceModel::kTorn;
+constexpr PersistenceModel kModelExt4Ordered = PersistenceModel::kExt4Ordered;
 
 class DurabilityTest : public ::testing::Test {
  protected:
@@ -77,7 +82,8 @@ class DurabilityTest : public ::testing::Test {
     Op("fsync:other.log");
   }
   // A fresh sandbox holding `initial`, an attempt running `steps`, a crash under `model`.
-  std::vector<std::string> Crash(const char* model, const std::map<std::string, std::string>& initial,
+  std::vector<std::string> Crash(PersistenceModel model,
+                                 const std::map<std::string, std::string>& initial,
                                  const std::function<void()>& steps, uint64_t seed = 1) {
     fs::remove_all(work_);
     fs::create_directories(work_);
@@ -536,7 +542,7 @@ TEST_F(DurabilityTest, AnUnseenWriteIsUnsyncedUntilTheFsyncUnderEveryModel) {
     };
   };
   const std::string written = "2026-11-01\n2026-11-02\n";
-  for (const char* model : {kModelPower, kModelExt4Ordered}) {
+  for (PersistenceModel model : {kModelPower, kModelExt4Ordered}) {
     Crash(model, {{"list", "2026-11-01\n"}}, rewrite(false));
     EXPECT_EQ(Read("list"), "2026-11-01\n") << model << ": unsynced data kept";
   }
@@ -546,7 +552,7 @@ TEST_F(DurabilityTest, AnUnseenWriteIsUnsyncedUntilTheFsyncUnderEveryModel) {
     torn_lost += Read("list") != written;
   }
   EXPECT_GT(torn_lost, 0) << "torn never lost the unsynced data in 8 seeds";
-  for (const char* model : {kModelPower, kModelTorn, kModelExt4Ordered}) {
+  for (PersistenceModel model : {kModelPower, kModelTorn, kModelExt4Ordered}) {
     Crash(model, {{"list", "2026-11-01\n"}}, rewrite(true));
     EXPECT_EQ(Read("list"), written) << model << ": fsynced data lost";
   }

@@ -70,7 +70,7 @@ TEST(ScenarioParser, ReadsEveryField) {
   EXPECT_EQ(s.value().retry.DelayBeforeAttempt(3), 1500);
   EXPECT_EQ(s.value().retry.DelayBeforeAttempt(4), 2000);  // capped
   EXPECT_EQ(s.value().expected_violations, std::vector<std::string>{"converges"});
-  EXPECT_EQ(s.value().models, std::vector<std::string>{"process"});
+  EXPECT_EQ(s.value().models, std::vector<PersistenceModel>{PersistenceModel::kProcess});
 }
 
 struct BadCase {
@@ -107,6 +107,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"/failpoints/0", "\"bad name\"", "failpoints[0]: a failpoint name is"},
         BadCase{"/failpoints/1", "\"before_commit\"", "failpoints[1]: 'before_commit' is listed twice"},
         BadCase{"/models", "[\"ext9\"]", "models[0]: unknown or unavailable persistence model 'ext9'"},
+        BadCase{"/models", "[\"process\", \"pwer\"]",
+                "models[1]: unknown or unavailable persistence model 'pwer' (did you mean 'power'?"},
         BadCase{"/syscall_points", "\"yes\"", "syscall_points: expected true or false"},
         BadCase{"/downstream", "{\"faults\": [\"explode\"]}", "downstream.faults[0]: unknown downstream fault"},
         BadCase{"/check/db", "\"../x.db\"", "check.db: expected a path relative to the sandbox"},

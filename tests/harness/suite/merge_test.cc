@@ -14,6 +14,8 @@
 namespace killpoint {
 namespace {
 
+using enum PersistenceModel;
+
 namespace fs = std::filesystem;
 
 constexpr const char* kName = "demo/merge";
@@ -46,7 +48,7 @@ ScenarioResult Empty() {
   ScenarioResult r;
   r.name = kName;
   r.file = "scenarios/demo.json";
-  r.models = {"process"};
+  r.models = {kProcess};
   r.invariants = {{"no-loss", kMustHold, 0, 0, {}, {}}, {"dup", kMustHold, 0, 0, {}, {}}};
   return r;
 }
@@ -205,7 +207,7 @@ namespace killpoint {
 namespace {
 
 // Trial t plans a kill at "a" (fired in odd trials only) and one at "never" (never fired).
-TrialExercise ExerciseOfTrial(int t) { return {{{"a", "power", t % 2 == 1}, {"never", "torn", false}}, 0, 0, true}; }
+TrialExercise ExerciseOfTrial(int t) { return {{{"a", kPower, t % 2 == 1}, {"never", kTorn, false}}, 0, 0, true}; }
 
 fs::path MakeExercisedShard(const fs::path& root, int index, int count, int total) {
   fs::path dir = root / ("shard-" + std::to_string(index));

@@ -1,0 +1,46 @@
+// The persistence models: what survives a crash (harness/run/durability.h,
+// docs/persistence-models.md). The one place their names are spelled; scenarios, plans,
+// histories and results write those names, so they never change.
+#pragma once
+
+#include <array>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "util/result.h"
+
+namespace killpoint {
+
+enum class PersistenceModel {
+  kProcess,     // "process": a kill -9, the page cache survives
+  kPower,       // "power": only what POSIX promises (fsync'ed names and contents)
+  kTorn,        // "torn": a seeded cut among the namespace states, contents torn by sector
+  kExt4Ordered  // "ext4-ordered": ext4 with data=ordered, delalloc, auto_da_alloc
+};
+
+// Every model, in the order error messages and docs list them. All but process need the
+// syscall shim, which a scenario naming them loads.
+inline constexpr std::array<PersistenceModel, 4> kPersistenceModels = {
+    PersistenceModel::kProcess, PersistenceModel::kPower, PersistenceModel::kTorn,
+    PersistenceModel::kExt4Ordered};
+
+std::string_view NameOf(PersistenceModel model);
+// The model named `name`, or nullopt.
+std::optional<PersistenceModel> ModelNamed(std::string_view name);
+// As ModelNamed; an unknown name is BadInput naming the valid ones and, for a near miss, the
+// one meant: "unknown or unavailable persistence model 'pwer' (did you mean 'power'? available:
+// ...)".
+Result<PersistenceModel> ParseModel(std::string_view name);
+// Models ordered by name, as plans and results list them ("ext4-ordered" < "power").
+bool NameLess(PersistenceModel a, PersistenceModel b);
+
+// JSON: the name. from_json throws nlohmann::json::type_error (302) with ParseModel's message
+// on an unknown name or a value that is no string, like every other malformed field.
+void to_json(nlohmann::json& j, PersistenceModel model);
+void from_json(const nlohmann::json& j, PersistenceModel& model);
+std::ostream& operator<<(std::ostream& os, PersistenceModel model);
+
+}  // namespace killpoint

@@ -136,12 +136,16 @@ TEST_F(Sharded, MergedExamplesNameCopiedCounterexampleFilesAndEveryReportIsWritt
   EXPECT_EQ(Slurp(merged_->dir / "junit.xml").size() > 0, true);
 }
 
+// The first three combinations (before_publish and the downstream's before_commit and
+// after_commit): the fourth, downstream:/publish:after_answer, races the job by nature (its
+// verdict depends on how far the job gets after reading the answer, docs/scenarios.md), and
+// would make the two runs differ by chance.
 TEST(ShardExhaustive, ShardsSplitTheEnumeratedCombinationsAndMergeToTheUnshardedRun) {
   std::vector<std::string> args = {"run",
                                    "scenarios/publish-execute-then-mark.json",
                                    "--exhaustive",
                                    "--limit",
-                                   "7",
+                                   "3",
                                    "--seed",
                                    "2",
                                    "--quiet"};
@@ -153,8 +157,8 @@ TEST(ShardExhaustive, ShardsSplitTheEnumeratedCombinationsAndMergeToTheUnsharded
   CliRun s1 = RunKillpoint("exh-1", with({"--shard", "1/2"}));
   CliRun whole = RunKillpoint("exh-whole", args);
   ASSERT_NE(whole.exit_code, 2) << whole.err;
-  EXPECT_EQ(s0.Results()["scenarios"][0]["trials"], 4);
-  EXPECT_EQ(s1.Results()["scenarios"][0]["trials"], 3);
+  EXPECT_EQ(s0.Results()["scenarios"][0]["trials"], 2);
+  EXPECT_EQ(s1.Results()["scenarios"][0]["trials"], 1);
   CliRun merged = Merge("exh-merged", {s1.dir, s0.dir});
   ASSERT_EQ(merged.exit_code, whole.exit_code) << merged.err;
   EXPECT_EQ(merged.Results()["scenarios"][0]["exhaustive_total"],

@@ -25,9 +25,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cli/paths.h"
 #include "history/history.h"
@@ -101,7 +101,8 @@ void Hold(Loop& loop, const Event& e, const std::vector<Event>& events) {
   if (e.type == event::kPause) ms = e.data.value("duration_ms", 0);
   if (e.type == event::kOverlapEnd && !e.data.value("second_exited", true)) {
     for (const Event& o : events) {
-      if (o.type == event::kOverlap && o.attempt == e.attempt && o.biz_date == e.biz_date && o.trigger == e.trigger) {
+      if (o.type == event::kOverlap && o.attempt == e.attempt && o.biz_date == e.biz_date &&
+          o.trigger == e.trigger) {
         ms = o.data.value("hold_ms", 0);
       }
     }
@@ -143,17 +144,22 @@ Status RunScenario(Loop& loop, const Scenario& s, const fs::path& out_dir, const
     // left it, a job that asks first whether its date was delivered skips its publish, its
     // retries and their backoff (the loop did about a tenth of retry/job-breaker's work so).
     History sink;  // the downstream's requests land here; only the jobs' waits are looked at
-    loop.downstream->Attach(s.downstream.dedupe, &sink, s.downstream.dedupe_by == kDedupeByIdempotencyKey);
+    loop.downstream->Attach(s.downstream.dedupe, &sink,
+                            s.downstream.dedupe_by == kDedupeByIdempotencyKey);
     auto box = Sandbox::Create(root, "bare-" + std::to_string(trial) + "-");
     if (!box) return box.error();
     const Sandbox& b = box.value();
     auto run = [&](const std::vector<std::string>& command, const std::string& date, int attempt,
                    const std::string& name) {
       std::map<std::string, std::string> vars = {
-          {"bindir", loop.bindir.string()}, {"scenario_dir", fs::absolute(s.file).parent_path().string()},
-          {"workdir", b.work().string()},   {"biz_date", date},
-          {"dates", dates},                 {"downstream", loop.url},
-          {"attempt", std::to_string(attempt)}, {"trial", std::to_string(trial)}};
+          {"bindir", loop.bindir.string()},
+          {"scenario_dir", fs::absolute(s.file).parent_path().string()},
+          {"workdir", b.work().string()},
+          {"biz_date", date},
+          {"dates", dates},
+          {"downstream", loop.url},
+          {"attempt", std::to_string(attempt)},
+          {"trial", std::to_string(trial)}};
       std::vector<std::string> argv;
       for (const auto& a : command) argv.push_back(Substitute(a, vars));
       std::map<std::string, std::string> env;
@@ -190,7 +196,8 @@ int Main(int argc, char** argv) {
   std::string out_dir, bindir;
   bool real_disk = false;
   app.add_option("out", out_dir, "The output folder of a finished `killpoint run`")->required();
-  app.add_option("--bindir", bindir, "Folder of the reference jobs, {bindir} (default: this binary's)");
+  app.add_option("--bindir", bindir,
+                 "Folder of the reference jobs, {bindir} (default: this binary's)");
   app.add_flag("--real-disk", real_disk, "Sandboxes in $TMPDIR instead of RAM");
   CLI11_PARSE(app, argc, argv);
 
@@ -224,10 +231,14 @@ int Main(int argc, char** argv) {
     per_scenario[scenario.value().name] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - scenario_started).count();
   }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  std::cout << nlohmann::json{{"attempts", loop.attempts}, {"seconds", seconds}, {"held_ms", loop.held_ms},
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cout << nlohmann::json{{"attempts", loop.attempts},
+                              {"seconds", seconds},
+                              {"held_ms", loop.held_ms},
                               {"waited_ms", loop.waited_ms},
-                              {"scenarios", per_scenario}}.dump()
+                              {"scenarios", per_scenario}}
+                   .dump()
             << "\n";
   return 0;
 }

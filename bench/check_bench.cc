@@ -21,8 +21,10 @@ struct Fixture {
         h.SetContext({run.biz_date, 1, attempt});
         h.Add(event::kSpawn, {{"pid", 1}});
         for (int i = 0; i < 8; ++i) h.Add(event::kFailpoint, {{"point", "p"}, {"hit", 1}});
-        h.Add(event::kPublish, {{"key", "publish-" + run.biz_date}, {"biz_date", run.biz_date},
-                                {"committed", attempt == 1}, {"delivery_id", 1}});
+        h.Add(event::kPublish, {{"key", "publish-" + run.biz_date},
+                                {"biz_date", run.biz_date},
+                                {"committed", attempt == 1},
+                                {"delivery_id", 1}});
         h.Add(event::kExit, {{"code", attempt == 3 ? 0 : 137}, {"stderr", ""}});
       }
     }

@@ -2,9 +2,8 @@
 // production pays for being testable; and under the harness, at a point it arms and lets go on
 // (HIT and CONTINUE over the harness's own control channel, on loopback).
 #include <benchmark/benchmark.h>
-#include <stdlib.h>
-
 #include <killpoint/failpoint.h>
+#include <stdlib.h>
 
 #include "run/control_channel.h"
 

@@ -7,8 +7,8 @@ static killpoint::Scenario PublishLike() {
   killpoint::Scenario s;
   s.name = "publish/intent-done-query";
   s.dates = {"2026-11-01", "2026-11-02", "2026-11-03"};
-  s.failpoints = {"before_write", "mid_write", "before_fsync", "before_rename", "after_rename",
-                  "after_intent", "before_publish", "after_publish"};
+  s.failpoints = {"before_write", "mid_write",    "before_fsync",   "before_rename",
+                  "after_rename", "after_intent", "before_publish", "after_publish"};
   s.max_occurrence = 2;
   s.duplicate_trigger_probability = 0.1;
   s.downstream.faults = {killpoint::kCommitNoAnswer, killpoint::kFailBeforeCommit};

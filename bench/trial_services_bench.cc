@@ -37,7 +37,8 @@ void BM_ControlChannelStartStop(benchmark::State& state) {
 BENCHMARK(BM_ControlChannelStartStop)->UseRealTime();
 
 void BM_SandboxCreateRemove(benchmark::State& state) {
-  auto root = std::filesystem::temp_directory_path() / ("kp-sandbox-bench-" + std::to_string(::getpid()));
+  auto root =
+      std::filesystem::temp_directory_path() / ("kp-sandbox-bench-" + std::to_string(::getpid()));
   std::filesystem::create_directories(root);
   for (auto _ : state) {
     auto box = Sandbox::Create(root, "t");

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define KP_FUZZ_CHECK(cond)                                                  \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
+#define KP_FUZZ_CHECK(cond)                                                                  \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
       std::fprintf(stderr, "fuzz property failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-      std::abort();                                                          \
-    }                                                                        \
+      std::abort();                                                                          \
+    }                                                                                        \
   } while (0)

@@ -15,7 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   std::string written;
-  for (const auto& [trial, events] : log.value()) written += killpoint::FormatTrialHistory(trial, events);
+  for (const auto& [trial, events] : log.value())
+    written += killpoint::FormatTrialHistory(trial, events);
   auto again = killpoint::ParseHistoryLog(written, "again.jsonl");
   KP_FUZZ_CHECK(again);
   KP_FUZZ_CHECK(again.value().size() == log.value().size());

@@ -13,14 +13,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto hit = killpoint::ParseProtocolLine(line);
   if (!hit) return 0;
   KP_FUZZ_CHECK(!hit->name.empty());
-  KP_FUZZ_CHECK(hit->name.find(' ') == std::string::npos && hit->name.find('\n') == std::string::npos);
+  KP_FUZZ_CHECK(hit->name.find(' ') == std::string::npos &&
+                hit->name.find('\n') == std::string::npos);
   KP_FUZZ_CHECK(!(hit->done && hit->seen));
   KP_FUZZ_CHECK(hit->pid >= 0 && hit->bytes >= -1);
-  std::string again = std::string(hit->done ? "DONE " : hit->seen ? "SEEN " : "HIT ") + hit->name + " " +
-                      std::to_string(hit->pid);
+  std::string again = std::string(hit->done   ? "DONE "
+                                  : hit->seen ? "SEEN "
+                                              : "HIT ") +
+                      hit->name + " " + std::to_string(hit->pid);
   if (hit->bytes >= 0) again += " " + std::to_string(hit->bytes);
   auto reparsed = killpoint::ParseProtocolLine(again);
   KP_FUZZ_CHECK(reparsed && reparsed->name == hit->name && reparsed->pid == hit->pid &&
-                reparsed->bytes == hit->bytes && reparsed->done == hit->done && reparsed->seen == hit->seen);
+                reparsed->bytes == hit->bytes && reparsed->done == hit->done &&
+                reparsed->seen == hit->seen);
   return 0;
 }

@@ -53,17 +53,24 @@ Tally Count(const std::vector<ScenarioRef>& scenarios) {
                                             E(s.exercise.Explanation())));
     }
     for (const InvariantResult& r : s.invariants) {
-      std::string where = fmt::format("<a href=\"#{}\">{}</a>: <b>{}</b>", ref.anchor, E(s.name), E(r.name));
+      std::string where =
+          fmt::format("<a href=\"#{}\">{}</a>: <b>{}</b>", ref.anchor, E(s.name), E(r.name));
       switch (r.Status()) {
         case InvariantStatus::kViolated:
-          t.violations.push_back(fmt::format("{} violated in {} of {} trials", where, r.violated, r.held + r.violated));
+          t.violations.push_back(fmt::format("{} violated in {} of {} trials", where, r.violated,
+                                             r.held + r.violated));
           break;
-        case InvariantStatus::kShown: ++t.shown; break;
+        case InvariantStatus::kShown:
+          ++t.shown;
+          break;
         case InvariantStatus::kNotDemonstrated:
-          t.not_shown.push_back(fmt::format("{} was expected to break but held in all {} trials", where, r.held));
+          t.not_shown.push_back(
+              fmt::format("{} was expected to break but held in all {} trials", where, r.held));
           break;
-        case InvariantStatus::kHeld: break;
-        case InvariantStatus::kNotExercised: break;  // Status() never says it: StatusOf does
+        case InvariantStatus::kHeld:
+          break;
+        case InvariantStatus::kNotExercised:
+          break;  // Status() never says it: StatusOf does
       }
     }
   }
@@ -78,48 +85,61 @@ std::string List(const std::vector<std::string>& items) {
 
 std::string VerdictBox(const ReportData& report, const std::vector<ScenarioRef>& scenarios) {
   Tally t = Count(scenarios);
-  std::string head = t.violations.empty()
-                         ? fmt::format("<b>Every must-hold invariant held</b> in {} trials of {} scenarios.",
-                                       report.Trials(), scenarios.size())
-                         : fmt::format("<b>A must-hold invariant was violated</b>: {} violation{} in {} trials of {} scenarios.",
-                                       t.violations.size(), t.violations.size() == 1 ? "" : "s", report.Trials(),
-                                       scenarios.size());
+  std::string head =
+      t.violations.empty()
+          ? fmt::format("<b>Every must-hold invariant held</b> in {} trials of {} scenarios.",
+                        report.Trials(), scenarios.size())
+          : fmt::format(
+                "<b>A must-hold invariant was violated</b>: {} violation{} in {} trials of {} "
+                "scenarios.",
+                t.violations.size(), t.violations.size() == 1 ? "" : "s", report.Trials(),
+                scenarios.size());
   if (t.violations.empty() && !t.not_exercised.empty()) {
-    head = fmt::format("<b>Not exercised</b>: in {} of {} scenarios planned kills never fired, so their invariants "
-                       "were not tested where the scenario said.",
-                       t.not_exercised.size(), scenarios.size());
+    head = fmt::format(
+        "<b>Not exercised</b>: in {} of {} scenarios planned kills never fired, so their "
+        "invariants "
+        "were not tested where the scenario said.",
+        t.not_exercised.size(), scenarios.size());
   }
   bool ok = t.violations.empty() && t.not_exercised.empty();
   std::string out = fmt::format("<div class=\"verdict {}\">{}", ok ? "ok" : "bad", head);
   if (!t.violations.empty()) out += List(t.violations);
   if (!t.not_exercised.empty()) out += "<p>Not exercised:</p>" + List(t.not_exercised);
-  out += fmt::format("<p>Expected trade-offs: {} shown, {} not demonstrated.</p>", t.shown, t.not_shown.size());
+  out += fmt::format("<p>Expected trade-offs: {} shown, {} not demonstrated.</p>", t.shown,
+                     t.not_shown.size());
   if (!t.not_shown.empty()) out += List(t.not_shown);
   return out + "</div>\n";
 }
 
 std::string Metadata(const ReportData& report) {
   std::string out =
-      "<table><tr><th>results</th><th>killpoint</th><th>seed</th><th>trials</th><th>models</th><th>job commit</th>"
+      "<table><tr><th>results</th><th>killpoint</th><th>seed</th><th>trials</th><th>models</"
+      "th><th>job commit</th>"
       "<th>started (UTC)</th><th>took</th></tr>\n";
   for (const RunReport& run : report.runs) {
     const RunResults& r = run.results;
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{:.1f}s</td></tr>\n",
-        run.source.empty() ? "this run" : "<code>" + E(run.source) + "</code>", E(r.killpoint_version), r.seed,
-        r.Trials(), E(JoinOr(RunModels(r), "none (no kill fired)")), E(JoinOr(RunJobCommits(r), "not in a git checkout")), E(r.started_at),
-        r.elapsed_s);
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></"
+        "td><td>{}</td><td>{:.1f}s</td></tr>\n",
+        run.source.empty() ? "this run" : "<code>" + E(run.source) + "</code>",
+        E(r.killpoint_version), r.seed, r.Trials(), E(JoinOr(RunModels(r), "none (no kill fired)")),
+        E(JoinOr(RunJobCommits(r), "not in a git checkout")), E(r.started_at), r.elapsed_s);
   }
   return out + "</table>\n";
 }
 
 const char* CssClass(InvariantStatus s) {
   switch (s) {
-    case InvariantStatus::kHeld: return "held";
-    case InvariantStatus::kViolated: return "violated";
-    case InvariantStatus::kShown: return "shown";
-    case InvariantStatus::kNotDemonstrated: return "notshown";
-    case InvariantStatus::kNotExercised: return "violated";
+    case InvariantStatus::kHeld:
+      return "held";
+    case InvariantStatus::kViolated:
+      return "violated";
+    case InvariantStatus::kShown:
+      return "shown";
+    case InvariantStatus::kNotDemonstrated:
+      return "notshown";
+    case InvariantStatus::kNotExercised:
+      return "violated";
   }
   return "";
 }
@@ -140,14 +160,17 @@ std::string Matrix(const std::vector<ScenarioRef>& scenarios) {
       if (std::find(names.begin(), names.end(), r.name) == names.end()) names.push_back(r.name);
     }
   }
-  std::string out = "<div class=\"scroll\"><table class=\"matrix\"><tr><th>scenario <small>(violations/trials)</small></th>";
+  std::string out =
+      "<div class=\"scroll\"><table class=\"matrix\"><tr><th>scenario "
+      "<small>(violations/trials)</small></th>";
   for (const auto& n : names) out += "<th>" + E(n) + "</th>";
   out += "</tr>\n";
   for (const ScenarioRef& ref : scenarios) {
     const ScenarioResult& s = ref.result();
     out += fmt::format("<tr><th><a href=\"#{}\">{}</a></th>", ref.anchor, E(s.name));
     for (const auto& n : names) {
-      auto it = std::find_if(s.invariants.begin(), s.invariants.end(), [&](auto& r) { return r.name == n; });
+      auto it = std::find_if(s.invariants.begin(), s.invariants.end(),
+                             [&](auto& r) { return r.name == n; });
       out += it == s.invariants.end() ? "<td class=\"na\">-</td>" : Cell(s, *it);
     }
     out += "</tr>\n";

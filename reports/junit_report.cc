@@ -14,7 +14,8 @@ std::string Text(const std::string& s) { return HtmlEscape(s); }
 // In an attribute a raw newline would be normalized to a space; keep it as a reference.
 std::string Attr(const std::string& s) {
   std::string out;
-  for (char c : Text(s)) out += c == '\n' ? std::string("&#10;") : c == '\t' ? std::string("&#9;") : std::string(1, c);
+  for (char c : Text(s))
+    out += c == '\n' ? std::string("&#10;") : c == '\t' ? std::string("&#9;") : std::string(1, c);
   return out;
 }
 
@@ -24,39 +25,45 @@ std::string Timestamp(const std::string& iso) {
 }
 
 std::string Example(const Counterexample& c) {
-  return fmt::format("trial {}: {}\nschedule: {}\nreplay: {}\n", c.trial, c.explanation, c.plan, c.ReplayCommands());
+  return fmt::format("trial {}: {}\nschedule: {}\nreplay: {}\n", c.trial, c.explanation, c.plan,
+                     c.ReplayCommands());
 }
 
 std::string Body(const ScenarioResult& s, const InvariantResult& r) {
   switch (s.StatusOf(r)) {
     case InvariantStatus::kNotExercised:
       // A failure, not a pass: the invariant held, but not where the scenario said to test it.
-      return fmt::format("<failure message=\"{}\" type=\"not_exercised\">{}</failure>",
-                         Attr("not exercised: " + s.exercise.Explanation()),
-                         Text(fmt::format("held in all {} trials, but the scenario was not exercised: {}\n", r.held,
-                                          s.exercise.Explanation())));
+      return fmt::format(
+          "<failure message=\"{}\" type=\"not_exercised\">{}</failure>",
+          Attr("not exercised: " + s.exercise.Explanation()),
+          Text(fmt::format("held in all {} trials, but the scenario was not exercised: {}\n",
+                           r.held, s.exercise.Explanation())));
     case InvariantStatus::kHeld:
-      return fmt::format("<system-out>{}</system-out>", Text(fmt::format("held in all {} trials", r.held)));
+      return fmt::format("<system-out>{}</system-out>",
+                         Text(fmt::format("held in all {} trials", r.held)));
     case InvariantStatus::kViolated: {
-      std::string message = r.examples.empty() ? fmt::format("violated in {} of {} trials", r.violated, r.held + r.violated)
+      std::string message = r.examples.empty() ? fmt::format("violated in {} of {} trials",
+                                                             r.violated, r.held + r.violated)
                                                : r.examples.front().explanation;
       // The replay command first: it is what a person copies from the CI page.
       std::string body = r.examples.empty() ? "" : r.examples.front().ReplayCommands() + "\n\n";
       body += fmt::format("violated in {} of {} trials\n", r.violated, r.held + r.violated);
       for (const auto& c : r.examples) body += "\n" + Example(c);
-      return fmt::format("<failure message=\"{}\" type=\"must_hold\">{}</failure>", Attr(message), Text(body));
+      return fmt::format("<failure message=\"{}\" type=\"must_hold\">{}</failure>", Attr(message),
+                         Text(body));
     }
     case InvariantStatus::kShown: {
-      std::string note = fmt::format("expected trade-off, shown: broke in {} of {} trials\n", r.violated,
-                                     r.held + r.violated);
+      std::string note = fmt::format("expected trade-off, shown: broke in {} of {} trials\n",
+                                     r.violated, r.held + r.violated);
       for (const auto& c : r.examples) note += "\n" + Example(c);
       return fmt::format("<system-out>{}</system-out>", Text(note));
     }
     case InvariantStatus::kNotDemonstrated:
-      return fmt::format("<skipped message=\"{}\"/>",
-                         Attr(fmt::format("expected to break, but held in all {} trials: the trade-off was not "
-                                          "demonstrated (more trials, another seed or model may show it)",
-                                          r.held)));
+      return fmt::format(
+          "<skipped message=\"{}\"/>",
+          Attr(fmt::format("expected to break, but held in all {} trials: the trade-off was not "
+                           "demonstrated (more trials, another seed or model may show it)",
+                           r.held)));
   }
   return "";
 }
@@ -65,7 +72,8 @@ struct Counts {
   int tests = 0, failures = 0, skipped = 0;
   void Add(const ScenarioResult& s, const InvariantResult& r) {
     ++tests;
-    failures += s.StatusOf(r) == InvariantStatus::kViolated || s.StatusOf(r) == InvariantStatus::kNotExercised;
+    failures += s.StatusOf(r) == InvariantStatus::kViolated ||
+                s.StatusOf(r) == InvariantStatus::kNotExercised;
     skipped += s.StatusOf(r) == InvariantStatus::kNotDemonstrated;
   }
 };
@@ -81,24 +89,28 @@ std::string Suite(const ScenarioRef& ref, Counts& total) {
   std::string cases;
   for (const InvariantResult& r : s.invariants) {
     c.Add(s, r);
-    cases += fmt::format("    <testcase name=\"{}\" classname=\"{}\" file=\"{}\" time=\"0\">{}</testcase>\n", Attr(r.name),
-                         Attr(s.name), Attr(s.file), Body(s, r));
+    cases += fmt::format(
+        "    <testcase name=\"{}\" classname=\"{}\" file=\"{}\" time=\"0\">{}</testcase>\n",
+        Attr(r.name), Attr(s.name), Attr(s.file), Body(s, r));
   }
   total.tests += c.tests;
   total.failures += c.failures;
   total.skipped += c.skipped;
   std::string models;
   for (const auto& m : s.ModelsRun()) models += (models.empty() ? "" : ",") + m;
-  std::string props = Property("seed", std::to_string(run.seed)) + Property("trials", std::to_string(s.trials)) +
-                      Property("models", models) + Property("killpoint_version", run.killpoint_version) +
+  std::string props = Property("seed", std::to_string(run.seed)) +
+                      Property("trials", std::to_string(s.trials)) + Property("models", models) +
+                      Property("killpoint_version", run.killpoint_version) +
                       Property("scenario_file", s.file);
   if (!s.job_commit.empty()) props += Property("job_commit", s.job_commit);
   if (!s.exercise.Explanation().empty()) props += Property("exercise", s.exercise.Explanation());
   if (!ref.run->source.empty()) props += Property("results", ref.run->source);
   return fmt::format(
-      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\" "
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
+      "time=\"{:.3f}\" "
       "timestamp=\"{}\">\n    <properties>\n{}    </properties>\n{}  </testsuite>\n",
-      Attr(s.name), c.tests, c.failures, c.skipped, s.elapsed_s, Attr(Timestamp(run.started_at)), props, cases);
+      Attr(s.name), c.tests, c.failures, c.skipped, s.elapsed_s, Attr(Timestamp(run.started_at)),
+      props, cases);
 }
 
 }  // namespace
@@ -113,7 +125,8 @@ std::string RenderJunit(const ReportData& report) {
   }
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<testsuites name=\"killpoint\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\">\n{}"
+      "<testsuites name=\"killpoint\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
+      "time=\"{:.3f}\">\n{}"
       "</testsuites>\n",
       total.tests, total.failures, total.skipped, time, suites);
 }

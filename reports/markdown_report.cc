@@ -11,11 +11,16 @@ namespace {
 
 const char* VerdictText(InvariantStatus s) {
   switch (s) {
-    case InvariantStatus::kHeld: return "\u2705 held";
-    case InvariantStatus::kViolated: return "\u274C **VIOLATED**";
-    case InvariantStatus::kShown: return "\u26A0\uFE0F expected, shown";
-    case InvariantStatus::kNotDemonstrated: return "\u2796 expected, not demonstrated";
-    case InvariantStatus::kNotExercised: return "\u274C **NOT EXERCISED**";
+    case InvariantStatus::kHeld:
+      return "\u2705 held";
+    case InvariantStatus::kViolated:
+      return "\u274C **VIOLATED**";
+    case InvariantStatus::kShown:
+      return "\u26A0\uFE0F expected, shown";
+    case InvariantStatus::kNotDemonstrated:
+      return "\u2796 expected, not demonstrated";
+    case InvariantStatus::kNotExercised:
+      return "\u274C **NOT EXERCISED**";
   }
   return "";
 }
@@ -33,23 +38,30 @@ std::string CodeBlock(const std::string& text) {
 }
 
 std::string RunLine(const RunReport& run, const std::vector<ScenarioRef>& scenarios) {
-  size_t n = std::count_if(scenarios.begin(), scenarios.end(), [&](const ScenarioRef& s) { return s.run == &run; });
+  size_t n = std::count_if(scenarios.begin(), scenarios.end(),
+                           [&](const ScenarioRef& s) { return s.run == &run; });
   const RunResults& r = run.results;
   std::vector<std::string> commits = RunJobCommits(r);
-  return fmt::format("- {} trials of {} scenarios \u00B7 seed {} \u00B7 models {} \u00B7 killpoint {}{} \u00B7 started {} \u00B7 {:.1f}s{}\n",
-                     r.Trials(), n, r.seed, MarkdownEscape(JoinOr(RunModels(r), "none (no kill fired)")),
-                     MarkdownEscape(r.killpoint_version),
-                     commits.empty() ? "" : " \u00B7 job " + MarkdownEscape(JoinOr(commits, "")), MarkdownEscape(r.started_at),
-                     r.elapsed_s, run.source.empty() ? "" : " \u00B7 " + MarkdownEscape(run.source));
+  return fmt::format(
+      "- {} trials of {} scenarios \u00B7 seed {} \u00B7 models {} \u00B7 killpoint {}{} \u00B7 "
+      "started {} \u00B7 {:.1f}s{}\n",
+      r.Trials(), n, r.seed, MarkdownEscape(JoinOr(RunModels(r), "none (no kill fired)")),
+      MarkdownEscape(r.killpoint_version),
+      commits.empty() ? "" : " \u00B7 job " + MarkdownEscape(JoinOr(commits, "")),
+      MarkdownEscape(r.started_at), r.elapsed_s,
+      run.source.empty() ? "" : " \u00B7 " + MarkdownEscape(run.source));
 }
 
 std::string Table(const std::vector<ScenarioRef>& scenarios) {
-  std::string out = "| scenario | invariant | expectation | violated | verdict |\n| --- | --- | --- | ---: | --- |\n";
+  std::string out =
+      "| scenario | invariant | expectation | violated | verdict |\n| --- | --- | --- | ---: | --- "
+      "|\n";
   for (const ScenarioRef& ref : scenarios) {
     const ScenarioResult& s = ref.result();
     bool first = true;
     for (const InvariantResult& r : s.invariants) {
-      out += fmt::format("| {} | {} | {} | {}/{} | {} |\n", first ? MarkdownEscape(s.name) : "", MarkdownEscape(r.name),
+      out += fmt::format("| {} | {} | {} | {}/{} | {} |\n", first ? MarkdownEscape(s.name) : "",
+                         MarkdownEscape(r.name),
                          r.expectation == kMustHold ? "must hold" : "expected to break", r.violated,
                          r.held + r.violated, VerdictText(s.StatusOf(r)));
       first = false;
@@ -83,8 +95,8 @@ std::string Exercise(const std::vector<ScenarioRef>& scenarios) {
     for (const ScenarioRef& ref : scenarios) {
       const ScenarioResult& s = ref.result();
       if (s.NotExercised() != failing || s.exercise.Explanation().empty()) continue;
-      out += fmt::format("- {}**{}**: {}\n", failing ? "\u274C not exercised: " : "", MarkdownEscape(s.name),
-                         MarkdownEscape(s.exercise.Explanation()));
+      out += fmt::format("- {}**{}**: {}\n", failing ? "\u274C not exercised: " : "",
+                         MarkdownEscape(s.name), MarkdownEscape(s.exercise.Explanation()));
     }
   }
   return out.empty() ? "" : "\n### Planned faults that never happened\n\n" + out;
@@ -96,7 +108,8 @@ std::string OutsideWrites(const std::vector<ScenarioRef>& scenarios) {
   for (const ScenarioRef& ref : scenarios) {
     const ScenarioResult& s = ref.result();
     for (const std::string& note : s.OutsideWriteNotes()) {
-      out += fmt::format("- \u26A0\uFE0F **{}**: {}\n", MarkdownEscape(s.name), MarkdownEscape(note));
+      out +=
+          fmt::format("- \u26A0\uFE0F **{}**: {}\n", MarkdownEscape(s.name), MarkdownEscape(note));
     }
     if (std::string hint = s.OutsideWriteHint(); !hint.empty()) {
       out += fmt::format("- **{}**: {}\n", MarkdownEscape(s.name), MarkdownEscape(hint));
@@ -111,14 +124,16 @@ std::string Counterexamples(const std::vector<ScenarioRef>& scenarios) {
   std::string out = "\n### Counterexamples\n\n";
   for (size_t i = 0; i < picks.size() && i < kMarkdownTopCounterexamples; ++i) {
     const Counterexample& c = picks[i].invariant->examples.front();
-    out += fmt::format("**{}** \u00B7 `{}` ({}) \u00B7 trial {}: {}\n\n", MarkdownEscape(picks[i].scenario->name),
-                       MarkdownEscape(picks[i].invariant->name),
-                       picks[i].invariant->expectation == kMustHold ? "must hold" : "expected to break", c.trial,
-                       MarkdownEscape(c.explanation));
+    out += fmt::format(
+        "**{}** \u00B7 `{}` ({}) \u00B7 trial {}: {}\n\n", MarkdownEscape(picks[i].scenario->name),
+        MarkdownEscape(picks[i].invariant->name),
+        picks[i].invariant->expectation == kMustHold ? "must hold" : "expected to break", c.trial,
+        MarkdownEscape(c.explanation));
     out += CodeBlock(c.ReplayCommands()) + "\n";
   }
   if (picks.size() > kMarkdownTopCounterexamples) {
-    out += fmt::format("...and {} more in the HTML report.\n", picks.size() - kMarkdownTopCounterexamples);
+    out += fmt::format("...and {} more in the HTML report.\n",
+                       picks.size() - kMarkdownTopCounterexamples);
   }
   return out;
 }
@@ -129,10 +144,19 @@ std::string MarkdownEscape(const std::string& text) {
   std::string out;
   for (char c : SanitizeText(text)) {
     switch (c) {
-      case '<': out += "&lt;"; break;  // entities: no HTML tag gets through
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '\n': case '\r': out += ' '; break;
+      case '<':
+        out += "&lt;";
+        break;  // entities: no HTML tag gets through
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '\n':
+      case '\r':
+        out += ' ';
+        break;
       default:
         if (std::string_view("\\`*_[]|~#!").find(c) != std::string_view::npos) out += '\\';
         out += c;
@@ -143,10 +167,11 @@ std::string MarkdownEscape(const std::string& text) {
 
 std::string RenderMarkdown(const ReportData& report) {
   std::vector<ScenarioRef> scenarios = Scenarios(report);
-  std::string out = report.MustHoldViolated() ? "## killpoint: \u274C a must-hold invariant was violated\n\n"
-                     : report.NotExercised()
-                         ? "## killpoint: \u274C a scenario was not exercised (planned kills never fired)\n\n"
-                         : "## killpoint: \u2705 every must-hold invariant held\n\n";
+  std::string out =
+      report.MustHoldViolated() ? "## killpoint: \u274C a must-hold invariant was violated\n\n"
+      : report.NotExercised()
+          ? "## killpoint: \u274C a scenario was not exercised (planned kills never fired)\n\n"
+          : "## killpoint: \u2705 every must-hold invariant held\n\n";
   for (const RunReport& run : report.runs) out += RunLine(run, scenarios);
   for (const RunReport& run : report.runs) {
     if (run.results.partial.empty()) continue;

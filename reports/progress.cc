@@ -13,9 +13,9 @@ std::string FormatDuration(double seconds) {
 }
 
 std::string FormatProgress(const ProgressState& s, size_t width) {
-  std::string line = fmt::format("killpoint: {}/{}{} trials, {} with violations ({} must-hold), {} elapsed", s.done,
-                                 s.total, s.total_known ? "" : "+", s.violating, s.must_hold_violating,
-                                 FormatDuration(s.elapsed_s));
+  std::string line = fmt::format(
+      "killpoint: {}/{}{} trials, {} with violations ({} must-hold), {} elapsed", s.done, s.total,
+      s.total_known ? "" : "+", s.violating, s.must_hold_violating, FormatDuration(s.elapsed_s));
   if (s.total_known && s.done > 0 && s.done < s.total) {
     line += ", ~" + FormatDuration(s.elapsed_s / s.done * (s.total - s.done)) + " left";
   }
@@ -28,7 +28,10 @@ double SteadySeconds() {
 }
 
 ProgressLine::ProgressLine(std::ostream& out, size_t width, Clock clock, double interval_s)
-    : out_(out), width_(width > 1 ? width - 1 : width), clock_(std::move(clock)), interval_s_(interval_s),
+    : out_(out),
+      width_(width > 1 ? width - 1 : width),
+      clock_(std::move(clock)),
+      interval_s_(interval_s),
       started_(clock_()) {}
 
 void ProgressLine::Expect(int trials) { state_.total += trials; }

@@ -13,9 +13,9 @@ namespace killpoint {
 
 struct ProgressState {
   int done = 0;
-  int total = 0;              // the trials known so far
-  bool total_known = true;    // false while an exhaustive scenario has not counted its trials
-  int violating = 0;          // trials with any violation
+  int total = 0;                // the trials known so far
+  bool total_known = true;      // false while an exhaustive scenario has not counted its trials
+  int violating = 0;            // trials with any violation
   int must_hold_violating = 0;  // trials with a must-hold violation
   double elapsed_s = 0;
 };

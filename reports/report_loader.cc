@@ -17,15 +17,15 @@ using Json = nlohmann::json;
 
 constexpr const char* kFormat = "killpoint-results/1";
 
-
 Status Check(const ScenarioResult& s, const std::string& where) {
   if (s.trials < 0) return Error::BadInput(where + ": negative trials");
   for (const InvariantResult& r : s.invariants) {
     if (r.expectation != kMustHold && r.expectation != kExpectedViolation) {
-      return Error::BadInput(where + ": invariant " + r.name + ": expectation \"" + r.expectation + "\" is neither " +
-                             kMustHold + " nor " + kExpectedViolation);
+      return Error::BadInput(where + ": invariant " + r.name + ": expectation \"" + r.expectation +
+                             "\" is neither " + kMustHold + " nor " + kExpectedViolation);
     }
-    if (r.held < 0 || r.violated < 0) return Error::BadInput(where + ": invariant " + r.name + ": negative counts");
+    if (r.held < 0 || r.violated < 0)
+      return Error::BadInput(where + ": invariant " + r.name + ": negative counts");
   }
   return Ok();
 }
@@ -60,8 +60,8 @@ Result<RunResults> ParseResults(std::string_view text, const std::string& file) 
     return Error::BadInput(file + ": not a killpoint results file (it has no \"format\")");
   }
   if (j["format"] != kFormat) {
-    return Error::BadInput(file + ": results format " + j["format"].dump() + " is not the " + kFormat +
-                           " this killpoint reads");
+    return Error::BadInput(file + ": results format " + j["format"].dump() + " is not the " +
+                           kFormat + " this killpoint reads");
   }
   RunResults r;
   try {
@@ -75,7 +75,8 @@ Result<RunResults> ParseResults(std::string_view text, const std::string& file) 
     if (!scenarios.is_array()) return Error::BadInput(file + ": \"scenarios\" is not an array");
     for (size_t i = 0; i < scenarios.size(); ++i) {
       std::string where = file + ": scenarios[" + std::to_string(i) + "]";
-      if (scenarios[i].is_object() && scenarios[i].contains("name")) where += " (" + scenarios[i]["name"].dump() + ")";
+      if (scenarios[i].is_object() && scenarios[i].contains("name"))
+        where += " (" + scenarios[i]["name"].dump() + ")";
       auto s = ParseScenario(scenarios[i], where);
       if (!s) return s.error();
       r.scenarios.push_back(std::move(s.value()));
@@ -86,7 +87,8 @@ Result<RunResults> ParseResults(std::string_view text, const std::string& file) 
   return r;
 }
 
-Result<std::map<int, std::vector<Event>>> ReadTrialEvents(const fs::path& log, const std::set<int>& trials) {
+Result<std::map<int, std::vector<Event>>> ReadTrialEvents(const fs::path& log,
+                                                          const std::set<int>& trials) {
   std::ifstream in(log, std::ios::binary);
   if (!in) return Error::BadInput("cannot read " + log.string() + ": " + std::strerror(errno));
   std::vector<std::string> tags;
@@ -95,13 +97,16 @@ Result<std::map<int, std::vector<Event>>> ReadTrialEvents(const fs::path& log, c
   std::string line;
   for (size_t line_no = 1; std::getline(in, line); ++line_no) {
     if (in.eof()) break;  // no newline: the torn tail of an interrupted append
-    if (std::none_of(tags.begin(), tags.end(), [&](const std::string& tag) { return MayBeTrial(line, tag); })) continue;
+    if (std::none_of(tags.begin(), tags.end(),
+                     [&](const std::string& tag) { return MayBeTrial(line, tag); }))
+      continue;
     try {
       Json j = Json::parse(line);
       int trial = j.at("trial").get<int>();
       if (trials.count(trial)) out[trial].push_back(j.get<Event>());
     } catch (const Json::exception& e) {
-      return Error::BadInput(log.string() + ":" + std::to_string(line_no) + ": not a history event: " + JsonErrorText(e));
+      return Error::BadInput(log.string() + ":" + std::to_string(line_no) +
+                             ": not a history event: " + JsonErrorText(e));
     }
   }
   return out;
@@ -124,7 +129,8 @@ Status AttachHistories(RunReport& run, const fs::path& out_dir) {
     auto events = ReadTrialEvents(log, trials);
     if (!events) return events.error();
     run.histories[i] = std::move(events.value());
-    if (run.histories[i].size() < trials.size()) run.history_notes[i] = log.string() + " lacks this trial";
+    if (run.histories[i].size() < trials.size())
+      run.history_notes[i] = log.string() + " lacks this trial";
   }
   return Ok();
 }
@@ -135,7 +141,8 @@ Result<RunReport> LoadRun(const fs::path& path) {
   bool is_dir = fs::is_directory(path, ec);
   fs::path file = is_dir ? ResultsFile(path) : path;
   if (is_dir && !fs::exists(file, ec)) {
-    return Error::BadInput(file.string() + " is missing: is " + path.string() + " the --out folder of a killpoint run?");
+    return Error::BadInput(file.string() + " is missing: is " + path.string() +
+                           " the --out folder of a killpoint run?");
   }
   auto text = ReadFile(file);
   if (!text) return text.error();

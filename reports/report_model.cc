@@ -11,11 +11,13 @@ const std::vector<Event>* RunReport::Events(size_t scenario, int trial) const {
 }
 
 bool ReportData::NotExercised() const {
-  return std::any_of(runs.begin(), runs.end(), [](const RunReport& r) { return r.results.NotExercised(); });
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const RunReport& r) { return r.results.NotExercised(); });
 }
 
 bool ReportData::MustHoldViolated() const {
-  return std::any_of(runs.begin(), runs.end(), [](const RunReport& r) { return r.results.MustHoldViolated(); });
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const RunReport& r) { return r.results.MustHoldViolated(); });
 }
 
 int ReportData::Trials() const {
@@ -38,7 +40,8 @@ std::vector<CounterexampleTrial> CounterexampleTrials(const ScenarioResult& s) {
   std::vector<CounterexampleTrial> out;
   for (const InvariantResult& r : s.invariants) {
     for (const Counterexample& c : r.examples) {
-      auto it = std::find_if(out.begin(), out.end(), [&](const auto& t) { return t.trial == c.trial; });
+      auto it =
+          std::find_if(out.begin(), out.end(), [&](const auto& t) { return t.trial == c.trial; });
       if (it == out.end()) it = out.insert(out.end(), {c.trial, c.plan, c.ReplayCommands(), {}});
       it->broken.emplace_back(&r, c.explanation);
     }
@@ -48,7 +51,8 @@ std::vector<CounterexampleTrial> CounterexampleTrials(const ScenarioResult& s) {
 
 namespace {
 void AddOnce(std::vector<std::string>& list, const std::string& item) {
-  if (!item.empty() && std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+  if (!item.empty() && std::find(list.begin(), list.end(), item) == list.end())
+    list.push_back(item);
 }
 }  // namespace
 

@@ -11,11 +11,16 @@ namespace {
 
 const char* ColorOf(InvariantStatus s) {
   switch (s) {
-    case InvariantStatus::kHeld: return "\033[32m";
-    case InvariantStatus::kViolated: return "\033[1;31m";
-    case InvariantStatus::kShown: return "\033[33m";
-    case InvariantStatus::kNotDemonstrated: return "\033[35m";
-    case InvariantStatus::kNotExercised: return "\033[1;31m";
+    case InvariantStatus::kHeld:
+      return "\033[32m";
+    case InvariantStatus::kViolated:
+      return "\033[1;31m";
+    case InvariantStatus::kShown:
+      return "\033[33m";
+    case InvariantStatus::kNotDemonstrated:
+      return "\033[35m";
+    case InvariantStatus::kNotExercised:
+      return "\033[1;31m";
   }
   return "";
 }
@@ -66,27 +71,37 @@ std::string Line(const ScenarioResult& s, const InvariantResult& r, size_t width
 std::string RenderTable(const RunResults& results, bool color, std::optional<int> only_trial) {
   std::string out;
   for (const ScenarioResult& s : results.scenarios) {
-    out += Wrap("", fmt::format("{} ({} trial{}, {:.1f}s)", s.name, s.trials, s.trials == 1 ? "" : "s", s.elapsed_s));
+    out += Wrap("", fmt::format("{} ({} trial{}, {:.1f}s)", s.name, s.trials,
+                                s.trials == 1 ? "" : "s", s.elapsed_s));
     if (s.exhaustive_total > 0 && only_trial) {
-      out += Wrap("  ", fmt::format("exhaustive: trial {} alone (--trial), one of {} (crash point, moment, model) "
-                                    "combinations", *only_trial, s.exhaustive_total));
+      out += Wrap(
+          "  ", fmt::format(
+                    "exhaustive: trial {} alone (--trial), one of {} (crash point, moment, model) "
+                    "combinations",
+                    *only_trial, s.exhaustive_total));
     } else if (s.exhaustive_total > 0) {
-      out += Wrap("  ", fmt::format("exhaustive: {} of {} (crash point, moment, model) combinations tried{}", s.trials,
-                                    s.exhaustive_total, s.trials < s.exhaustive_total ? " (--limit)" : ", all"));
+      out +=
+          Wrap("  ",
+               fmt::format("exhaustive: {} of {} (crash point, moment, model) combinations tried{}",
+                           s.trials, s.exhaustive_total,
+                           s.trials < s.exhaustive_total ? " (--limit)" : ", all"));
     }
     std::string models;
     for (const auto& m : s.ModelsRun()) models += (models.empty() ? "" : ", ") + m;
-    out += Wrap("  ", "models run: " + (models.empty() ? std::string("none (no kill fired)") : models));
+    out += Wrap("  ",
+                "models run: " + (models.empty() ? std::string("none (no kill fired)") : models));
     if (std::string why = s.exercise.Explanation(false); !why.empty())
       out += Wrap(s.NotExercised() ? "  NOT EXERCISED: " : "  note: ", why);
     std::string never;
     for (const auto& p : s.exercise.NeverReached()) never += (never.empty() ? "" : ", ") + p;
     if (!never.empty()) out += Wrap("  never reached: ", never);
     // A path may come from the job's own arguments: escaped (util/printable.h), one line.
-    for (const std::string& note : s.OutsideWriteNotes()) out += Wrap("  OUTSIDE THE SANDBOX: ", Printable(note));
+    for (const std::string& note : s.OutsideWriteNotes())
+      out += Wrap("  OUTSIDE THE SANDBOX: ", Printable(note));
     if (std::string hint = s.OutsideWriteHint(); !hint.empty()) out += Wrap("  note: ", hint);
     const size_t width = NameWidth(s);
-    out += fmt::format("  {:<{}} {:<10} {:>11} {}\n", "invariant", width, "", "violated", "verdict");
+    out +=
+        fmt::format("  {:<{}} {:<10} {:>11} {}\n", "invariant", width, "", "violated", "verdict");
     for (const InvariantResult& r : s.invariants) {
       out += Line(s, r, width, color);
       if (r.violated > 0 && !s.ByModel(r).empty()) out += Wrap("    by model: ", s.ByModel(r));
@@ -95,23 +110,25 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
         out += Wrap("    e.g. ", Printable(r.examples.front().explanation));
         // Unwrapped, so that it can be copied and pasted as it is.
         out += "    replay: " + r.examples.front().replay + "\n";
-        if (!r.examples.front().file.empty()) out += "        or: killpoint replay " + r.examples.front().file + "\n";
+        if (!r.examples.front().file.empty())
+          out += "        or: killpoint replay " + r.examples.front().file + "\n";
       }
     }
   }
   double rate = results.elapsed_s > 0 ? results.Trials() / results.elapsed_s : 0;
   std::string totals =
-      fmt::format("{} trial{} in {:.1f}s ({:.1f} trials/s), seed {}:", results.Trials(), results.Trials() == 1 ? "" : "s",
-                  results.elapsed_s, rate, results.seed);
+      fmt::format("{} trial{} in {:.1f}s ({:.1f} trials/s), seed {}:", results.Trials(),
+                  results.Trials() == 1 ? "" : "s", results.elapsed_s, rate, results.seed);
   std::string verdict = results.MustHoldViolated() ? "a must-hold invariant was VIOLATED"
-                        : results.NotExercised() ? "NOT EXERCISED: planned kills never fired"
-                                                 : "every must-hold invariant held";
+                        : results.NotExercised()   ? "NOT EXERCISED: planned kills never fired"
+                                                   : "every must-hold invariant held";
   if (!results.partial.empty()) {
     out += "\nPARTIAL RESULTS (" + results.partial +
            "): the same command with --resume finishes the run\n";
   }
   // The verdict is never split: scripts and people look for it whole.
-  return out + "\n" + totals + (totals.size() + 1 + verdict.size() <= kColumns ? " " : "\n") + verdict + "\n";
+  return out + "\n" + totals + (totals.size() + 1 + verdict.size() <= kColumns ? " " : "\n") +
+         verdict + "\n";
 }
 
 }  // namespace killpoint

@@ -10,6 +10,7 @@
 namespace killpoint {
 
 // `only_trial`: the run made this one trial of each scenario (`run --trial N`).
-std::string RenderTable(const RunResults& results, bool color, std::optional<int> only_trial = std::nullopt);
+std::string RenderTable(const RunResults& results, bool color,
+                        std::optional<int> only_trial = std::nullopt);
 
 }  // namespace killpoint

@@ -20,15 +20,18 @@ std::string RenderTextTimeline(const std::vector<Event>& events) {
   Timeline t = BuildTimeline(events);
   std::string out;
   for (const Lane& lane : t.lanes) {
-    if (lane.wait_before_ms >= 0) out += fmt::format("  (retry after {} ms)\n", lane.wait_before_ms);
+    if (lane.wait_before_ms >= 0)
+      out += fmt::format("  (retry after {} ms)\n", lane.wait_before_ms);
     out += fmt::format("{}  t={} ms\n", lane.Title(), lane.start_ms);
     for (const Mark& m : lane.marks) {
-      bool loud = m.kind == MarkKind::kKill || m.kind == MarkKind::kDuplicate || m.kind == MarkKind::kAlert;
+      bool loud =
+          m.kind == MarkKind::kKill || m.kind == MarkKind::kDuplicate || m.kind == MarkKind::kAlert;
       out += fmt::format("    {}{}\n", loud ? "! " : "", m.detail);
     }
     std::string err = Printable(LastLine(lane.stderr_tail));
-    out += fmt::format("    -> {}{}{}\n", lane.outcome, lane.gave_up ? ", the scheduler gave up" : "",
-                       err.empty() ? "" : " | stderr: " + err);
+    out +=
+        fmt::format("    -> {}{}{}\n", lane.outcome, lane.gave_up ? ", the scheduler gave up" : "",
+                    err.empty() ? "" : " | stderr: " + err);
   }
   for (const std::string& note : t.notes) out += "  " + note + "\n";
   if (!t.final_state.empty()) out += "final state:\n";

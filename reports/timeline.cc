@@ -32,7 +32,9 @@ std::string HowItEnded(const ExitData& exit) {
                      : fmt::format("exit {}", exit.code);
 }
 
-std::string Ms(int64_t ms) { return ms % 1000 == 0 ? fmt::format("{}s", ms / 1000) : fmt::format("{}ms", ms); }
+std::string Ms(int64_t ms) {
+  return ms % 1000 == 0 ? fmt::format("{}s", ms / 1000) : fmt::format("{}ms", ms);
+}
 
 using LaneKey = std::tuple<std::string, int, int>;  // biz_date, trigger, attempt
 
@@ -49,14 +51,15 @@ class Builder {
       return;
     }
     if (e.type == event::kNonRetryable) {
-      notes_.push_back(fmt::format("{}#{}: exit {} is not retryable, no attempt after {}", e.biz_date, e.trigger,
-                                   Int(e.data, "code"), e.attempt));
+      notes_.push_back(fmt::format("{}#{}: exit {} is not retryable, no attempt after {}",
+                                   e.biz_date, e.trigger, Int(e.data, "code"), e.attempt));
       return;
     }
     if (e.type == event::kFinalPass) return FinalPass(e);
     if (e.type == event::kSetup) {
-      notes_.push_back(fmt::format("setup exited {}{}", Int(e.data, "exit_code"),
-                                   Str(e.data, "stderr").empty() ? "" : ": " + Str(e.data, "stderr")));
+      notes_.push_back(
+          fmt::format("setup exited {}{}", Int(e.data, "exit_code"),
+                      Str(e.data, "stderr").empty() ? "" : ": " + Str(e.data, "stderr")));
       return;
     }
     if (e.type == event::kTrialStart || e.type == event::kTrialEnd) return;
@@ -96,7 +99,8 @@ class Builder {
     }
     lanes_[{e.biz_date, e.trigger, e.attempt}] = timeline_.lanes.size();
     timeline_.lanes.push_back(std::move(lane));
-    if (std::find(dates_.begin(), dates_.end(), e.biz_date) == dates_.end()) dates_.push_back(e.biz_date);
+    if (std::find(dates_.begin(), dates_.end(), e.biz_date) == dates_.end())
+      dates_.push_back(e.biz_date);
   }
 
   // The waits before an attempt add up (backoff, then a rate limit or an open breaker).
@@ -146,8 +150,9 @@ class Builder {
       ids.push_back(p.delivery_id);
       m.kind = ids.size() > 1 ? MarkKind::kDuplicate : MarkKind::kPublish;
       m.label = fmt::format("delivery {}", ids.back());
-      m.detail = fmt::format("publish {}: delivery {}{}", key, ids.back(),
-                             ids.size() > 1 ? fmt::format(" (delivery number {} of this key)", ids.size()) : "");
+      m.detail = fmt::format(
+          "publish {}: delivery {}{}", key, ids.back(),
+          ids.size() > 1 ? fmt::format(" (delivery number {} of this key)", ids.size()) : "");
     }
     if (!p.fault.empty()) m.detail += ", injected fault: " + p.fault;
     if (p.burst) m.detail += fmt::format(" (burst, failure {})", *p.burst);
@@ -175,28 +180,31 @@ class Builder {
     const Json& d = e.data;
     if (e.type == event::kPause) {
       return Mark{MarkKind::kPause, "pause " + Ms(Int(d, "duration_ms")),
-                  fmt::format("SIGSTOP at {} (hit {}) for {} of real time", Str(d, "point"), Int(d, "hit"),
-                              Ms(Int(d, "duration_ms")))};
+                  fmt::format("SIGSTOP at {} (hit {}) for {} of real time", Str(d, "point"),
+                              Int(d, "hit"), Ms(Int(d, "duration_ms")))};
     }
     if (e.type == event::kResume) {
-      return Mark{MarkKind::kResume, "resume", fmt::format("SIGCONT: goes on from {}", Str(d, "point"))};
+      return Mark{MarkKind::kResume, "resume",
+                  fmt::format("SIGCONT: goes on from {}", Str(d, "point"))};
     }
     if (e.type == event::kOverlap) {
       return Mark{MarkKind::kOverlap, "i2 start",
-                  fmt::format("held at {}; a second instance of the date starts (held at most {})", Str(d, "point"),
-                              Ms(Int(d, "hold_ms")))};
+                  fmt::format("held at {}; a second instance of the date starts (held at most {})",
+                              Str(d, "point"), Ms(Int(d, "hold_ms")))};
     }
     if (e.type == event::kOverlapEnd) {
       bool exited = FlagField(e, "second_exited");
       return Mark{MarkKind::kOverlap, "release",
                   fmt::format("released from {}: {}", Str(d, "point"),
-                              exited ? "the second instance had exited" : "the hold ran out, both instances run")};
+                              exited ? "the second instance had exited"
+                                     : "the hold ran out, both instances run")};
     }
     if (e.type == event::kExit && InstanceOf(e) == 2) {
       ExitData exit = ExitOf(e);
       std::string how = HowItEnded(exit);
       const std::string& err = exit.stderr_tail;
-      return Mark{MarkKind::kOverlap, how, "ended: " + how + (err.empty() ? "" : " | stderr: " + err)};
+      return Mark{MarkKind::kOverlap, how,
+                  "ended: " + how + (err.empty() ? "" : " | stderr: " + err)};
     }
     return std::nullopt;
   }
@@ -214,9 +222,9 @@ class Builder {
     if (e.type == event::kFailpoint) {
       FailpointData f = FailpointOf(e);
       std::string bytes = f.bytes ? fmt::format(", {} bytes", *f.bytes) : "";
-      return Mark{MarkKind::kFailpoint, f.point,
-                  fmt::format("passed {} (hit {}{}){}", f.point, f.hit, bytes,
-                              UnseenNote(f.unseen))};
+      return Mark{
+          MarkKind::kFailpoint, f.point,
+          fmt::format("passed {} (hit {}{}){}", f.point, f.hit, bytes, UnseenNote(f.unseen))};
     }
     if (e.type == event::kPointsPassed) {  // syscall points the shim reported one way, by count
       int64_t total = 0;
@@ -231,26 +239,32 @@ class Builder {
       std::string unseen;
       if (auto it = d.find("unseen"); it != d.end() && it->is_object()) {
         for (const auto& [name, at] : it->items()) {
-          unseen += fmt::format("{}{} (noticed at {})", unseen.empty() ? "" : ", ", name, at.is_string() ? at.get<std::string>() : "");
+          unseen += fmt::format("{}{} (noticed at {})", unseen.empty() ? "" : ", ", name,
+                                at.is_string() ? at.get<std::string>() : "");
         }
       }
       const char* plural = total == 1 ? "" : "s";
-      return Mark{MarkKind::kFailpoints, fmt::format("{} point{}", total, plural),
-                  fmt::format("passed {} syscall point{} not armed: {}{}", total, plural, names,
-                              unseen.empty() ? "" : "; written without a seen write (stdio, a raw syscall): " + unseen)};
+      return Mark{
+          MarkKind::kFailpoints, fmt::format("{} point{}", total, plural),
+          fmt::format("passed {} syscall point{} not armed: {}{}", total, plural, names,
+                      unseen.empty()
+                          ? ""
+                          : "; written without a seen write (stdio, a raw syscall): " + unseen)};
     }
     if (e.type == event::kPointsDropped) {  // beyond the attempt's caps (run/attempt_state.h)
       return Mark{MarkKind::kFailpoints, fmt::format("{} not recorded", Int(d, "hits")),
-                  fmt::format("{} more point hits not recorded, from {} on: the history keeps an attempt's first {} "
+                  fmt::format("{} more point hits not recorded, from {} on: the history keeps an "
+                              "attempt's first {} "
                               "point names and {} point events",
-                              Int(d, "hits"), Str(d, "example"), Int(d, "max_names"), Int(d, "max_events"))};
+                              Int(d, "hits"), Str(d, "example"), Int(d, "max_names"),
+                              Int(d, "max_events"))};
     }
     if (e.type == event::kKill) {
       KillData k = KillOf(e);
       std::string when = IsDownstreamPoint(k.point) ? "at" : k.when;
       return Mark{MarkKind::kKill, k.point,
-                  fmt::format("kill -9 {} {} (hit {}){}, then the {} model", when, k.point,
-                              k.hit, UnseenNote(k.unseen), k.model ? NameOf(*k.model) : "?")};
+                  fmt::format("kill -9 {} {} (hit {}){}, then the {} model", when, k.point, k.hit,
+                              UnseenNote(k.unseen), k.model ? NameOf(*k.model) : "?")};
     }
     if (e.type == event::kRollback) {
       return Mark{MarkKind::kRollback, Str(d, "model"),
@@ -272,18 +286,22 @@ class Builder {
                   "after the crash, a reader saw: " + seen};
     }
     if (e.type == event::kQuery) {
-      return Mark{MarkKind::kQuery, Str(d, "key"), fmt::format("query {}: {} deliveries", Str(d, "key"), Int(d, "count"))};
+      return Mark{MarkKind::kQuery, Str(d, "key"),
+                  fmt::format("query {}: {} deliveries", Str(d, "key"), Int(d, "count"))};
     }
     if (e.type == event::kAlert) {
-      return Mark{MarkKind::kAlert, Str(d, "key"), fmt::format("alert {}: {}", Str(d, "key"), Str(d, "reason"))};
+      return Mark{MarkKind::kAlert, Str(d, "key"),
+                  fmt::format("alert {}: {}", Str(d, "key"), Str(d, "reason"))};
     }
     if (e.type == event::kTimeout) {
-      return Mark{MarkKind::kTimeout, "timeout", fmt::format("hung; killed at its {} timeout", Ms(Int(d, "timeout_ms")))};
+      return Mark{MarkKind::kTimeout, "timeout",
+                  fmt::format("hung; killed at its {} timeout", Ms(Int(d, "timeout_ms")))};
     }
     if (e.type == event::kJobRetry) {
       return Mark{MarkKind::kRetry, fmt::format("retry {}", Int(d, "attempt")),
-                  fmt::format("in-process retry {} of {} after {} (backoff {}, breaker {})", Int(d, "attempt"),
-                              Str(d, "key"), Ms(Int(d, "delay_ms")), Ms(Int(d, "backoff_ms")), Str(d, "breaker"))};
+                  fmt::format("in-process retry {} of {} after {} (backoff {}, breaker {})",
+                              Int(d, "attempt"), Str(d, "key"), Ms(Int(d, "delay_ms")),
+                              Ms(Int(d, "backoff_ms")), Str(d, "breaker"))};
     }
     if (e.type == event::kJobWait) {
       std::string by = Str(d, "held_by").empty() ? "" : " held by " + Str(d, "held_by");
@@ -295,27 +313,33 @@ class Builder {
       std::string paths;
       size_t n = 0;
       auto writes = d.find("writes");
-      for (const auto& w : writes != d.end() && writes->is_array() ? *writes : nlohmann::json::array()) {
+      for (const auto& w :
+           writes != d.end() && writes->is_array() ? *writes : nlohmann::json::array()) {
         if (!w.is_object()) continue;
         ++n;
         std::string ops;
         auto listed = w.find("ops");
-        for (const auto& op : listed != w.end() && listed->is_array() ? *listed : nlohmann::json::array()) {
+        for (const auto& op :
+             listed != w.end() && listed->is_array() ? *listed : nlohmann::json::array()) {
           if (op.is_string()) ops += (ops.empty() ? "" : ", ") + op.get<std::string>();
         }
         paths += fmt::format("{}{} ({})", paths.empty() ? "" : "; ", Str(w, "path"), ops);
       }
-      return Mark{MarkKind::kOutside, fmt::format("{} outside", n),
-                  "wrote outside its sandbox (no persistence model applies, the next trial sees it): " + paths};
+      return Mark{
+          MarkKind::kOutside, fmt::format("{} outside", n),
+          "wrote outside its sandbox (no persistence model applies, the next trial sees it): " +
+              paths};
     }
     if (e.type == event::kBadRequest) {
-      return Mark{MarkKind::kBadRequest, Str(d, "path"), fmt::format("bad request {}: {}", Str(d, "path"), Str(d, "reason"))};
+      return Mark{MarkKind::kBadRequest, Str(d, "path"),
+                  fmt::format("bad request {}: {}", Str(d, "path"), Str(d, "reason"))};
     }
     return std::nullopt;  // an event type this version does not draw
   }
 
   void Place(const Event& e, Lane* lane, Mark mark) {
-    if (e.type == event::kTimeout && lane && InstanceOf(e) != 2) lane->outcome = "timed out after " + Ms(Int(e.data, "timeout_ms"));
+    if (e.type == event::kTimeout && lane && InstanceOf(e) != 2)
+      lane->outcome = "timed out after " + Ms(Int(e.data, "timeout_ms"));
     if (lane) {
       lane->marks.push_back(std::move(mark));
     } else {
@@ -336,9 +360,11 @@ class Builder {
       // Keep the last hit of a run visible: it is the one a kill usually follows.
       if (j - i > kMaxVisibleFailpoints) {
         std::string names;
-        for (size_t k = i; k < j - 1 && k < i + 6; ++k) names += (names.empty() ? "" : ", ") + marks[k].label;
+        for (size_t k = i; k < j - 1 && k < i + 6; ++k)
+          names += (names.empty() ? "" : ", ") + marks[k].label;
         out.push_back({MarkKind::kFailpoints, fmt::format("{} points", j - 1 - i),
-                       fmt::format("passed {} crash points: {}{}", j - 1 - i, names, j - 1 - i > 6 ? ", ..." : "")});
+                       fmt::format("passed {} crash points: {}{}", j - 1 - i, names,
+                                   j - 1 - i > 6 ? ", ..." : "")});
         i = j - 1;
       }
       for (; i < j; ++i) out.push_back(std::move(marks[i]));
@@ -357,8 +383,9 @@ class Builder {
       } else {
         std::string ids;
         for (int64_t id : d->second) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
-        line += d->second.size() == 1 ? "delivered once (delivery " + ids + ")"
-                                      : fmt::format("delivered {} times (deliveries {})", d->second.size(), ids);
+        line += d->second.size() == 1
+                    ? "delivered once (delivery " + ids + ")"
+                    : fmt::format("delivered {} times (deliveries {})", d->second.size(), ids);
       }
       for (const auto& reason : alerts_[key]) line += "; alerted: " + reason;
       timeline_.final_state.push_back(line);
@@ -369,15 +396,19 @@ class Builder {
         if (l.biz_date == date) last = &l;
       }
       if (!last) continue;
-      timeline_.final_state.push_back(fmt::format("{}: last attempt {} {}{}", date, last->Title(), last->outcome,
-                                                  last->succeeded ? "" : last->gave_up ? ", gave up" : ""));
+      timeline_.final_state.push_back(fmt::format("{}: last attempt {} {}{}", date, last->Title(),
+                                                  last->outcome,
+                                                  last->succeeded ? ""
+                                                  : last->gave_up ? ", gave up"
+                                                                  : ""));
     }
   }
 
   Timeline timeline_;
   std::vector<std::string> notes_;
   std::map<LaneKey, size_t> lanes_;
-  std::map<std::pair<std::string, int>, int64_t> waits_;  // (date, trigger) -> waits since its last attempt
+  std::map<std::pair<std::string, int>, int64_t>
+      waits_;  // (date, trigger) -> waits since its last attempt
   bool in_final_pass_ = false;
   std::vector<std::string> dates_, keys_;
   std::map<std::string, std::vector<int64_t>> deliveries_;
@@ -389,24 +420,42 @@ class Builder {
 
 const char* ToString(MarkKind k) {
   switch (k) {
-    case MarkKind::kFailpoint: return "crash point passed";
-    case MarkKind::kFailpoints: return "crash points passed";
-    case MarkKind::kKill: return "kill";
-    case MarkKind::kRollback: return "rollback";
-    case MarkKind::kPublish: return "publish";
-    case MarkKind::kDuplicate: return "duplicate delivery";
-    case MarkKind::kPublishFailed: return "publish not delivered";
-    case MarkKind::kQuery: return "query";
-    case MarkKind::kAlert: return "alert";
-    case MarkKind::kTimeout: return "timeout";
-    case MarkKind::kBadRequest: return "bad request";
-    case MarkKind::kPause: return "pause (SIGSTOP)";
-    case MarkKind::kResume: return "resume (SIGCONT)";
-    case MarkKind::kOverlap: return "second instance";
-    case MarkKind::kRetry: return "in-process retry";
-    case MarkKind::kLockWait: return "waited for a lock";
-    case MarkKind::kCrashCheck: return "checked after the crash";
-    case MarkKind::kOutside: return "wrote outside the sandbox";
+    case MarkKind::kFailpoint:
+      return "crash point passed";
+    case MarkKind::kFailpoints:
+      return "crash points passed";
+    case MarkKind::kKill:
+      return "kill";
+    case MarkKind::kRollback:
+      return "rollback";
+    case MarkKind::kPublish:
+      return "publish";
+    case MarkKind::kDuplicate:
+      return "duplicate delivery";
+    case MarkKind::kPublishFailed:
+      return "publish not delivered";
+    case MarkKind::kQuery:
+      return "query";
+    case MarkKind::kAlert:
+      return "alert";
+    case MarkKind::kTimeout:
+      return "timeout";
+    case MarkKind::kBadRequest:
+      return "bad request";
+    case MarkKind::kPause:
+      return "pause (SIGSTOP)";
+    case MarkKind::kResume:
+      return "resume (SIGCONT)";
+    case MarkKind::kOverlap:
+      return "second instance";
+    case MarkKind::kRetry:
+      return "in-process retry";
+    case MarkKind::kLockWait:
+      return "waited for a lock";
+    case MarkKind::kCrashCheck:
+      return "checked after the crash";
+    case MarkKind::kOutside:
+      return "wrote outside the sandbox";
   }
   return "?";
 }

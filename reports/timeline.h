@@ -14,24 +14,24 @@
 namespace killpoint {
 
 enum class MarkKind {
-  kFailpoint,   // a crash point the job passed (and was let through)
-  kFailpoints,  // a run of passed crash points, collapsed into one mark
-  kKill,        // the harness killed the attempt here
-  kRollback,    // a persistence model rolled back what was not durable
-  kPublish,     // a delivery downstream (a side effect that cannot be taken back)
-  kDuplicate,   // a delivery of a key that had already been delivered
+  kFailpoint,      // a crash point the job passed (and was let through)
+  kFailpoints,     // a run of passed crash points, collapsed into one mark
+  kKill,           // the harness killed the attempt here
+  kRollback,       // a persistence model rolled back what was not durable
+  kPublish,        // a delivery downstream (a side effect that cannot be taken back)
+  kDuplicate,      // a delivery of a key that had already been delivered
   kPublishFailed,  // a publish that did not commit (injected failure) or was deduplicated
-  kQuery,       // the job asked downstream how many deliveries a key had
-  kAlert,       // a human was paged
-  kTimeout,     // the attempt hung and was killed at its timeout
-  kBadRequest,  // the job sent downstream a request it could not understand
-  kPause,       // the harness stopped the attempt (SIGSTOP) at a point (docs/faults.md)
-  kResume,      // ... and let it go on (SIGCONT)
-  kOverlap,     // a second instance of the attempt: started, the first released, its exit
-  kRetry,       // the job retried a call in-process (POST /retry, docs/retry.md)
-  kLockWait,    // the job waited for a lock another run held (POST /wait, docs/faults.md)
-  kCrashCheck,  // the after_every_crash checks on what a reader saw after the kill
-  kOutside,     // the attempt changed files outside its sandbox (history/outside_write.h)
+  kQuery,          // the job asked downstream how many deliveries a key had
+  kAlert,          // a human was paged
+  kTimeout,        // the attempt hung and was killed at its timeout
+  kBadRequest,     // the job sent downstream a request it could not understand
+  kPause,          // the harness stopped the attempt (SIGSTOP) at a point (docs/faults.md)
+  kResume,         // ... and let it go on (SIGCONT)
+  kOverlap,        // a second instance of the attempt: started, the first released, its exit
+  kRetry,          // the job retried a call in-process (POST /retry, docs/retry.md)
+  kLockWait,       // the job waited for a lock another run held (POST /wait, docs/faults.md)
+  kCrashCheck,     // the after_every_crash checks on what a reader saw after the kill
+  kOutside,        // the attempt changed files outside its sandbox (history/outside_write.h)
 };
 const char* ToString(MarkKind k);
 
@@ -46,8 +46,8 @@ struct Lane {
   std::string biz_date;
   int trigger = 0;
   int attempt = 0;
-  bool final_pass = false;    // a fault-free firing after the planned ones
-  int64_t start_ms = 0;       // virtual clock at the spawn
+  bool final_pass = false;      // a fault-free firing after the planned ones
+  int64_t start_ms = 0;         // virtual clock at the spawn
   int64_t wait_before_ms = -1;  // the retry wait that preceded this attempt; -1: none
   std::vector<Mark> marks;
   std::string outcome;  // "exit 0", "killed (signal 9)", "timed out", ...

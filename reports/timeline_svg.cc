@@ -11,14 +11,17 @@ namespace {
 
 constexpr int kLabelWidth = 220;  // the lane titles on the left
 constexpr int kLaneHeight = 48;
-constexpr int kTrackY = 18;       // the lane's line, from the top of the lane
-constexpr int kMaxLabel = 12;     // characters of a label drawn under a mark
+constexpr int kTrackY = 18;    // the lane's line, from the top of the lane
+constexpr int kMaxLabel = 12;  // characters of a label drawn under a mark
 
 int SlotWidth(MarkKind k) {
   switch (k) {
-    case MarkKind::kFailpoint: return 14;
-    case MarkKind::kFailpoints: return 58;
-    default: return 76;
+    case MarkKind::kFailpoint:
+      return 14;
+    case MarkKind::kFailpoints:
+      return 58;
+    default:
+      return 76;
   }
 }
 
@@ -36,53 +39,66 @@ std::string Shape(MarkKind k, int x, int y) {
     case MarkKind::kFailpoint:
       return fmt::format(R"(<circle cx="{}" cy="{}" r="4" fill="#9ca3af"/>)", x, y);
     case MarkKind::kFailpoints:
-      return fmt::format(R"(<rect x="{}" y="{}" width="48" height="14" rx="7" fill="#e5e7eb" stroke="#9ca3af"/>)",
-                         x - 24, y - 7);
+      return fmt::format(
+          R"(<rect x="{}" y="{}" width="48" height="14" rx="7" fill="#e5e7eb" stroke="#9ca3af"/>)",
+          x - 24, y - 7);
     case MarkKind::kKill:
-      return fmt::format(R"(<path d="M{0} {1}l14 14M{0} {2}l14 -14" stroke="#dc2626" stroke-width="3.5"/>)", x - 7,
-                         y - 7, y + 7);
+      return fmt::format(
+          R"(<path d="M{0} {1}l14 14M{0} {2}l14 -14" stroke="#dc2626" stroke-width="3.5"/>)", x - 7,
+          y - 7, y + 7);
     case MarkKind::kRollback:
       return fmt::format(R"(<path d="M{} {}l8 8l-8 8l-8 -8z" fill="#f59e0b"/>)", x, y - 8);
     case MarkKind::kPublish:
-      return fmt::format(R"(<rect x="{}" y="{}" width="12" height="12" fill="#2563eb"/>)", x - 6, y - 6);
+      return fmt::format(R"(<rect x="{}" y="{}" width="12" height="12" fill="#2563eb"/>)", x - 6,
+                         y - 6);
     case MarkKind::kDuplicate:
-      return fmt::format(R"(<rect x="{}" y="{}" width="14" height="14" fill="#dc2626" stroke="#7f1d1d" stroke-width="2"/>)",
-                         x - 7, y - 7);
+      return fmt::format(
+          R"(<rect x="{}" y="{}" width="14" height="14" fill="#dc2626" stroke="#7f1d1d" stroke-width="2"/>)",
+          x - 7, y - 7);
     case MarkKind::kPublishFailed:
       return fmt::format(
           R"(<rect x="{}" y="{}" width="12" height="12" fill="#fff" stroke="#2563eb" stroke-width="2" stroke-dasharray="3 2"/>)",
           x - 6, y - 6);
     case MarkKind::kQuery:
-      return fmt::format(R"(<circle cx="{0}" cy="{1}" r="7" fill="#0d9488"/><text x="{0}" y="{2}" class="q">?</text>)",
-                         x, y, y + 4);
+      return fmt::format(
+          R"(<circle cx="{0}" cy="{1}" r="7" fill="#0d9488"/><text x="{0}" y="{2}" class="q">?</text>)",
+          x, y, y + 4);
     case MarkKind::kAlert:
       return fmt::format(R"(<path d="M{} {}l8 15h-16z" fill="#9333ea"/>)", x, y - 9);
     case MarkKind::kTimeout:
-      return fmt::format(R"(<circle cx="{0}" cy="{1}" r="7" fill="#fff" stroke="#ea580c" stroke-width="2"/><path d="M{0} {1}v-5M{0} {1}h4" stroke="#ea580c" stroke-width="2"/>)",
-                         x, y);
+      return fmt::format(
+          R"(<circle cx="{0}" cy="{1}" r="7" fill="#fff" stroke="#ea580c" stroke-width="2"/><path d="M{0} {1}v-5M{0} {1}h4" stroke="#ea580c" stroke-width="2"/>)",
+          x, y);
     case MarkKind::kBadRequest:
-      return fmt::format(R"(<circle cx="{0}" cy="{1}" r="7" fill="#6b7280"/><text x="{0}" y="{2}" class="q">!</text>)", x,
-                         y, y + 4);
+      return fmt::format(
+          R"(<circle cx="{0}" cy="{1}" r="7" fill="#6b7280"/><text x="{0}" y="{2}" class="q">!</text>)",
+          x, y, y + 4);
     case MarkKind::kPause:
-      return fmt::format(R"(<rect x="{}" y="{}" width="4" height="14" fill="#ca8a04"/><rect x="{}" y="{}" width="4" height="14" fill="#ca8a04"/>)",
-                         x - 6, y - 7, x + 2, y - 7);
+      return fmt::format(
+          R"(<rect x="{}" y="{}" width="4" height="14" fill="#ca8a04"/><rect x="{}" y="{}" width="4" height="14" fill="#ca8a04"/>)",
+          x - 6, y - 7, x + 2, y - 7);
     case MarkKind::kResume:
       return fmt::format(R"(<path d="M{} {}l12 7l-12 7z" fill="#16a34a"/>)", x - 5, y - 7);
     case MarkKind::kOverlap:
-      return fmt::format(R"(<circle cx="{}" cy="{}" r="6" fill="none" stroke="#0891b2" stroke-width="2"/><circle cx="{}" cy="{}" r="6" fill="none" stroke="#0891b2" stroke-width="2"/>)",
-                         x - 3, y, x + 3, y);
+      return fmt::format(
+          R"(<circle cx="{}" cy="{}" r="6" fill="none" stroke="#0891b2" stroke-width="2"/><circle cx="{}" cy="{}" r="6" fill="none" stroke="#0891b2" stroke-width="2"/>)",
+          x - 3, y, x + 3, y);
     case MarkKind::kRetry:
-      return fmt::format(R"(<circle cx="{0}" cy="{1}" r="7" fill="#fff" stroke="#0d9488" stroke-width="2"/><path d="M{0} {2}l4 -3l-4 -3" fill="none" stroke="#0d9488" stroke-width="2"/>)",
-                         x, y, y + 3);
+      return fmt::format(
+          R"(<circle cx="{0}" cy="{1}" r="7" fill="#fff" stroke="#0d9488" stroke-width="2"/><path d="M{0} {2}l4 -3l-4 -3" fill="none" stroke="#0d9488" stroke-width="2"/>)",
+          x, y, y + 3);
     case MarkKind::kLockWait:  // a padlock
-      return fmt::format(R"(<path d="M{} {}v-3a4 4 0 0 1 8 0v3" fill="none" stroke="#b45309" stroke-width="2"/><rect x="{}" y="{}" width="12" height="9" fill="#b45309"/>)",
-                         x - 4, y - 1, x - 6, y - 1);
+      return fmt::format(
+          R"(<path d="M{} {}v-3a4 4 0 0 1 8 0v3" fill="none" stroke="#b45309" stroke-width="2"/><rect x="{}" y="{}" width="12" height="9" fill="#b45309"/>)",
+          x - 4, y - 1, x - 6, y - 1);
     case MarkKind::kOutside:  // an arrow leaving a box
-      return fmt::format(R"(<rect x="{}" y="{}" width="10" height="10" fill="none" stroke="#be123c" stroke-width="2"/><path d="M{} {}l7 -7m-4 0h4v4" fill="none" stroke="#be123c" stroke-width="2"/>)",
-                         x - 6, y - 4, x, y, x, y);
+      return fmt::format(
+          R"(<rect x="{}" y="{}" width="10" height="10" fill="none" stroke="#be123c" stroke-width="2"/><path d="M{} {}l7 -7m-4 0h4v4" fill="none" stroke="#be123c" stroke-width="2"/>)",
+          x - 6, y - 4, x, y, x, y);
     case MarkKind::kCrashCheck:  // a magnifying glass
-      return fmt::format(R"(<circle cx="{}" cy="{}" r="5" fill="none" stroke="#4f46e5" stroke-width="2"/><path d="M{} {}l5 5" stroke="#4f46e5" stroke-width="2.5"/>)",
-                         x - 2, y - 2, x + 2, y + 2);
+      return fmt::format(
+          R"(<circle cx="{}" cy="{}" r="5" fill="none" stroke="#4f46e5" stroke-width="2"/><path d="M{} {}l5 5" stroke="#4f46e5" stroke-width="2.5"/>)",
+          x - 2, y - 2, x + 2, y + 2);
   }
   return "";
 }
@@ -92,7 +108,8 @@ std::string DrawMark(const Mark& m, int x, int y) {
   if (m.kind == MarkKind::kFailpoints) {
     out += fmt::format(R"(<text x="{}" y="{}" class="n">{}</text>)", x, y + 3, HtmlEscape(m.label));
   } else if (m.kind != MarkKind::kFailpoint) {
-    out += fmt::format(R"(<text x="{}" y="{}" class="l">{}</text>)", x, y + 22, HtmlEscape(Shorten(m.label, kMaxLabel)));
+    out += fmt::format(R"(<text x="{}" y="{}" class="l">{}</text>)", x, y + 22,
+                       HtmlEscape(Shorten(m.label, kMaxLabel)));
   }
   return out + "</g>";
 }
@@ -105,9 +122,11 @@ std::string WaitText(int64_t ms) {
 // One lane at vertical offset `top`; returns its SVG and sets `right` to where it ends.
 std::string DrawLane(const Lane& lane, int top, int& right) {
   int y = top + kTrackY;
-  std::string out = fmt::format(R"(<text x="8" y="{}" class="t">{}</text>)", y + 4, HtmlEscape(lane.Title()));
+  std::string out =
+      fmt::format(R"(<text x="8" y="{}" class="t">{}</text>)", y + 4, HtmlEscape(lane.Title()));
   if (lane.wait_before_ms >= 0) {
-    out += fmt::format(R"(<text x="8" y="{}" class="w">&#8635; {}</text>)", y + 20, WaitText(lane.wait_before_ms));
+    out += fmt::format(R"(<text x="8" y="{}" class="w">&#8635; {}</text>)", y + 20,
+                       WaitText(lane.wait_before_ms));
   }
   int x = kLabelWidth;
   std::string marks;
@@ -116,11 +135,12 @@ std::string DrawLane(const Lane& lane, int top, int& right) {
     marks += DrawMark(m, x + w / 2, y);
     x += w;
   }
-  out += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" class="track"/>)", kLabelWidth - 6, y, x + 4, y);
+  out += fmt::format(R"(<line x1="{}" y1="{}" x2="{}" y2="{}" class="track"/>)", kLabelWidth - 6, y,
+                     x + 4, y);
   out += marks;
   std::string outcome = lane.outcome + (lane.gave_up ? "; scheduler gave up" : "");
-  out += fmt::format(R"(<text x="{}" y="{}" class="{}">{}</text>)", x + 10, y + 4, lane.succeeded ? "ok" : "bad",
-                     HtmlEscape(outcome));
+  out += fmt::format(R"(<text x="{}" y="{}" class="{}">{}</text>)", x + 10, y + 4,
+                     lane.succeeded ? "ok" : "bad", HtmlEscape(outcome));
   right = x + 10 + 7 * static_cast<int>(outcome.size());
   return out;
 }
@@ -140,22 +160,24 @@ std::string RenderTimelineSvg(const Timeline& t) {
     width = std::max(width, right + 16);
   }
   int height = std::max(1, static_cast<int>(t.lanes.size())) * kLaneHeight;
-  return fmt::format(R"(<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" role="img" aria-label="one lane per attempt">{2}</svg>)",
-                     width, height, body);
+  return fmt::format(
+      R"(<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" role="img" aria-label="one lane per attempt">{2}</svg>)",
+      width, height, body);
 }
 
 std::string RenderTimelineLegend() {
-  const MarkKind kinds[] = {MarkKind::kFailpoint,     MarkKind::kFailpoints, MarkKind::kKill,    MarkKind::kRollback,
-                            MarkKind::kPublish,       MarkKind::kDuplicate,  MarkKind::kPublishFailed,
-                            MarkKind::kQuery,         MarkKind::kAlert,      MarkKind::kTimeout, MarkKind::kBadRequest,
-                            MarkKind::kPause,         MarkKind::kResume,     MarkKind::kOverlap,
-                            MarkKind::kRetry,         MarkKind::kLockWait,   MarkKind::kCrashCheck,
-                            MarkKind::kOutside};
+  const MarkKind kinds[] = {MarkKind::kFailpoint,     MarkKind::kFailpoints, MarkKind::kKill,
+                            MarkKind::kRollback,      MarkKind::kPublish,    MarkKind::kDuplicate,
+                            MarkKind::kPublishFailed, MarkKind::kQuery,      MarkKind::kAlert,
+                            MarkKind::kTimeout,       MarkKind::kBadRequest, MarkKind::kPause,
+                            MarkKind::kResume,        MarkKind::kOverlap,    MarkKind::kRetry,
+                            MarkKind::kLockWait,      MarkKind::kCrashCheck, MarkKind::kOutside};
   std::string out;
   for (MarkKind k : kinds) {
     int width = k == MarkKind::kFailpoints ? 52 : 22;
-    out += fmt::format(R"(<span><svg class="mark" xmlns="http://www.w3.org/2000/svg" width="{0}" height="20" viewBox="0 0 {0} 20" aria-hidden="true">{1}</svg> {2}</span>)",
-                       width, Shape(k, width / 2, 10), ToString(k));
+    out += fmt::format(
+        R"(<span><svg class="mark" xmlns="http://www.w3.org/2000/svg" width="{0}" height="20" viewBox="0 0 {0} 20" aria-hidden="true">{1}</svg> {2}</span>)",
+        width, Shape(k, width / 2, 10), ToString(k));
   }
   return out;
 }

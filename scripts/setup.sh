@@ -10,6 +10,7 @@ packages=(
   librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libcpp-httplib-dev libfmt-dev
   libssl-dev zlib1g-dev libbrotli-dev  # headers cpp-httplib's compiled flags need
+  clang-format  # scripts/check-format.sh, the ctest `format`
 )
 
 missing=()

@@ -5,12 +5,12 @@
 // fail where the job's next start, or a person with sqlite3, sees the rolled-back database.
 #pragma once
 
-#include <filesystem>
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <filesystem>
 #include <functional>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,7 +84,7 @@ void AddPublishCheckers(std::map<std::string, Checker>& out);
 void AddLifecycleCheckers(std::map<std::string, Checker>& out);
 void AddCommitCheckers(std::map<std::string, Checker>& out);
 void AddDeliveryCheckers(std::map<std::string, Checker>& out);
-void AddRetryCheckers(std::map<std::string, Checker>& out);  // retry_policy_respected
+void AddRetryCheckers(std::map<std::string, Checker>& out);    // retry_policy_respected
 void AddSandboxCheckers(std::map<std::string, Checker>& out);  // writes_in_sandbox
 
 }  // namespace killpoint

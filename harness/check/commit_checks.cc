@@ -13,7 +13,7 @@ namespace {
 std::string ListedIn(const CheckInput& in, const std::string& name) {
   const auto& must = in.scenario.must_hold;
   return std::find(must.begin(), must.end(), name) != must.end() ? "invariants.must_hold"
-                                                                  : "invariants.expected_violations";
+                                                                 : "invariants.expected_violations";
 }
 
 // commits(biz_date, attempt) is jobs/sqlite's schema, not configurable: a job without it is
@@ -25,12 +25,13 @@ std::optional<Error> SchemaMistake(const CheckInput& in, SQLite::Database& db) {
   while (q.executeStep()) columns.insert(q.getColumn(0).getString());
   if (columns.count("biz_date") && columns.count("attempt")) return std::nullopt;
   if (columns.empty() && !LastAttemptSucceeded(in)) return std::nullopt;  // not created yet
-  return Misconfigured(in, ListedIn(in, "commits_survive"),
-                       "commits_survive reads table commits(biz_date, attempt) in " + in.scenario.check.db +
-                           (columns.empty() ? ", which the job did not create though its last attempt exited 0"
-                                            : ", which lacks one of those columns") +
-                           "; it fits jobs/sqlite's schema only: for another, write a check of your own "
-                           "(docs/scenarios.md, \"Your own invariants\")");
+  return Misconfigured(
+      in, ListedIn(in, "commits_survive"),
+      "commits_survive reads table commits(biz_date, attempt) in " + in.scenario.check.db +
+          (columns.empty() ? ", which the job did not create though its last attempt exited 0"
+                           : ", which lacks one of those columns") +
+          "; it fits jobs/sqlite's schema only: for another, write a check of your own "
+          "(docs/scenarios.md, \"Your own invariants\")");
 }
 
 Result<Verdict> CommitsSurvive(const CheckInput& in) {
@@ -60,7 +61,8 @@ Result<Verdict> CommitsSurvive(const CheckInput& in) {
                                            in.scenario.check.db + " after the crash");
       }
     }
-    return Verdict::Held(name, std::to_string(acknowledged.size()) + " reported commits all survived");
+    return Verdict::Held(name,
+                         std::to_string(acknowledged.size()) + " reported commits all survived");
   } catch (const SQLite::Exception& e) {
     return Verdict::Violated(name, "cannot read " + in.scenario.check.db + ": " + e.what());
   }
@@ -68,6 +70,8 @@ Result<Verdict> CommitsSurvive(const CheckInput& in) {
 
 }  // namespace
 
-void AddCommitCheckers(std::map<std::string, Checker>& out) { out["commits_survive"] = CommitsSurvive; }
+void AddCommitCheckers(std::map<std::string, Checker>& out) {
+  out["commits_survive"] = CommitsSurvive;
+}
 
 }  // namespace killpoint

@@ -23,7 +23,9 @@ Status CopyDatabase(const std::string& db, const fs::path& work, const fs::path&
     fs::path to = scratch / (db + suffix);
     fs::create_directories(to.parent_path(), ec);
     if (!ec) fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
-    if (ec) return Error::Harness("cannot copy " + from.string() + " to check a crash state: " + ec.message());
+    if (ec)
+      return Error::Harness("cannot copy " + from.string() +
+                            " to check a crash state: " + ec.message());
   }
   return Ok();
 }
@@ -35,9 +37,9 @@ const Verdict* VerdictOf(const Event& e, const std::string& name, Verdict& slot)
     // A damaged entry reads as a violation that says so, never as an exception.
     auto held = v.find("held");
     auto why = v.find("explanation");
-    slot = {name, held != v.end() && held->is_boolean() && held->get<bool>(),
-            why != v.end() && why->is_string() ? why->get<std::string>()
-                                               : "(no explanation recorded)"};
+    slot = {
+        name, held != v.end() && held->is_boolean() && held->get<bool>(),
+        why != v.end() && why->is_string() ? why->get<std::string>() : "(no explanation recorded)"};
     return &slot;
   }
   return nullptr;
@@ -54,7 +56,8 @@ std::string Where(const Event& e) {
 
 }  // namespace
 
-Result<nlohmann::json> CheckCrashState(const Scenario& scenario, const fs::path& work, const fs::path& scratch) {
+Result<nlohmann::json> CheckCrashState(const Scenario& scenario, const fs::path& work,
+                                       const fs::path& scratch) {
   nlohmann::json verdicts = nlohmann::json::array();
   for (const auto& [name, check] : scenario.checks) {
     if (!check.after_every_crash) continue;
@@ -79,18 +82,20 @@ Result<Verdict> OverEveryCrash(const std::string& name, const CheckInput& in, Ve
     if (failed++ == 0) first = &e, first_verdict = *v;
   }
   if (kills > 0 && states == 0) {
-    return Error::Harness(name + " is checked after every crash, but none of the trial's " + std::to_string(kills) +
+    return Error::Harness(name + " is checked after every crash, but none of the trial's " +
+                          std::to_string(kills) +
                           " kills was followed by a check (TrialOptions::crash_checks is not set)");
   }
   if (first != nullptr) {
-    std::string more = failed > 1 ? " (violated in " + std::to_string(failed) + " of " + std::to_string(states) +
-                                        " crash states)"
+    std::string more = failed > 1 ? " (violated in " + std::to_string(failed) + " of " +
+                                        std::to_string(states) + " crash states)"
                                   : "";
-    return Verdict::Violated(name, Where(*first) + ", a reader saw: " + first_verdict.explanation + more +
-                                       (at_end.held ? "" : "; at the end too"));
+    return Verdict::Violated(name, Where(*first) + ", a reader saw: " + first_verdict.explanation +
+                                       more + (at_end.held ? "" : "; at the end too"));
   }
   if (!at_end.held) return at_end;
-  return Verdict::Held(name, "held after each of " + std::to_string(states) + " crashes and at the end");
+  return Verdict::Held(name,
+                       "held after each of " + std::to_string(states) + " crashes and at the end");
 }
 
 }  // namespace killpoint

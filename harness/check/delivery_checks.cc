@@ -19,9 +19,8 @@ Verdict OneDeliveryPerKey(const CheckInput& in) {
       const Event& e = *deliveries[i];
       const PublishData p = PublishOf(e);
       const std::string& header = p.idempotency_key;
-      story += std::string(i == 0 ? "" : "; ") + "delivery " +
-               std::to_string(p.delivery_id) + " (run " +
-               std::to_string(e.trigger) + " attempt " + std::to_string(e.attempt) +
+      story += std::string(i == 0 ? "" : "; ") + "delivery " + std::to_string(p.delivery_id) +
+               " (run " + std::to_string(e.trigger) + " attempt " + std::to_string(e.attempt) +
                (header.empty() ? ", no Idempotency-Key" : ", Idempotency-Key " + header) + ")";
     }
     std::string date = deliveries.front()->biz_date;

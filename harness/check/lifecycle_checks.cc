@@ -61,9 +61,12 @@ Verdict Converges(const CheckInput& in) {
     if (!last || exit.code != 0) {
       std::string how = last ? "exited with code " + std::to_string(exit.code) : "never ran";
       std::string err = last ? StderrLine(exit.stderr_tail) : "";
-      return Verdict::Violated("converges", date + " did not succeed even after the fault-free final pass: "
-                                                "after " + std::to_string(attempts) + " attempts the last " +
-                                                how + (err.empty() ? "" : " (stderr: " + err + ")"));
+      return Verdict::Violated("converges",
+                               date +
+                                   " did not succeed even after the fault-free final pass: "
+                                   "after " +
+                                   std::to_string(attempts) + " attempts the last " + how +
+                                   (err.empty() ? "" : " (stderr: " + err + ")"));
     }
   }
   return Verdict::Held("converges", "every date ended with a successful attempt");

@@ -31,7 +31,8 @@ std::string Describe(const std::vector<Delivery>& ds) {
   for (size_t i = 0; i < ds.size(); ++i) {
     std::string sep = i == 0 ? "" : (i + 1 == ds.size() ? " and " : ", ");
     ids += sep + std::to_string(ds[i].id);
-    attempts += sep + "run " + std::to_string(ds[i].trigger) + " attempt " + std::to_string(ds[i].attempt);
+    attempts +=
+        sep + "run " + std::to_string(ds[i].trigger) + " attempt " + std::to_string(ds[i].attempt);
   }
   return "deliveries " + ids + " (from " + attempts + ")";
 }
@@ -39,8 +40,9 @@ std::string Describe(const std::vector<Delivery>& ds) {
 Verdict NoDoublePublish(const CheckInput& in) {
   for (const auto& [date, ds] : DeliveriesByDate(in.events)) {
     if (ds.size() > 1) {
-      return Verdict::Violated("no_double_publish", date + " was published " + std::to_string(ds.size()) +
-                                                        " times: " + Describe(ds));
+      return Verdict::Violated(
+          "no_double_publish",
+          date + " was published " + std::to_string(ds.size()) + " times: " + Describe(ds));
     }
   }
   return Verdict::Held("no_double_publish", "no date was delivered more than once");
@@ -72,7 +74,8 @@ Verdict NoLoss(const CheckInput& in) {
   for (const auto& date : in.Dates()) {
     if (delivered[date].empty()) {
       std::string alerted = Alerted(in, date) ? "; a human was alerted" : "";
-      return Verdict::Violated("no_loss", date + " was never delivered: " + LastExit(in, date) + alerted);
+      return Verdict::Violated("no_loss",
+                               date + " was never delivered: " + LastExit(in, date) + alerted);
     }
   }
   return Verdict::Held("no_loss", "every date was delivered at least once");
@@ -82,7 +85,8 @@ Verdict NoSilentLoss(const CheckInput& in) {
   auto delivered = DeliveriesByDate(in.events);
   for (const auto& date : in.Dates()) {
     if (delivered[date].empty() && !Alerted(in, date)) {
-      return Verdict::Violated("no_silent_loss", date + " was neither delivered nor alerted: " + LastExit(in, date));
+      return Verdict::Violated("no_silent_loss",
+                               date + " was neither delivered nor alerted: " + LastExit(in, date));
     }
   }
   return Verdict::Held("no_silent_loss", "every date was delivered or alerted");

@@ -278,14 +278,17 @@ Verdict RetryPolicyRespected(const CheckInput& in) {
     if (Problem p = job->Add(e)) return Verdict::Violated(kRetryPolicy, *p);
   }
   if (Problem p = scheduler.Finish()) return Verdict::Violated(kRetryPolicy, *p);
-  return Verdict::Held(kRetryPolicy, "every attempt kept the scheduler's policy" +
-                                  std::string(job ? "; the job's " + std::to_string(reported) +
-                                                        " in-process retries kept its own"
-                                                  : ""));
+  return Verdict::Held(kRetryPolicy,
+                       "every attempt kept the scheduler's policy" +
+                           std::string(job ? "; the job's " + std::to_string(reported) +
+                                                 " in-process retries kept its own"
+                                           : ""));
 }
 
 }  // namespace
 
-void AddRetryCheckers(std::map<std::string, Checker>& out) { out[kRetryPolicy] = RetryPolicyRespected; }
+void AddRetryCheckers(std::map<std::string, Checker>& out) {
+  out[kRetryPolicy] = RetryPolicyRespected;
+}
 
 }  // namespace killpoint

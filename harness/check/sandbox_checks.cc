@@ -17,23 +17,29 @@ std::string AttemptOf(const Event& e) {
 Result<Verdict> WritesInSandbox(const CheckInput& in) {
   const Event* first = nullptr;
   for (const Event& e : in.events) {
-    if (e.type == event::kOutsideWrites && !e.data.value("writes", nlohmann::json::array()).empty()) {
+    if (e.type == event::kOutsideWrites &&
+        !e.data.value("writes", nlohmann::json::array()).empty()) {
       first = &e;
       break;
     }
   }
-  if (first == nullptr) return Verdict::Held(kWritesInSandbox, "no file changed outside the sandbox");
+  if (first == nullptr)
+    return Verdict::Held(kWritesInSandbox, "no file changed outside the sandbox");
   auto writes = first->data.at("writes").get<std::vector<OutsideWrite>>();
   size_t total = OutsideWritesOf(in.events).size();
-  std::string more = total > 1 ? " (" + std::to_string(total - 1) + " more path" + (total > 2 ? "s" : "") +
-                                     " in this trial)"
+  std::string more = total > 1 ? " (" + std::to_string(total - 1) + " more path" +
+                                     (total > 2 ? "s" : "") + " in this trial)"
                                : "";
-  return Verdict::Violated(kWritesInSandbox, AttemptOf(*first) + " wrote " + Describe(writes.front()) +
-                                                 " outside its sandbox: " + OutsideConsequence(writes.front().kind) + more);
+  return Verdict::Violated(kWritesInSandbox,
+                           AttemptOf(*first) + " wrote " + Describe(writes.front()) +
+                               " outside its sandbox: " + OutsideConsequence(writes.front().kind) +
+                               more);
 }
 
 }  // namespace
 
-void AddSandboxCheckers(std::map<std::string, Checker>& out) { out[kWritesInSandbox] = WritesInSandbox; }
+void AddSandboxCheckers(std::map<std::string, Checker>& out) {
+  out[kWritesInSandbox] = WritesInSandbox;
+}
 
 }  // namespace killpoint

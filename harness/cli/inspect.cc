@@ -9,7 +9,8 @@ void PrintInspectCommands(std::ostream& out, const Scenario& s, const std::files
   std::error_code ec;
   if (std::filesystem::exists(work / s.check.db, ec))
     out << "           sqlite3 " << (work / s.check.db).string() << " .dump\n";
-  if (!s.check.state_file.empty()) out << "           cat " << (work / s.check.state_file).string() << "\n";
+  if (!s.check.state_file.empty())
+    out << "           cat " << (work / s.check.state_file).string() << "\n";
 }
 
 }  // namespace killpoint

@@ -26,7 +26,8 @@ constexpr const char* kExitCodes =
 
 // `killpoint help [SUBCOMMAND]`: what `--help` prints.
 void AddHelpCommand(CLI::App& app) {
-  auto* help = app.add_subcommand("help", "Print this help, or a subcommand's (killpoint help run)");
+  auto* help =
+      app.add_subcommand("help", "Print this help, or a subcommand's (killpoint help run)");
   static std::string name;  // the app keeps a reference: it lives as long as the process
   help->add_option("subcommand", name, "The subcommand to explain");
   help->callback([&app] {
@@ -58,7 +59,9 @@ int UnexpectedArguments(CLI::App& app, const CLI::ExtrasError& e) {
     std::string typed = extra.substr(0, extra.find('='));
     if (typed.rfind("--", 0) != 0) continue;
     std::string closest = ClosestName(typed, LongOptions(*sub));
-    if (!closest.empty()) hints += "killpoint: " + typed + " is no option of " + sub->get_name() + ": did you mean " + closest + "?\n";
+    if (!closest.empty())
+      hints += "killpoint: " + typed + " is no option of " + sub->get_name() + ": did you mean " +
+               closest + "?\n";
   }
   std::cerr << hints;
   return app.exit(e);
@@ -86,7 +89,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ExtrasError& e) {
-    return killpoint::UnexpectedArguments(app, e) == 0 ? killpoint::kExitOk : killpoint::kExitBadInput;
+    return killpoint::UnexpectedArguments(app, e) == 0 ? killpoint::kExitOk
+                                                       : killpoint::kExitBadInput;
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? killpoint::kExitOk : killpoint::kExitBadInput;

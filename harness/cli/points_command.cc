@@ -27,14 +27,17 @@ std::string UnseenNote(const std::string& at) {
 }
 
 // The files whose content changed with no write call the shim could see.
-void PrintUnseenFiles(const std::vector<CrashPoint>& points, const std::vector<std::string>& unseen) {
+void PrintUnseenFiles(const std::vector<CrashPoint>& points,
+                      const std::vector<std::string>& unseen) {
   std::vector<std::string> files;
   for (size_t i = 0; i < points.size(); ++i) {
     std::string file(SyscallPath(points[i].name));
-    if (!unseen[i].empty() && std::find(files.begin(), files.end(), file) == files.end()) files.push_back(file);
+    if (!unseen[i].empty() && std::find(files.begin(), files.end(), file) == files.end())
+      files.push_back(file);
   }
   if (files.empty()) return;
-  std::cout << "Changed without a seen write (killpoint noticed it when the file was closed, synced or renamed;\n"
+  std::cout << "Changed without a seen write (killpoint noticed it when the file was closed, "
+               "synced or renamed;\n"
                "each is a write point, killed only after it, docs/syscall-shim.md):";
   for (const std::string& f : files) std::cout << " " << f;
   std::cout << "\n";
@@ -45,7 +48,8 @@ int Execute(const PointsArgs& a) {
   if (!loaded) return Report(loaded.error());
   const Scenario& s = loaded.value();
   std::string date = a.date.empty() ? s.dates.front() : a.date;
-  TrialOptions options{a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir), fs::temp_directory_path(), false};
+  TrialOptions options{a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir),
+                       fs::temp_directory_path(), false};
   std::vector<std::string> unseen;
   auto points = DiscoverPoints(s, date, options, &unseen);
   if (!points) return Report(points.error());
@@ -54,7 +58,9 @@ int Execute(const PointsArgs& a) {
     const CrashPoint& p = points.value()[i];
     nlohmann::json moments = nlohmann::json::array();
     for (const char* m : KillMoments(p.name, unseen[i])) moments.push_back(m);
-    out.push_back({{"point", p.name}, {"occurrence", p.occurrence}, {"moments", moments},
+    out.push_back({{"point", p.name},
+                   {"occurrence", p.occurrence},
+                   {"moments", moments},
                    {"kind", PointKind(p.name)}});
     if (!unseen[i].empty()) out.back()["unseen"] = unseen[i];
   }
@@ -62,13 +68,16 @@ int Execute(const PointsArgs& a) {
     std::cout << out.dump(2) << "\n";
     return kExitOk;
   }
-  std::cout << s.name << ", " << date << ", one attempt without faults: " << out.size() << " crash points\n";
+  std::cout << s.name << ", " << date << ", one attempt without faults: " << out.size()
+            << " crash points\n";
   for (size_t i = 0; i < out.size(); ++i) {
     const CrashPoint& p = points.value()[i];
     std::string moments;
-    for (const auto& m : out[i]["moments"]) moments += (moments.empty() ? "" : "/") + m.get<std::string>();
-    std::cout << "  " << (i + 1) << "\t" << p.name << (p.occurrence > 1 ? "#" + std::to_string(p.occurrence) : "")
-              << "\t" << moments << (unseen[i].empty() ? "" : "\t" + UnseenNote(unseen[i])) << "\n";
+    for (const auto& m : out[i]["moments"])
+      moments += (moments.empty() ? "" : "/") + m.get<std::string>();
+    std::cout << "  " << (i + 1) << "\t" << p.name
+              << (p.occurrence > 1 ? "#" + std::to_string(p.occurrence) : "") << "\t" << moments
+              << (unseen[i].empty() ? "" : "\t" + UnseenNote(unseen[i])) << "\n";
   }
   PrintUnseenFiles(points.value(), unseen);
   return kExitOk;

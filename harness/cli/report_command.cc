@@ -22,13 +22,15 @@ struct ReportArgs {
 
 int Execute(const ReportArgs& a) {
   int to_stdout = (a.paths.html == "-") + (a.paths.junit == "-") + (a.paths.markdown == "-");
-  if (to_stdout > 1) return Report(Error::BadInput("only one format can go to standard output ('-')"));
+  if (to_stdout > 1)
+    return Report(Error::BadInput("only one format can go to standard output ('-')"));
   ReportData combined;
   for (const auto& input : a.inputs) {
     auto run = LoadRun(input);
     if (!run) return Report(run.error());
     for (const std::string& note : run.value().history_notes) {
-      if (!note.empty() && !a.quiet) std::cerr << "killpoint: note: " << note << "; its timelines are left out\n";
+      if (!note.empty() && !a.quiet)
+        std::cerr << "killpoint: note: " << note << "; its timelines are left out\n";
     }
     combined.runs.push_back(std::move(run.value()));
   }
@@ -45,10 +47,13 @@ int Execute(const ReportArgs& a) {
 
 void AddReportCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ReportArgs>();
-  CLI::App* cmd = app.add_subcommand("report", "Render saved results as HTML, JUnit XML or Markdown, running nothing");
-  cmd->add_option("results", args->inputs, "Output folders of `killpoint run` (or their results.json files)")
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Render saved results as HTML, JUnit XML or Markdown, running nothing");
+  cmd->add_option("results", args->inputs,
+                  "Output folders of `killpoint run` (or their results.json files)")
       ->required();
-  cmd->add_option("--html", args->paths.html, "Write the self-contained HTML report here ('-': standard output)");
+  cmd->add_option("--html", args->paths.html,
+                  "Write the self-contained HTML report here ('-': standard output)");
   cmd->add_option("--junit", args->paths.junit, "Write JUnit XML here ('-': standard output)");
   cmd->add_option("--markdown", args->paths.markdown,
                   "Write the Markdown summary here ('-': standard output); it is also appended to "

@@ -33,7 +33,8 @@ Status WriteReports(const ReportData& report, const ReportPaths& paths) {
   const char* summary = std::getenv("GITHUB_STEP_SUMMARY");
   if (summary && *summary) {
     if (Status s = AppendDurably(summary, markdown + "\n"); !s) {
-      return Error::BadInput("GITHUB_STEP_SUMMARY=" + std::string(summary) + ": cannot append: " + s.error().message);
+      return Error::BadInput("GITHUB_STEP_SUMMARY=" + std::string(summary) +
+                             ": cannot append: " + s.error().message);
     }
   }
   return Ok();

@@ -51,7 +51,8 @@ struct RunArgs {
   int jobs = 0;       // 0: one per core
 };
 
-void PrintKept(const Scenario& s, int trial, const std::vector<Verdict>& verdicts, const fs::path& box) {
+void PrintKept(const Scenario& s, int trial, const std::vector<Verdict>& verdicts,
+               const fs::path& box) {
   std::cout << s.name << " trial " << trial << ":\n";
   for (const auto& v : verdicts) std::cout << "  " << v << "\n";
   if (!box.empty()) PrintInspectCommands(std::cout, s, box);
@@ -62,15 +63,21 @@ bool IsMustHold(const Scenario& s, const std::string& invariant) {
 }
 
 // The progress line on a terminal's stderr, fed by the suite's callbacks.
-std::unique_ptr<ProgressLine> StartProgress(const std::vector<Scenario>& scenarios, SuiteOptions& o) {
-  auto progress = std::make_unique<ProgressLine>(std::cerr, TerminalColumns(STDERR_FILENO), SteadySeconds);
+std::unique_ptr<ProgressLine> StartProgress(const std::vector<Scenario>& scenarios,
+                                            SuiteOptions& o) {
+  auto progress =
+      std::make_unique<ProgressLine>(std::cerr, TerminalColumns(STDERR_FILENO), SteadySeconds);
   for (const Scenario& s : scenarios) {
-    if (o.exhaustive) progress->ExpectUnknown();
-    else progress->Expect(PlannedTrials(s, o));
+    if (o.exhaustive)
+      progress->ExpectUnknown();
+    else
+      progress->Expect(PlannedTrials(s, o));
   }
   ProgressLine* line = progress.get();
-  if (o.exhaustive) o.on_scenario = [line](const Scenario&, int trials) { line->Discovered(trials); };
-  o.on_trial = [line](const Scenario& s, int, const std::vector<Verdict>& verdicts, const fs::path&) {
+  if (o.exhaustive)
+    o.on_scenario = [line](const Scenario&, int trials) { line->Discovered(trials); };
+  o.on_trial = [line](const Scenario& s, int, const std::vector<Verdict>& verdicts,
+                      const fs::path&) {
     bool any = false, must = false;
     for (const Verdict& v : verdicts) {
       if (v.held) continue;
@@ -85,7 +92,8 @@ std::unique_ptr<ProgressLine> StartProgress(const std::vector<Scenario>& scenari
 ReportPaths OutputPaths(const RunArgs& a) {
   fs::path out(a.out);
   ReportFiles files = DefaultReportFiles(out);
-  return {a.html.empty() ? files.html.string() : a.html, a.junit.empty() ? files.junit.string() : a.junit,
+  return {a.html.empty() ? files.html.string() : a.html,
+          a.junit.empty() ? files.junit.string() : a.junit,
           a.markdown.empty() ? files.markdown.string() : a.markdown};
 }
 
@@ -104,11 +112,14 @@ int Execute(const RunArgs& a) {
   o.real_disk = a.sandbox.real_disk;
   o.exhaustive = a.exhaustive;
   o.exhaustive_limit = a.limit;
-  o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.jobs =
+      a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (!a.shard.empty()) {
     auto shard = ParseShard(a.shard);
     if (!shard) return Report(shard.error());
-    if (a.trial) return Report(Error::BadInput("--shard and --trial cannot be combined: --trial makes one trial"));
+    if (a.trial)
+      return Report(
+          Error::BadInput("--shard and --trial cannot be combined: --trial makes one trial"));
     o.shard = shard.value();
   }
   o.resume = a.resume;
@@ -119,8 +130,10 @@ int Execute(const RunArgs& a) {
   if (Status s = StartOrphanGuard(); !s) return Report(s.error());
   InstallInterruptHandlers();
   std::unique_ptr<ProgressLine> progress;
-  if (a.trial) o.on_trial = PrintKept;
-  else if (!a.quiet && IsTerminal(STDERR_FILENO)) progress = StartProgress(scenarios.value(), o);
+  if (a.trial)
+    o.on_trial = PrintKept;
+  else if (!a.quiet && IsTerminal(STDERR_FILENO))
+    progress = StartProgress(scenarios.value(), o);
   auto results = RunSuite(scenarios.value(), o);
   progress.reset();  // erases the line before anything else is printed
   if (!results) return Report(results.error());
@@ -132,8 +145,7 @@ int Execute(const RunArgs& a) {
   if (Status s = WriteReports(report, paths); !s) return Report(s.error());
   if (int signal = InterruptSignal(); signal != 0) {
     std::cerr << "killpoint: " << results.value().partial << ": partial results of "
-              << results.value().Trials() << " finished trials in "
-              << ResultsFile(a.out).string()
+              << results.value().Trials() << " finished trials in " << ResultsFile(a.out).string()
               << "; the same command with --resume finishes the run\n";
     return kExitSignalBase + signal;
   }
@@ -151,21 +163,25 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* run = app.add_subcommand("run", "Run scenarios: kill, retry, check, report");
   run->add_option("scenarios", args->inputs, "Scenario files or folders of *.json")->required();
-  run->add_option("--trials", args->trials, "Trials per scenario (default: the scenario's, else 40)")
+  run->add_option("--trials", args->trials,
+                  "Trials per scenario (default: the scenario's, else 40)")
       ->check(CLI::Range(1, 10'000'000));
   run->add_option("--seed", args->seed, "Seed of the plans (same seed, same plans)");
   run->add_option("--out", args->out, "Results folder")->capture_default_str();
   run->add_option("--html", args->html, "HTML report path (default: OUT/report.html)");
   run->add_option("--junit", args->junit, "JUnit XML path (default: OUT/junit.xml)");
   run->add_option("--markdown", args->markdown,
-                  "Markdown summary path (default: OUT/summary.md); also appended to $GITHUB_STEP_SUMMARY when set");
-  run->add_option("--bindir", args->bindir, "Folder of the reference jobs, {bindir} (default: killpoint's own)");
+                  "Markdown summary path (default: OUT/summary.md); also appended to "
+                  "$GITHUB_STEP_SUMMARY when set");
+  run->add_option("--bindir", args->bindir,
+                  "Folder of the reference jobs, {bindir} (default: killpoint's own)");
   run->add_option("--trial", args->trial, "Run only this trial (replay), printing its verdicts")
       ->check(CLI::NonNegativeNumber);
   AddSandboxOptions(run, &args->sandbox);
   run->add_flag("--keep", args->keep, "Keep the trials' sandboxes and print where they are");
-  run->add_flag("--exhaustive", args->exhaustive,
-                "One trial per (crash point, before/after/mid, model) the job passes, not a sample");
+  run->add_flag(
+      "--exhaustive", args->exhaustive,
+      "One trial per (crash point, before/after/mid, model) the job passes, not a sample");
   run->add_option("--limit", args->limit, "Most trials per scenario in --exhaustive")
       ->check(CLI::Range(1, 10'000'000))
       ->capture_default_str();

@@ -18,11 +18,14 @@ struct SandboxArgs {
 
 inline void AddSandboxOptions(CLI::App* cmd, SandboxArgs* args) {
   cmd->add_option("--sandbox-root", args->root,
-                  "Folder for the trials' sandboxes (default: a new one in /dev/shm when it is RAM with 512 MiB "
+                  "Folder for the trials' sandboxes (default: a new one in /dev/shm when it is RAM "
+                  "with 512 MiB "
                   "free, else in $TMPDIR)");
   cmd->add_flag("--real-disk", args->real_disk,
-                "Put the sandboxes in $TMPDIR (unless --sandbox-root) and let every fsync of the job reach the "
-                "disk; by default the syscall shim answers them itself, as the persistence models decide what a "
+                "Put the sandboxes in $TMPDIR (unless --sandbox-root) and let every fsync of the "
+                "job reach the "
+                "disk; by default the syscall shim answers them itself, as the persistence models "
+                "decide what a "
                 "crash keeps");
 }
 

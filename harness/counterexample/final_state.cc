@@ -29,13 +29,16 @@ nlohmann::json Database(const std::filesystem::path& file) {
       return out;
     }
     nlohmann::json tables = nlohmann::json::object();
-    SQLite::Statement names(*db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name");
+    SQLite::Statement names(*db,
+                            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                            "'sqlite_%' ORDER BY name");
     while (names.executeStep()) {
       std::string table = names.getColumn(0).getString();
       std::string quoted = "\"";
       for (char ch : table) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
       quoted += "\"";
-      SQLite::Statement rows(*db, "SELECT * FROM " + quoted + " ORDER BY rowid LIMIT " + std::to_string(kMaxRows + 1));
+      SQLite::Statement rows(
+          *db, "SELECT * FROM " + quoted + " ORDER BY rowid LIMIT " + std::to_string(kMaxRows + 1));
       nlohmann::json list = nlohmann::json::array();
       while (rows.executeStep()) {
         if (static_cast<int>(list.size()) == kMaxRows) {
@@ -43,7 +46,8 @@ nlohmann::json Database(const std::filesystem::path& file) {
           break;
         }
         nlohmann::json row = nlohmann::json::object();
-        for (int i = 0; i < rows.getColumnCount(); ++i) row[rows.getColumnName(i)] = ColumnValue(rows.getColumn(i));
+        for (int i = 0; i < rows.getColumnCount(); ++i)
+          row[rows.getColumnName(i)] = ColumnValue(rows.getColumn(i));
         list.push_back(std::move(row));
       }
       tables[table] = std::move(list);
@@ -79,7 +83,9 @@ nlohmann::json StateFile(const std::filesystem::path& file) {
 bool ReadsDatabase(const Scenario& s) {
   for (const auto* list : {&s.must_hold, &s.expected_violations}) {
     for (const auto& name : *list) {
-      if (name == "one_row_per_date" || name == "amount_matches_source" || name == "commits_survive") return true;
+      if (name == "one_row_per_date" || name == "amount_matches_source" ||
+          name == "commits_survive")
+        return true;
     }
   }
   return false;

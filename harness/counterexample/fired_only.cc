@@ -41,8 +41,8 @@ void Count(nlohmann::json& points, const std::string& name, int n) {
 
 }  // namespace
 
-std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e, const std::vector<Event>& events,
-                                      bool uses_shim) {
+std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e,
+                                      const std::vector<Event>& events, bool uses_shim) {
   const Plan trimmed = FiredOnly(plan, e);
   const auto changed = Trimmed(trimmed, plan);
   if (changed.empty()) return events;
@@ -67,15 +67,24 @@ std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e, 
       continue;
     }
     if (one_way && e2.type == event::kPointsPassed) {  // merged into the counts, placed below
-      for (const auto& [name, n] : e2.data["points"].items()) Count(Counts(passed[where]), name, n.get<int>());
+      for (const auto& [name, n] : e2.data["points"].items())
+        Count(Counts(passed[where]), name, n.get<int>());
       continue;
     }
-    // The instance's points_passed come right before the first instance's exit (AttemptState::Finish).
+    // The instance's points_passed come right before the first instance's exit
+    // (AttemptState::Finish).
     if (one_way && e2.type == event::kExit && InstanceOf(ev) == 1) {
       for (int instance : {1, 2}) {
         auto p = passed.find({KeyOf(ev), instance});
-        if (p == passed.end() || p->second.value("points", nlohmann::json::object()).empty()) continue;
-        Event counts{0, ev.t_ms, event::kPointsPassed, ev.biz_date, ev.trigger, ev.attempt, {{"points", p->second["points"]}}};
+        if (p == passed.end() || p->second.value("points", nlohmann::json::object()).empty())
+          continue;
+        Event counts{0,
+                     ev.t_ms,
+                     event::kPointsPassed,
+                     ev.biz_date,
+                     ev.trigger,
+                     ev.attempt,
+                     {{"points", p->second["points"]}}};
         if (instance == 2) counts.data["instance"] = 2;
         out.push_back(std::move(counts));
       }

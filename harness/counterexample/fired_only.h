@@ -20,7 +20,7 @@ namespace killpoint {
 
 // The history `FiredOnly(plan, e)` gives, from the one `plan` gave. `uses_shim`: whether the
 // scenario's attempts ran with the shim (Scenario::LoadsShim).
-std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e, const std::vector<Event>& events,
-                                      bool uses_shim);
+std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e,
+                                      const std::vector<Event>& events, bool uses_shim);
 
 }  // namespace killpoint

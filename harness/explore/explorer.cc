@@ -47,7 +47,8 @@ class Search {
       return;
     }
     int n = shrinking ? ++outcome_.shrink_trials : ++outcome_.trials;
-    auto checked = CheckTrial({scenario_, plan, trial.value().events, trial.value().sandbox.work()}, AllCheckers());
+    auto checked = CheckTrial({scenario_, plan, trial.value().events, trial.value().sandbox.work()},
+                              AllCheckers());
     if (!checked) {
       error_ = checked.error();
       return;
@@ -143,8 +144,8 @@ Result<ExploreOutcome> Explore(const Scenario& s, const ExploreOptions& o) {
   metadata.description = "explore " + s.name;
   SilentListener listener;
   rc::detail::checkProperty(
-      rc::detail::toProperty([&] { search.Property(*GenSchedule(s, o.seed, o.all_faults)); }), metadata, params,
-      listener, {});
+      rc::detail::toProperty([&] { search.Property(*GenSchedule(s, o.seed, o.all_faults)); }),
+      metadata, params, listener, {});
   if (search.error()) return *search.error();
   return std::move(search.outcome());
 }

@@ -25,15 +25,18 @@ AttemptFault GenFault(const Scenario& s, const FaultSwitches& on, PersistenceMod
     f.when = moments[*rc::gen::inRange<size_t>(0, moments.size())];
   }
   const std::vector<std::string>& kinds = on.downstream_faults;
-  if (!kinds.empty() && Coin(4)) f.downstream_fault = kinds[*rc::gen::inRange<size_t>(0, kinds.size())];
+  if (!kinds.empty() && Coin(4))
+    f.downstream_fault = kinds[*rc::gen::inRange<size_t>(0, kinds.size())];
   // Issue 6 (docs/faults.md): drawn only when the scenario has them, so that the schedules of
   // other scenarios stay as they were; each shrinks to none, then to the first point.
   const FaultSpec& x = s.faults;
   if (on.pause && Coin(4)) {
-    f.pause = {x.pause.points[*rc::gen::inRange<size_t>(0, x.pause.points.size())], x.pause.duration_ms};
+    f.pause = {x.pause.points[*rc::gen::inRange<size_t>(0, x.pause.points.size())],
+               x.pause.duration_ms};
   }
   if (on.overlap && Coin(4)) {
-    f.overlap = {x.overlap.points[*rc::gen::inRange<size_t>(0, x.overlap.points.size())], x.overlap.hold_ms};
+    f.overlap = {x.overlap.points[*rc::gen::inRange<size_t>(0, x.overlap.points.size())],
+                 x.overlap.hold_ms};
   }
   if (on.burst && Coin(4)) f.downstream_burst = x.downstream_burst.length;
   return f;
@@ -46,7 +49,8 @@ FaultSwitches SwitchesOf(const Scenario& s, bool all_faults) {
   const FaultSpec& x = s.faults;
   on.duplicates = all_faults || s.duplicate_trigger_probability > 0;
   if (all_faults || s.downstream.fault_probability > 0) on.downstream_faults = s.downstream.faults;
-  if (all_faults && on.downstream_faults.empty()) on.downstream_faults = {kFailBeforeCommit, kCommitNoAnswer, kDelay};
+  if (all_faults && on.downstream_faults.empty())
+    on.downstream_faults = {kFailBeforeCommit, kCommitNoAnswer, kDelay};
   on.pause = !x.pause.points.empty() && (all_faults || x.pause.probability > 0);
   on.overlap = !x.overlap.points.empty() && (all_faults || x.overlap.probability > 0);
   on.burst = x.downstream_burst.length > 0 && (all_faults || x.downstream_burst.probability > 0);
@@ -57,7 +61,8 @@ rc::Gen<Plan> GenSchedule(const Scenario& s, uint64_t seed, bool all_faults) {
   return rc::gen::exec([&s, seed, all_faults] {
     const FaultSwitches on = SwitchesOf(s, all_faults);
     Plan plan{s.name, seed, 0, {}};
-    int calendar = *rc::gen::inRange(1, static_cast<int>(std::min<size_t>(s.dates.size(), kMaxExploreDates)) + 1);
+    int calendar = *rc::gen::inRange(
+        1, static_cast<int>(std::min<size_t>(s.dates.size(), kMaxExploreDates)) + 1);
     PersistenceModel model = s.models[*rc::gen::inRange<size_t>(0, s.models.size())];
     // Firings: with duplicates, at least one, each naming any date of the calendar (a date may
     // fire twice, or after a later one: a backfill); without, each date once, in order, as

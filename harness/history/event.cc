@@ -22,7 +22,8 @@ namespace {
 // An integer field within [min, max]. nlohmann's get<int>() would convert 1e300 or 2^40
 // without a check (a float-to-int overflow is undefined behaviour): a damaged journal must
 // be an error, never a wrong number.
-int64_t CheckedInt(const nlohmann::json& j, const char* key, int64_t min, int64_t max, const int64_t* fallback) {
+int64_t CheckedInt(const nlohmann::json& j, const char* key, int64_t min, int64_t max,
+                   const int64_t* fallback) {
   auto it = j.find(key);
   if (it == j.end()) {
     if (fallback) return *fallback;
@@ -32,9 +33,10 @@ int64_t CheckedInt(const nlohmann::json& j, const char* key, int64_t min, int64_
               (it->is_number_unsigned() && it->get<uint64_t>() <= static_cast<uint64_t>(max));
   int64_t v = fits ? it->get<int64_t>() : 0;
   if (!fits || v < min || v > max) {
-    throw nlohmann::json::type_error::create(
-        302, std::string(key) + " must be an integer from " + std::to_string(min) + " to " + std::to_string(max),
-        &j);
+    throw nlohmann::json::type_error::create(302,
+                                             std::string(key) + " must be an integer from " +
+                                                 std::to_string(min) + " to " + std::to_string(max),
+                                             &j);
   }
   return v;
 }
@@ -45,12 +47,14 @@ constexpr int64_t kZero = 0;
 }  // namespace
 
 int TrialOfJournalLine(const nlohmann::json& j) {
-  if (!j.is_object()) throw nlohmann::json::type_error::create(302, "a history line must be an object", &j);
+  if (!j.is_object())
+    throw nlohmann::json::type_error::create(302, "a history line must be an object", &j);
   return static_cast<int>(CheckedInt(j, "trial", 0, kIntMax, nullptr));
 }
 
 void from_json(const nlohmann::json& j, Event& e) {
-  if (!j.is_object()) throw nlohmann::json::type_error::create(302, "an event must be an object", &j);
+  if (!j.is_object())
+    throw nlohmann::json::type_error::create(302, "an event must be an object", &j);
   e.seq = CheckedInt(j, "seq", 0, std::numeric_limits<int64_t>::max(), nullptr);
   e.t_ms = CheckedInt(j, "t_ms", 0, std::numeric_limits<int64_t>::max(), nullptr);
   e.type = j.at("type").get<std::string>();

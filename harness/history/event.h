@@ -12,9 +12,9 @@ namespace killpoint {
 // the attempt that was running when the request arrived.
 namespace event {
 inline constexpr const char* kTrialStart = "trial_start";  // data: plan
-inline constexpr const char* kSetup = "setup";              // data: exit_code, stderr
-inline constexpr const char* kSpawn = "spawn";              // data: pid, argv, fault
-inline constexpr const char* kFailpoint = "failpoint";      // data: point, hit, pid
+inline constexpr const char* kSetup = "setup";             // data: exit_code, stderr
+inline constexpr const char* kSpawn = "spawn";             // data: pid, argv, fault
+inline constexpr const char* kFailpoint = "failpoint";     // data: point, hit, pid
 // The syscall points an attempt passed one way (protocol v1.2: not armed, never answered),
 // as counts by name, recorded once the job has exited: their arrival interleaves with other
 // events by chance, their counts do not. data: points {name: count}
@@ -26,13 +26,13 @@ inline constexpr const char* kPointsDropped = "points_dropped";
 // The files an attempt created, changed or removed outside its sandbox (history/outside_write.h),
 // recorded once the job has exited, sorted by path. data: writes [{path, kind, ops}]
 inline constexpr const char* kOutsideWrites = "outside_writes";
-inline constexpr const char* kKill = "kill";                // data: point, hit, model
-inline constexpr const char* kExit = "exit";                // data: code or signal, stderr
-inline constexpr const char* kRollback = "rollback";        // data: model, changes
+inline constexpr const char* kKill = "kill";          // data: point, hit, model
+inline constexpr const char* kExit = "exit";          // data: code or signal, stderr
+inline constexpr const char* kRollback = "rollback";  // data: model, changes
 // The scenario's own checks marked after_every_crash, run on the sandbox after a kill and its
 // persistence model, before the retry. data: point, hit, model, verdicts [Verdict]
 inline constexpr const char* kCrashCheck = "crash_check";
-inline constexpr const char* kTimeout = "timeout";          // data: timeout_ms
+inline constexpr const char* kTimeout = "timeout";  // data: timeout_ms
 // data: delay_ms, next_attempt, reason (backoff, rate_limit or breaker_open; docs/retry.md)
 inline constexpr const char* kRetryWait = "retry_wait";
 // Retry strategies (docs/retry.md). breaker: the scheduler's circuit breaker changed state,
@@ -46,19 +46,19 @@ inline constexpr const char* kJobRetry = "job_retry";
 // (POST /wait), data: key (what), ms, acquired, held_by (when known). Real time: left out of a
 // replay's comparison; kp-bare-loop waits it out in the job's place (docs/performance.md).
 inline constexpr const char* kJobWait = "job_wait";
-inline constexpr const char* kGiveUp = "give_up";           // data: attempts
-inline constexpr const char* kFinalPass = "final_pass";     // data: biz_dates
-inline constexpr const char* kPublish = "publish";          // data: key, delivery_id, ...
-inline constexpr const char* kQuery = "query";              // data: key, count
-inline constexpr const char* kAlert = "alert";              // data: key, reason
-inline constexpr const char* kBadRequest = "bad_request";   // data: path, reason
-inline constexpr const char* kTrialEnd = "trial_end";       // data: elapsed_ms
+inline constexpr const char* kGiveUp = "give_up";          // data: attempts
+inline constexpr const char* kFinalPass = "final_pass";    // data: biz_dates
+inline constexpr const char* kPublish = "publish";         // data: key, delivery_id, ...
+inline constexpr const char* kQuery = "query";             // data: key, count
+inline constexpr const char* kAlert = "alert";             // data: key, reason
+inline constexpr const char* kBadRequest = "bad_request";  // data: path, reason
+inline constexpr const char* kTrialEnd = "trial_end";      // data: elapsed_ms
 // Pauses and overlaps (docs/faults.md). The second instance of an overlap runs in the same
 // attempt: its spawn, exit, failpoint and points_passed events carry data.instance = 2, and
 // downstream requests data.instance when known (absent: the first instance, or no overlap).
-inline constexpr const char* kPause = "pause";              // data: point, hit, duration_ms
-inline constexpr const char* kResume = "resume";            // data: point
-inline constexpr const char* kOverlap = "overlap";          // data: point, hold_ms
+inline constexpr const char* kPause = "pause";      // data: point, hit, duration_ms
+inline constexpr const char* kResume = "resume";    // data: point
+inline constexpr const char* kOverlap = "overlap";  // data: point, hold_ms
 // The first instance is let go of: data: point, second_exited (before hold_ms ran out)
 inline constexpr const char* kOverlapEnd = "overlap_end";
 }  // namespace event

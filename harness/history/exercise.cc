@@ -9,18 +9,18 @@ namespace {
 
 // Whether an event of `type` happened in the attempt (date, trigger, attempt), by instance 1.
 template <class Pred>
-bool HappenedIn(const std::vector<Event>& events, const char* type, const PlannedRun& run, int attempt,
-                Pred pred) {
+bool HappenedIn(const std::vector<Event>& events, const char* type, const PlannedRun& run,
+                int attempt, Pred pred) {
   return std::any_of(events.begin(), events.end(), [&](const Event& e) {
-    return e.type == type && e.biz_date == run.biz_date && e.trigger == run.trigger && e.attempt == attempt &&
-           pred(e);
+    return e.type == type && e.biz_date == run.biz_date && e.trigger == run.trigger &&
+           e.attempt == attempt && pred(e);
   });
 }
 
 bool Any(const Event&) { return true; }
 
-void CountOthers(const std::vector<Event>& events, const PlannedRun& run, int attempt, const AttemptFault& f,
-                 TrialExercise& out) {
+void CountOthers(const std::vector<Event>& events, const PlannedRun& run, int attempt,
+                 const AttemptFault& f, TrialExercise& out) {
   auto count = [&](bool planned, bool happened) {
     if (!planned) return;
     ++out.other_faults;
@@ -28,7 +28,8 @@ void CountOthers(const std::vector<Event>& events, const PlannedRun& run, int at
   };
   count(!f.pause.point.empty(), HappenedIn(events, event::kPause, run, attempt, Any));
   count(!f.overlap.point.empty(), HappenedIn(events, event::kOverlap, run, attempt, Any));
-  count(!f.downstream_fault.empty(), HappenedIn(events, event::kPublish, run, attempt, [&](const Event& e) {
+  count(!f.downstream_fault.empty(),
+        HappenedIn(events, event::kPublish, run, attempt, [&](const Event& e) {
           const PublishData p = PublishOf(e);
           return !p.burst && p.fault == f.downstream_fault;
         }));
@@ -41,7 +42,8 @@ void CountOthers(const std::vector<Event>& events, const PlannedRun& run, int at
 }  // namespace
 
 int TrialExercise::Fired() const {
-  return static_cast<int>(std::count_if(kills.begin(), kills.end(), [](const PlannedKill& k) { return k.fired; }));
+  return static_cast<int>(
+      std::count_if(kills.begin(), kills.end(), [](const PlannedKill& k) { return k.fired; }));
 }
 
 std::vector<PersistenceModel> TrialExercise::Models() const {
@@ -62,7 +64,8 @@ TrialExercise ExerciseOf(const Plan& plan, const std::vector<Event>& events) {
       const AttemptFault& f = run.attempts[i];
       const int attempt = static_cast<int>(i) + 1;
       if (!f.kill_point.empty()) {
-        bool fired = HappenedIn(events, event::kKill, run, attempt, [](const Event& e) { return InstanceOf(e) == 1; });
+        bool fired = HappenedIn(events, event::kKill, run, attempt,
+                                [](const Event& e) { return InstanceOf(e) == 1; });
         out.kills.push_back({f.kill_point, f.model, fired});
       }
       CountOthers(events, run, attempt, f, out);

@@ -30,9 +30,9 @@ class History {
 
  private:
   mutable std::mutex mu_;
-  Context context_;             // guarded by mu_
-  int64_t clock_ms_ = 0;        // guarded by mu_
-  std::vector<Event> events_;   // guarded by mu_
+  Context context_;            // guarded by mu_
+  int64_t clock_ms_ = 0;       // guarded by mu_
+  std::vector<Event> events_;  // guarded by mu_
 };
 
 // Events of one type, in order.

@@ -28,7 +28,8 @@ Result<std::map<int, std::vector<Event>>> ReadHistoryLog(const std::filesystem::
   return ParseHistoryLog(text.value(), log.string());
 }
 
-Result<std::map<int, std::vector<Event>>> ParseHistoryLog(std::string_view s, const std::string& source) {
+Result<std::map<int, std::vector<Event>>> ParseHistoryLog(std::string_view s,
+                                                          const std::string& source) {
   std::map<int, std::vector<Event>> out;
   size_t start = 0, line_no = 0;
   while (start < s.size()) {
@@ -39,7 +40,8 @@ Result<std::map<int, std::vector<Event>>> ParseHistoryLog(std::string_view s, co
       nlohmann::json j = nlohmann::json::parse(s.substr(start, end - start));
       out[TrialOfJournalLine(j)].push_back(j.get<Event>());
     } catch (const nlohmann::json::exception& e) {
-      return Error::BadInput(source + ":" + std::to_string(line_no) + ": not a history event: " + e.what());
+      return Error::BadInput(source + ":" + std::to_string(line_no) +
+                             ": not a history event: " + e.what());
     }
     start = end + 1;
   }

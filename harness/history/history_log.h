@@ -24,6 +24,7 @@ Status AppendTrialHistory(const std::filesystem::path& log, int trial,
 Result<std::map<int, std::vector<Event>>> ReadHistoryLog(const std::filesystem::path& log);
 
 // The same, from the journal's text; `source` names it in errors. Never throws.
-Result<std::map<int, std::vector<Event>>> ParseHistoryLog(std::string_view text, const std::string& source);
+Result<std::map<int, std::vector<Event>>> ParseHistoryLog(std::string_view text,
+                                                          const std::string& source);
 
 }  // namespace killpoint

@@ -14,12 +14,15 @@ void from_json(const nlohmann::json& j, OutsideWrite& w) {
   w.kind = j.value("kind", outside_kind::kElsewhere);
   j.at("ops").get_to(w.ops);
 }
-std::ostream& operator<<(std::ostream& os, const OutsideWrite& w) { return os << nlohmann::json(w).dump(); }
+std::ostream& operator<<(std::ostream& os, const OutsideWrite& w) {
+  return os << nlohmann::json(w).dump();
+}
 
 void MergeOutsideWrites(std::vector<OutsideWrite>& into, const std::vector<OutsideWrite>& add) {
   for (const OutsideWrite& w : add) {
-    auto it = std::lower_bound(into.begin(), into.end(), w.path,
-                               [](const OutsideWrite& a, const std::string& p) { return a.path < p; });
+    auto it =
+        std::lower_bound(into.begin(), into.end(), w.path,
+                         [](const OutsideWrite& a, const std::string& p) { return a.path < p; });
     if (it == into.end() || it->path != w.path) {
       into.insert(it, w);
       continue;
@@ -47,7 +50,8 @@ std::string Describe(const OutsideWrite& w) {
 
 std::string OutsideConsequence(const std::string& kind) {
   return std::string("no persistence model applied to it, and ") +
-         (kind == outside_kind::kTrial ? "the later attempts of the trial see it" : "the next trial sees it");
+         (kind == outside_kind::kTrial ? "the later attempts of the trial see it"
+                                       : "the next trial sees it");
 }
 
 }  // namespace killpoint

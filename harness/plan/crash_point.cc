@@ -8,7 +8,9 @@ std::string_view SyscallOp(std::string_view point) {
   size_t colon = point.find(':');
   if (colon == std::string_view::npos || colon + 1 == point.size()) return {};
   std::string_view op = point.substr(0, colon);
-  return std::find(kSyscallOps.begin(), kSyscallOps.end(), op) == kSyscallOps.end() ? std::string_view{} : op;
+  return std::find(kSyscallOps.begin(), kSyscallOps.end(), op) == kSyscallOps.end()
+             ? std::string_view{}
+             : op;
 }
 
 std::string DownstreamPoint(std::string_view path, std::string_view moment) {
@@ -16,7 +18,8 @@ std::string DownstreamPoint(std::string_view path, std::string_view moment) {
 }
 
 std::vector<CrashPoint> AnswersAfterTheirCommits(std::vector<CrashPoint> points) {
-  const std::string answer = std::string(":") + kAfterAnswer, commit = std::string(":") + kAfterCommit;
+  const std::string answer = std::string(":") + kAfterAnswer,
+                    commit = std::string(":") + kAfterCommit;
   auto is = [](const std::string& name, const std::string& moment) {
     return IsDownstreamPoint(name) && name.ends_with(moment);
   };

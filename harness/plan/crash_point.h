@@ -39,7 +39,9 @@ inline constexpr const char* kBeforeCommit = "before_commit";
 inline constexpr const char* kAfterCommit = "after_commit";
 inline constexpr const char* kAfterAnswer = "after_answer";
 std::string DownstreamPoint(std::string_view path, std::string_view moment);
-inline bool IsDownstreamPoint(std::string_view point) { return point.starts_with(kDownstreamPrefix); }
+inline bool IsDownstreamPoint(std::string_view point) {
+  return point.starts_with(kDownstreamPrefix);
+}
 // A fault-free run's points with each downstream after_answer right after its request's
 // after_commit (the n-th of the same path). The downstream reports after_answer once the answer
 // is written, racing the job's next point; where the job waited for that answer is the one

@@ -27,6 +27,7 @@ std::vector<AttemptFault> ExhaustiveSpace(const Scenario& scenario,
                                           const std::vector<CrashPoint>& discovered);
 
 // The first date's first attempt dies by `fault`; the retries and the final pass are fault-free.
-Plan MakeExhaustivePlan(const Scenario& scenario, uint64_t seed, int trial, const AttemptFault& fault);
+Plan MakeExhaustivePlan(const Scenario& scenario, uint64_t seed, int trial,
+                        const AttemptFault& fault);
 
 }  // namespace killpoint

@@ -27,7 +27,8 @@ std::string Plan::Summary() const {
         if (f.model != PersistenceModel::kProcess) out += "/" + std::string(NameOf(f.model));
       }
       if (!f.downstream_fault.empty()) out += " downstream:" + f.downstream_fault;
-      if (!f.pause.point.empty()) out += " pause@" + f.pause.point + " " + std::to_string(f.pause.duration_ms) + "ms";
+      if (!f.pause.point.empty())
+        out += " pause@" + f.pause.point + " " + std::to_string(f.pause.duration_ms) + "ms";
       if (!f.overlap.point.empty()) out += " overlap@" + f.overlap.point;
       if (f.downstream_burst > 0) out += " burst:" + std::to_string(f.downstream_burst);
     }
@@ -59,8 +60,10 @@ void to_json(nlohmann::json& j, const AttemptFault& f) {
     if (f.torn_seed) j["torn_seed"] = *f.torn_seed;
   }
   if (!f.downstream_fault.empty()) j["downstream_fault"] = f.downstream_fault;
-  if (!f.pause.point.empty()) j["pause"] = {{"point", f.pause.point}, {"duration_ms", f.pause.duration_ms}};
-  if (!f.overlap.point.empty()) j["overlap"] = {{"point", f.overlap.point}, {"hold_ms", f.overlap.hold_ms}};
+  if (!f.pause.point.empty())
+    j["pause"] = {{"point", f.pause.point}, {"duration_ms", f.pause.duration_ms}};
+  if (!f.overlap.point.empty())
+    j["overlap"] = {{"point", f.overlap.point}, {"hold_ms", f.overlap.hold_ms}};
   if (f.downstream_burst > 0) j["downstream_burst"] = f.downstream_burst;
 }
 

@@ -35,8 +35,8 @@ struct AttemptFault {
   int occurrence = 1;            // die at this hit of the point within the attempt (1-based)
   std::string downstream_fault;  // applied to the attempt's first publish; empty: none
   PersistenceModel model = PersistenceModel::kProcess;  // applied after the kill
-  std::string when = "before";    // before, after or mid the operation (plan/crash_point.h)
-  PauseFault pause = {};  // initialized here, so that aggregate inits may leave it out
+  std::string when = "before";  // before, after or mid the operation (plan/crash_point.h)
+  PauseFault pause = {};        // initialized here, so that aggregate inits may leave it out
   OverlapFault overlap = {};
   // From this attempt on, the next downstream_burst POST /publish fail before commit (503),
   // across attempts and dates, until the final pass; 0: none.
@@ -47,8 +47,8 @@ struct AttemptFault {
   std::optional<uint64_t> torn_seed = std::nullopt;
 
   bool None() const {
-    return kill_point.empty() && downstream_fault.empty() && pause.point.empty() && overlap.point.empty() &&
-           downstream_burst == 0;
+    return kill_point.empty() && downstream_fault.empty() && pause.point.empty() &&
+           overlap.point.empty() && downstream_burst == 0;
   }
   bool operator==(const AttemptFault&) const = default;
 };

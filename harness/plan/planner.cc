@@ -11,8 +11,8 @@ namespace killpoint {
 namespace {
 
 // Chances of faults beyond the trial's primary kill.
-constexpr double kKillLaterDate = 0.3;   // first attempt of a later date
-constexpr double kKillRetry = 0.15;      // an attempt after the first
+constexpr double kKillLaterDate = 0.3;  // first attempt of a later date
+constexpr double kKillRetry = 0.15;     // an attempt after the first
 
 // One persistence model per trial, so that every verdict has one model to its name. Drawn
 // from its own stream: the main stream is the same whatever the scenario's models are.
@@ -25,7 +25,8 @@ PersistenceModel DrawModel(const Scenario& s, uint64_t seed, int trial) {
 // The occurrences a kill at `point` may be planned at: 1..max_occurrence, but no more than the
 // discovered run passed the point (a planned kill at a hit the job never makes never fires);
 // a point the discovery did not pass (a retry's, a later date's) keeps max_occurrence.
-int HitsToDrawFrom(const Scenario& s, const std::vector<CrashPoint>& discovered, const std::string& point) {
+int HitsToDrawFrom(const Scenario& s, const std::vector<CrashPoint>& discovered,
+                   const std::string& point) {
   int passed = 0;
   for (const CrashPoint& p : discovered) {
     if (p.name == point) passed = std::max(passed, p.occurrence);
@@ -47,7 +48,8 @@ AttemptFault DrawKill(const Scenario& s, const std::vector<CrashPoint>& discover
   std::vector<CrashPoint> hits;
   if (IsPointPattern(f.kill_point)) hits = PointsMatching(f.kill_point, discovered, s.hold_points);
   if (hits.empty()) {
-    f.occurrence = 1 + static_cast<int>(rng.Below(static_cast<uint64_t>(HitsToDrawFrom(s, discovered, f.kill_point))));
+    f.occurrence = 1 + static_cast<int>(rng.Below(
+                           static_cast<uint64_t>(HitsToDrawFrom(s, discovered, f.kill_point))));
   } else {
     size_t rank = rng.Below(hits.size());
     if (primary) {
@@ -72,7 +74,8 @@ PlannedRun DrawRun(const Scenario& s, const std::vector<CrashPoint>& discovered,
   run.trigger = trigger;
   if (s.failpoints.empty()) return run;
   size_t n = s.failpoints.size();
-  if (!first && rng.Chance(kKillLaterDate)) run.attempts.push_back(DrawKill(s, discovered, rng, rng.Below(n), model, false));
+  if (!first && rng.Chance(kKillLaterDate))
+    run.attempts.push_back(DrawKill(s, discovered, rng, rng.Below(n), model, false));
   for (int a = 2; a <= s.retry.max_attempts; ++a) {
     if (!rng.Chance(kKillRetry)) break;
     run.attempts.resize(static_cast<size_t>(a - 1));
@@ -97,7 +100,8 @@ PlanRng FaultRng(const Scenario& s, uint64_t seed, int trial) {
 }
 
 AttemptFault& AttemptOf(PlannedRun& run, int attempt) {
-  if (static_cast<int>(run.attempts.size()) < attempt) run.attempts.resize(static_cast<size_t>(attempt));
+  if (static_cast<int>(run.attempts.size()) < attempt)
+    run.attempts.resize(static_cast<size_t>(attempt));
   return run.attempts[static_cast<size_t>(attempt - 1)];
 }
 
@@ -108,10 +112,12 @@ void DrawProcessFaults(const Scenario& s, PlanRng& rng, Plan& plan) {
   for (PlannedRun& run : plan.runs) {
     for (int a = 1; a <= s.retry.max_attempts; ++a) {
       if (!f.pause.points.empty() && rng.Chance(f.pause.probability)) {
-        AttemptOf(run, a).pause = {f.pause.points[rng.Below(f.pause.points.size())], f.pause.duration_ms};
+        AttemptOf(run, a).pause = {f.pause.points[rng.Below(f.pause.points.size())],
+                                   f.pause.duration_ms};
       }
       if (!f.overlap.points.empty() && rng.Chance(f.overlap.probability)) {
-        AttemptOf(run, a).overlap = {f.overlap.points[rng.Below(f.overlap.points.size())], f.overlap.hold_ms};
+        AttemptOf(run, a).overlap = {f.overlap.points[rng.Below(f.overlap.points.size())],
+                                     f.overlap.hold_ms};
       }
     }
   }
@@ -127,7 +133,8 @@ void DrawBurst(const Scenario& s, PlanRng& rng, Plan& plan) {
 
 }  // namespace
 
-Plan MakePlan(const Scenario& s, uint64_t seed, int trial, const std::vector<CrashPoint>& discovered) {
+Plan MakePlan(const Scenario& s, uint64_t seed, int trial,
+              const std::vector<CrashPoint>& discovered) {
   Plan plan{s.name, seed, trial, {}};
   const PersistenceModel model = DrawModel(s, seed, trial);
   uint64_t rotation = PlanRng(DeriveSeed(seed, s.name, trial, SeedPurpose::kPlanShared)).Next();

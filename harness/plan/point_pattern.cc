@@ -6,7 +6,9 @@
 
 namespace killpoint {
 
-bool IsPointPattern(std::string_view name) { return name.find_first_of("*?") != std::string_view::npos; }
+bool IsPointPattern(std::string_view name) {
+  return name.find_first_of("*?") != std::string_view::npos;
+}
 
 // The classic greedy glob match: on a mismatch, let the last `*` swallow one more character.
 // Linear in practice, O(pattern * name) at worst; no recursion, no allocation.
@@ -31,7 +33,8 @@ bool MatchPoint(std::string_view pattern, std::string_view name) {
   return p == pattern.size();
 }
 
-std::vector<CrashPoint> PointsMatching(std::string_view pattern, const std::vector<CrashPoint>& discovered,
+std::vector<CrashPoint> PointsMatching(std::string_view pattern,
+                                       const std::vector<CrashPoint>& discovered,
                                        const std::vector<std::string>& excluded) {
   std::vector<CrashPoint> out;
   for (const CrashPoint& point : discovered) {

@@ -19,7 +19,8 @@ bool MatchPoint(std::string_view pattern, std::string_view name);
 
 // The discovered points (plan/crash_point.h) a pattern selects, in the order given, leaving
 // out those in `excluded` (a scenario's hold_points: held, never killed).
-std::vector<CrashPoint> PointsMatching(std::string_view pattern, const std::vector<CrashPoint>& discovered,
+std::vector<CrashPoint> PointsMatching(std::string_view pattern,
+                                       const std::vector<CrashPoint>& discovered,
                                        const std::vector<std::string>& excluded);
 
 // The syscall ops (kSyscallOps) whose points a kill point may be: {"write"} for

@@ -9,15 +9,18 @@ namespace killpoint {
 Result<Scenario> RecordedScenario(const CounterexampleFile& c, std::string* warning) {
   auto scenario = ParseScenario(c.scenario_text, c.scenario_file);
   if (!scenario) {
-    return Error::BadInput("the scenario recorded in the counterexample does not parse: " + scenario.error().message);
+    return Error::BadInput("the scenario recorded in the counterexample does not parse: " +
+                           scenario.error().message);
   }
   if (scenario.value().name != c.scenario_name || c.plan.scenario != c.scenario_name) {
-    return Error::BadInput("the counterexample's scenario is '" + scenario.value().name + "', its plan's '" +
-                           c.plan.scenario + "': the file was edited by hand");
+    return Error::BadInput("the counterexample's scenario is '" + scenario.value().name +
+                           "', its plan's '" + c.plan.scenario + "': the file was edited by hand");
   }
   auto current = ReadFile(c.scenario_file);
   if (warning && current && current.value() != c.scenario_text) {
-    *warning = c.scenario_file + " has changed since this counterexample was recorded: replaying the recorded version";
+    *warning =
+        c.scenario_file +
+        " has changed since this counterexample was recorded: replaying the recorded version";
   }
   return scenario;
 }
@@ -32,7 +35,8 @@ Result<ReplayOutcome> Replay(const CounterexampleFile& c, const TrialOptions& op
   auto trial = RunTrial(out.scenario, c.plan, with_checks);
   if (!trial) return trial.error();
   out.events = trial.value().events;
-  auto verdicts = CheckTrial({out.scenario, c.plan, out.events, trial.value().sandbox.work()}, AllCheckers());
+  auto verdicts =
+      CheckTrial({out.scenario, c.plan, out.events, trial.value().sandbox.work()}, AllCheckers());
   if (!verdicts) return verdicts.error();
   out.verdicts = std::move(verdicts.value());
   for (const Verdict& v : out.verdicts) {

@@ -15,10 +15,10 @@
 namespace killpoint {
 
 struct ReplayOutcome {
-  Scenario scenario;             // as recorded in the counterexample
-  std::vector<Event> events;     // this run's history
+  Scenario scenario;          // as recorded in the counterexample
+  std::vector<Event> events;  // this run's history
   std::vector<Verdict> verdicts;
-  bool violated = false;         // the counterexample's invariant broke again
+  bool violated = false;  // the counterexample's invariant broke again
   // The first position where this run's fingerprint (counterexample.h) differs from the
   // recorded one; none when the histories are the same.
   std::optional<size_t> first_difference;

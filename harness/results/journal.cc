@@ -58,8 +58,8 @@ Status ParseTrials(const fs::path& file, const Lines& lines, std::map<int, Finis
       j.at("verdicts").get_to(t.verdicts);
       t.exercise = ExerciseOfLine(j);
     } catch (const Json::exception& e) {
-      return Error::BadInput(where + ": damaged trials journal (not a torn last line): " + JsonErrorText(e) +
-                             "; nothing was changed");
+      return Error::BadInput(where + ": damaged trials journal (not a torn last line): " +
+                             JsonErrorText(e) + "; nothing was changed");
     }
     if (trial < 0 || t.plan.trial != trial) {
       return Error::BadInput(where + ": damaged trials journal: trial " + std::to_string(trial) +
@@ -84,8 +84,8 @@ Result<std::string> KeptHistory(const fs::path& file, const Lines& lines,
       trial = TrialOfJournalLine(Json::parse(lines.lines[i]));
     } catch (const Json::exception& e) {
       return Error::BadInput(file.string() + ":" + std::to_string(i + 1) +
-                             ": damaged history journal (not a torn last line): " + JsonErrorText(e) +
-                             "; nothing was changed");
+                             ": damaged history journal (not a torn last line): " +
+                             JsonErrorText(e) + "; nothing was changed");
     }
     if (!done.count(trial)) {
       ++dropped;
@@ -95,7 +95,6 @@ Result<std::string> KeptHistory(const fs::path& file, const Lines& lines,
   }
   return kept;
 }
-
 
 int RemoveStaleCounterexamples(const fs::path& dir, const std::map<int, FinishedTrial>& done) {
   int removed = 0;
@@ -142,7 +141,8 @@ TrialExercise ExerciseOfLine(const Json& line) {
   return it->get<TrialExercise>();
 }
 
-std::string TrialLine(const Plan& plan, const std::vector<Verdict>& verdicts, const TrialExercise& exercise) {
+std::string TrialLine(const Plan& plan, const std::vector<Verdict>& verdicts,
+                      const TrialExercise& exercise) {
   Json line = {{"trial", plan.trial}, {"plan", plan}, {"verdicts", verdicts}};
   if (exercise.known) line["exercise"] = exercise;
   return line.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
@@ -150,7 +150,8 @@ std::string TrialLine(const Plan& plan, const std::vector<Verdict>& verdicts, co
 
 JournalEntry FormatFinishedTrial(const Plan& plan, const std::vector<Event>& events,
                                  const std::vector<Verdict>& verdicts) {
-  return {FormatTrialHistory(plan.trial, events), TrialLine(plan, verdicts, ExerciseOf(plan, events))};
+  return {FormatTrialHistory(plan.trial, events),
+          TrialLine(plan, verdicts, ExerciseOf(plan, events))};
 }
 
 Status AppendFinishedTrials(const fs::path& dir, const std::vector<JournalEntry>& trials) {

@@ -43,7 +43,8 @@ JournalEntry FormatFinishedTrial(const Plan& plan, const std::vector<Event>& eve
 // Appends finished trials to `dir`'s journals as one group commit: every history line in one
 // write and one fdatasync, then every trials line likewise. The trials are finished when this
 // returns Ok; after a crash in between, the ones whose trials line is not whole are not.
-Status AppendFinishedTrials(const std::filesystem::path& dir, const std::vector<JournalEntry>& trials);
+Status AppendFinishedTrials(const std::filesystem::path& dir,
+                            const std::vector<JournalEntry>& trials);
 
 // The same for one trial.
 Status AppendFinishedTrial(const std::filesystem::path& dir, const Plan& plan,

@@ -1,6 +1,5 @@
 #include "results/layout.h"
 
-
 namespace killpoint {
 
 namespace fs = std::filesystem;
@@ -13,10 +12,14 @@ fs::path ScenarioDir(const fs::path& out, const std::string& scenario_name) {
 
 fs::path TrialsJournal(const fs::path& scenario_dir) { return scenario_dir / "trials.jsonl"; }
 fs::path HistoryJournal(const fs::path& scenario_dir) { return scenario_dir / "history.jsonl"; }
-fs::path CounterexampleDir(const fs::path& scenario_dir) { return scenario_dir / "counterexamples"; }
+fs::path CounterexampleDir(const fs::path& scenario_dir) {
+  return scenario_dir / "counterexamples";
+}
 
-fs::path TrialCounterexampleFile(const fs::path& scenario_dir, int trial, const std::string& invariant) {
-  return CounterexampleDir(scenario_dir) / ("trial-" + std::to_string(trial) + "-" + invariant + ".json");
+fs::path TrialCounterexampleFile(const fs::path& scenario_dir, int trial,
+                                 const std::string& invariant) {
+  return CounterexampleDir(scenario_dir) /
+         ("trial-" + std::to_string(trial) + "-" + invariant + ".json");
 }
 
 fs::path ExploreCounterexampleFile(const fs::path& scenario_dir, const std::string& invariant) {

@@ -4,8 +4,9 @@
 //   OUT/run.json                         the run's options, for --resume (suite/run_manifest.h)
 //   OUT/<slug>/trials.jsonl              per scenario: a line per finished trial (journal.h)
 //   OUT/<slug>/history.jsonl             per scenario: each finished trial's events
-//   OUT/<slug>/counterexamples/          per scenario: trial-N-INVARIANT.json, explore-INVARIANT.json
-//   OUT/report.html, junit.xml, summary.md   the reports (reports/), rendered from results.json
+//   OUT/<slug>/counterexamples/          per scenario: trial-N-INVARIANT.json,
+//   explore-INVARIANT.json OUT/report.html, junit.xml, summary.md   the reports (reports/),
+//   rendered from results.json
 #pragma once
 
 #include <filesystem>
@@ -18,7 +19,8 @@ namespace killpoint {
 std::filesystem::path ResultsFile(const std::filesystem::path& out);
 std::filesystem::path RunManifestFile(const std::filesystem::path& out);
 // OUT/<slug>: the folder of one scenario's journals and counterexamples (Slug).
-std::filesystem::path ScenarioDir(const std::filesystem::path& out, const std::string& scenario_name);
+std::filesystem::path ScenarioDir(const std::filesystem::path& out,
+                                  const std::string& scenario_name);
 
 // In a scenario's folder.
 std::filesystem::path TrialsJournal(const std::filesystem::path& scenario_dir);

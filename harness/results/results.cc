@@ -1,10 +1,10 @@
 #include "results/results.h"
 
-#include "scenario/vocabulary.h"
-
 #include <algorithm>
 #include <set>
 #include <sstream>
+
+#include "scenario/vocabulary.h"
 
 namespace killpoint {
 namespace {
@@ -19,17 +19,23 @@ std::string Joined(const std::vector<std::string>& names) {
 
 std::string ToString(InvariantStatus s) {
   switch (s) {
-    case InvariantStatus::kHeld: return "held";
-    case InvariantStatus::kViolated: return "VIOLATED";
-    case InvariantStatus::kShown: return "expected, shown";
-    case InvariantStatus::kNotDemonstrated: return "expected, not demonstrated";
-    case InvariantStatus::kNotExercised: return "NOT EXERCISED";
+    case InvariantStatus::kHeld:
+      return "held";
+    case InvariantStatus::kViolated:
+      return "VIOLATED";
+    case InvariantStatus::kShown:
+      return "expected, shown";
+    case InvariantStatus::kNotDemonstrated:
+      return "expected, not demonstrated";
+    case InvariantStatus::kNotExercised:
+      return "NOT EXERCISED";
   }
   return "?";
 }
 
 InvariantStatus InvariantResult::Status() const {
-  if (expectation == kMustHold) return violated ? InvariantStatus::kViolated : InvariantStatus::kHeld;
+  if (expectation == kMustHold)
+    return violated ? InvariantStatus::kViolated : InvariantStatus::kHeld;
   return violated ? InvariantStatus::kShown : InvariantStatus::kNotDemonstrated;
 }
 
@@ -46,8 +52,10 @@ void ExerciseStats::Add(const TrialExercise& t) {
     ++kills_planned;
     PointExercise& p = points[k.point];
     ++p.planned;
-    if (k.fired) ++p.fired;
-    else ++kills_unfired;
+    if (k.fired)
+      ++p.fired;
+    else
+      ++kills_unfired;
   }
   if (t.Fired() > 0) {
     for (PersistenceModel m : t.Models()) ++models[std::string(NameOf(m))];
@@ -73,15 +81,17 @@ bool ExerciseStats::NotExercised() const {
 std::string ExerciseStats::Explanation(bool with_points) const {
   std::ostringstream out;
   if (kills_unfired > 0) {
-    out << kills_unfired << " of " << kills_planned << " planned kills never fired; every planned kill fired in "
-        << trials_all_fired << " of " << trials_with_kill << " trials with one";
+    out << kills_unfired << " of " << kills_planned
+        << " planned kills never fired; every planned kill fired in " << trials_all_fired << " of "
+        << trials_with_kill << " trials with one";
     if (min_exercised) out << " (min_exercised " << *min_exercised << ")";
   }
   if (other_unfired > 0) {
     out << (kills_unfired > 0 ? "; " : "") << other_unfired << " of " << other_faults
         << " planned pauses, overlaps and downstream faults never happened";
   }
-  if (auto never = NeverReached(); with_points && !never.empty()) out << "; never reached: " << Joined(never);
+  if (auto never = NeverReached(); with_points && !never.empty())
+    out << "; never reached: " << Joined(never);
   return out.str();
 }
 
@@ -102,10 +112,12 @@ std::vector<std::string> ScenarioResult::ModelsRun() const {
 
 namespace {
 
-void AddOutside(std::vector<OutsideWriteStat>& stats, int& more, const std::vector<OutsideWrite>& writes) {
+void AddOutside(std::vector<OutsideWriteStat>& stats, int& more,
+                const std::vector<OutsideWrite>& writes) {
   for (const OutsideWrite& w : writes) {
-    auto it = std::lower_bound(stats.begin(), stats.end(), w.path,
-                               [](const OutsideWriteStat& s, const std::string& p) { return s.path < p; });
+    auto it = std::lower_bound(
+        stats.begin(), stats.end(), w.path,
+        [](const OutsideWriteStat& s, const std::string& p) { return s.path < p; });
     if (it == stats.end() || it->path != w.path) {
       if (stats.size() >= kMaxOutsidePaths) {
         ++more;
@@ -125,12 +137,14 @@ void AddOutside(std::vector<OutsideWriteStat>& stats, int& more, const std::vect
 std::vector<std::string> ScenarioResult::OutsideWriteNotes() const {
   std::vector<std::string> out;
   for (const OutsideWriteStat& w : outside_writes) {
-    out.push_back("this job wrote " + Describe(OutsideWrite{w.path, w.kind, w.ops}) + " outside its sandbox in " +
-                  std::to_string(w.trials) + " of " + std::to_string(trials) + " trial" + (trials == 1 ? "" : "s") +
-                  ": " + OutsideConsequence(w.kind));
+    out.push_back("this job wrote " + Describe(OutsideWrite{w.path, w.kind, w.ops}) +
+                  " outside its sandbox in " + std::to_string(w.trials) + " of " +
+                  std::to_string(trials) + " trial" + (trials == 1 ? "" : "s") + ": " +
+                  OutsideConsequence(w.kind));
   }
   if (outside_more > 0) {
-    out.push_back("and " + std::to_string(outside_more) + " more write" + (outside_more == 1 ? "" : "s") +
+    out.push_back("and " + std::to_string(outside_more) + " more write" +
+                  (outside_more == 1 ? "" : "s") +
                   " to other paths outside its sandbox (the results keep the first " +
                   std::to_string(kMaxOutsidePaths) + " paths)");
   }
@@ -175,7 +189,8 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
     }
   }
   std::string point = "(no kill)";
-  if (!plan.runs.empty() && !plan.runs[0].attempts.empty() && !plan.runs[0].attempts[0].kill_point.empty()) {
+  if (!plan.runs.empty() && !plan.runs[0].attempts.empty() &&
+      !plan.runs[0].attempts[0].kill_point.empty()) {
     const AttemptFault& f = plan.runs[0].attempts[0];
     point = (f.when == "before" ? "" : f.when + ":") + f.kill_point +
             (f.occurrence > 1 ? "#" + std::to_string(f.occurrence) : "");
@@ -191,8 +206,8 @@ std::string ScenarioResult::ByModel(const InvariantResult& r) const {
   std::string out;
   for (const auto& [model, n] : trials_by_model) {
     auto v = r.violated_by_model.find(model);
-    out += (out.empty() ? "" : ", ") + model + " " + std::to_string(v == r.violated_by_model.end() ? 0 : v->second) +
-           "/" + std::to_string(n);
+    out += (out.empty() ? "" : ", ") + model + " " +
+           std::to_string(v == r.violated_by_model.end() ? 0 : v->second) + "/" + std::to_string(n);
   }
   return out;
 }
@@ -204,7 +219,8 @@ bool ScenarioResult::MustHoldViolated() const {
 }
 
 bool RunResults::NotExercised() const {
-  return std::any_of(scenarios.begin(), scenarios.end(), [](const ScenarioResult& s) { return s.NotExercised(); });
+  return std::any_of(scenarios.begin(), scenarios.end(),
+                     [](const ScenarioResult& s) { return s.NotExercised(); });
 }
 
 bool RunResults::MustHoldViolated() const {
@@ -230,11 +246,18 @@ void from_json(const nlohmann::json& j, PointStat& p) {
 
 void to_json(nlohmann::json& j, const ExerciseStats& e) {
   nlohmann::json points = nlohmann::json::object();
-  for (const auto& [name, p] : e.points) points[name] = {{"planned", p.planned}, {"fired", p.fired}};
-  j = {{"trials_with_kill", e.trials_with_kill}, {"trials_all_fired", e.trials_all_fired},
-       {"kills_planned", e.kills_planned}, {"kills_unfired", e.kills_unfired},
-       {"other_faults", e.other_faults}, {"other_unfired", e.other_unfired}, {"points", points},
-       {"models", e.models}, {"never_reached", e.NeverReached()}, {"not_exercised", e.NotExercised()}};
+  for (const auto& [name, p] : e.points)
+    points[name] = {{"planned", p.planned}, {"fired", p.fired}};
+  j = {{"trials_with_kill", e.trials_with_kill},
+       {"trials_all_fired", e.trials_all_fired},
+       {"kills_planned", e.kills_planned},
+       {"kills_unfired", e.kills_unfired},
+       {"other_faults", e.other_faults},
+       {"other_unfired", e.other_unfired},
+       {"points", points},
+       {"models", e.models},
+       {"never_reached", e.NeverReached()},
+       {"not_exercised", e.NotExercised()}};
 }
 void from_json(const nlohmann::json& j, ExerciseStats& e) {
   e = ExerciseStats{};
@@ -246,14 +269,19 @@ void from_json(const nlohmann::json& j, ExerciseStats& e) {
   e.other_faults = j.value("other_faults", 0);
   e.other_unfired = j.value("other_unfired", 0);
   if (auto it = j.find("points"); it != j.end()) {
-    for (const auto& [name, p] : it->items()) e.points[name] = {p.at("planned").get<int>(), p.at("fired").get<int>()};
+    for (const auto& [name, p] : it->items())
+      e.points[name] = {p.at("planned").get<int>(), p.at("fired").get<int>()};
   }
   e.models = j.value("models", std::map<std::string, int>{});
 }
 
 void to_json(nlohmann::json& j, const InvariantResult& r) {
-  j = {{"name", r.name}, {"expectation", r.expectation}, {"held", r.held}, {"violated", r.violated},
-       {"status", ToString(r.Status())}, {"violated_by_model", r.violated_by_model},
+  j = {{"name", r.name},
+       {"expectation", r.expectation},
+       {"held", r.held},
+       {"violated", r.violated},
+       {"status", ToString(r.Status())},
+       {"violated_by_model", r.violated_by_model},
        {"examples", r.examples}};
 }
 void from_json(const nlohmann::json& j, InvariantResult& r) {
@@ -266,10 +294,17 @@ void from_json(const nlohmann::json& j, InvariantResult& r) {
 }
 
 void to_json(nlohmann::json& j, const ScenarioResult& r) {
-  j = {{"name", r.name}, {"file", r.file}, {"trials", r.trials}, {"elapsed_s", r.elapsed_s},
-       {"exhaustive_total", r.exhaustive_total}, {"trials_by_model", r.trials_by_model},
-       {"must_hold_violated", r.MustHoldViolated()}, {"invariants", r.invariants},
-       {"points", r.points}, {"models", r.models}, {"models_run", r.ModelsRun()},
+  j = {{"name", r.name},
+       {"file", r.file},
+       {"trials", r.trials},
+       {"elapsed_s", r.elapsed_s},
+       {"exhaustive_total", r.exhaustive_total},
+       {"trials_by_model", r.trials_by_model},
+       {"must_hold_violated", r.MustHoldViolated()},
+       {"invariants", r.invariants},
+       {"points", r.points},
+       {"models", r.models},
+       {"models_run", r.ModelsRun()},
        {"not_exercised", r.NotExercised()}};
   if (r.exercise.known) j["exercise"] = r.exercise;
   if (r.exercise.min_exercised) j["min_exercised"] = *r.exercise.min_exercised;
@@ -296,9 +331,13 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
 }
 
 void to_json(nlohmann::json& j, const RunResults& r) {
-  j = {{"format", "killpoint-results/1"}, {"killpoint_version", r.killpoint_version},
-       {"seed", r.seed}, {"started_at", r.started_at}, {"elapsed_s", r.elapsed_s},
-       {"trials", r.Trials()}, {"must_hold_violated", r.MustHoldViolated()},
+  j = {{"format", "killpoint-results/1"},
+       {"killpoint_version", r.killpoint_version},
+       {"seed", r.seed},
+       {"started_at", r.started_at},
+       {"elapsed_s", r.elapsed_s},
+       {"trials", r.Trials()},
+       {"must_hold_violated", r.MustHoldViolated()},
        {"not_exercised", r.NotExercised()},
        {"scenarios", r.scenarios}};
   if (r.shard) j["shard"] = *r.shard;

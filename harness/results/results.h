@@ -28,13 +28,16 @@ std::string ToString(InvariantStatus s);
 struct Counterexample {
   int trial = 0;
   uint64_t seed = 0;
-  std::string plan;         // Plan::Summary()
-  std::string explanation;  // the verdict's sentence, with the persistence model it was reached under
-  std::string replay;       // the command that runs this trial again
-  std::string file;         // its counterexample file, as the run named it; empty: none saved
+  std::string plan;  // Plan::Summary()
+  std::string
+      explanation;     // the verdict's sentence, with the persistence model it was reached under
+  std::string replay;  // the command that runs this trial again
+  std::string file;    // its counterexample file, as the run named it; empty: none saved
   // The replay command, then, when a counterexample file was saved, `killpoint replay FILE`:
   // one command a line.
-  std::string ReplayCommands() const { return file.empty() ? replay : replay + "\nkillpoint replay " + file; }
+  std::string ReplayCommands() const {
+    return file.empty() ? replay : replay + "\nkillpoint replay " + file;
+  }
   bool operator==(const Counterexample&) const = default;
 };
 
@@ -47,7 +50,7 @@ struct InvariantResult {
   int held = 0;
   int violated = 0;
   std::map<std::string, int> violated_by_model;  // model(s) of the violating trials' kills
-  std::vector<Counterexample> examples;  // the first few violations
+  std::vector<Counterexample> examples;          // the first few violations
 
   InvariantStatus Status() const;
   bool operator==(const InvariantResult&) const = default;
@@ -56,7 +59,7 @@ struct InvariantResult {
 // Trials and violations by the trial's first planned kill: "[after:|mid:]point[#hit]".
 struct PointStat {
   int trials = 0;
-  int violations = 0;  // trials where any invariant was violated
+  int violations = 0;                       // trials where any invariant was violated
   std::map<std::string, int> by_invariant;  // trials that violated each invariant (the heat map)
   bool operator==(const PointStat&) const = default;
 };
@@ -76,8 +79,8 @@ struct ExerciseStats {
   int trials_all_fired = 0;  // of those, the trials in which every planned kill fired
   int kills_planned = 0;
   int kills_unfired = 0;
-  int other_faults = 0;   // pauses, overlaps and downstream faults planned
-  int other_unfired = 0;  // of those, the ones that never happened
+  int other_faults = 0;                         // pauses, overlaps and downstream faults planned
+  int other_unfired = 0;                        // of those, the ones that never happened
   std::map<std::string, PointExercise> points;  // by planned kill point
   // Trials in which a fired kill applied each persistence model: the models the run ran under,
   // by name (NameOf), as results.json keys them.
@@ -181,7 +184,8 @@ struct RunResults {
   bool operator==(const RunResults&) const = default;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Counterexample, trial, seed, plan, explanation, replay, file)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Counterexample, trial, seed, plan, explanation,
+                                                replay, file)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ShardInfo, index, count)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OutsideWriteStat, path, kind, ops, trials)
 void to_json(nlohmann::json& j, const PointStat& p);

@@ -27,16 +27,19 @@ Verdict ResultsFileAgrees(const std::filesystem::path& file, size_t journaled) {
   if (!std::filesystem::exists(file, ec)) return Verdict::Held(kJournalComplete, "");
   auto text = ReadFile(file);
   if (!text)
-    return Verdict::Violated(kJournalComplete, "out/results.json cannot be read: " + text.error().message);
+    return Verdict::Violated(kJournalComplete,
+                             "out/results.json cannot be read: " + text.error().message);
   RunResults r;
   try {
     nlohmann::json::parse(text.value()).get_to(r);
   } catch (const nlohmann::json::exception& e) {
-    return Verdict::Violated(kJournalComplete, std::string("out/results.json is damaged: ") + e.what());
+    return Verdict::Violated(kJournalComplete,
+                             std::string("out/results.json is damaged: ") + e.what());
   }
   if (static_cast<size_t>(r.Trials()) > journaled) {
-    return Verdict::Violated(kJournalComplete, "out/results.json counts " + std::to_string(r.Trials()) +
-                                        " trials, the journal holds " + std::to_string(journaled));
+    return Verdict::Violated(kJournalComplete,
+                             "out/results.json counts " + std::to_string(r.Trials()) +
+                                 " trials, the journal holds " + std::to_string(journaled));
   }
   return Verdict::Held(kJournalComplete, "");
 }
@@ -50,25 +53,26 @@ Verdict JournalComplete(const CheckInput& in) {
   }
   auto journals = ReadJournals(in.workdir / "out" / "selftest");
   if (!journals)
-    return Verdict::Violated(kJournalComplete, "the journal cannot be resumed: " + journals.error().message);
+    return Verdict::Violated(kJournalComplete,
+                             "the journal cannot be resumed: " + journals.error().message);
   std::map<int64_t, int> kept;
   for (const auto& [trial, t] : journals.value().trials) ++kept[static_cast<int64_t>(t.plan.seed)];
   int total = 0;
   for (const auto& [pid, n] : announced) {
     total += n;
     if (kept[pid] < n) {
-      return Verdict::Violated(kJournalComplete, "writer " + std::to_string(pid) + " announced " +
-                                          std::to_string(n) + " finished trials, " +
-                                          std::to_string(kept[pid]) +
-                                          " of them are in trials.jsonl after the crash");
+      return Verdict::Violated(kJournalComplete,
+                               "writer " + std::to_string(pid) + " announced " + std::to_string(n) +
+                                   " finished trials, " + std::to_string(kept[pid]) +
+                                   " of them are in trials.jsonl after the crash");
     }
   }
   Verdict results =
       ResultsFileAgrees(ResultsFile(in.workdir / "out"), journals.value().trials.size());
   if (!results.held) return results;
-  return Verdict::Held(kJournalComplete, std::to_string(total) +
-                                  " announced finished trials all in the journal (" +
-                                  std::to_string(journals.value().torn_lines_cut) + " torn tail)");
+  return Verdict::Held(kJournalComplete,
+                       std::to_string(total) + " announced finished trials all in the journal (" +
+                           std::to_string(journals.value().torn_lines_cut) + " torn tail)");
 }
 
 }  // namespace

@@ -62,11 +62,13 @@ bool AttemptState::Finish() {
     if (!unseen_.empty()) data["unseen"] = unseen_;
     history_->Add(event::kPointsPassed, data);
   }
-  if (!passed2_.empty()) history_->Add(event::kPointsPassed, {{"points", passed2_}, {"instance", 2}});
+  if (!passed2_.empty())
+    history_->Add(event::kPointsPassed, {{"points", passed2_}, {"instance", 2}});
   if (dropped_hits_ > 0) {
-    history_->Add(event::kPointsDropped,
-                  {{"hits", dropped_hits_}, {"example", dropped_example_},
-                   {"max_names", kMaxPointNames}, {"max_events", kMaxPointEvents}});
+    history_->Add(event::kPointsDropped, {{"hits", dropped_hits_},
+                                          {"example", dropped_example_},
+                                          {"max_names", kMaxPointNames},
+                                          {"max_events", kMaxPointEvents}});
   }
   passed_.clear();
   unseen_.clear();
@@ -95,7 +97,8 @@ HitAnswer AttemptState::Kill(const FailpointHit& hit, int n) {
 
 bool AttemptState::Fires(const std::string& name, int n) {
   if (killed_ || fault_.kill_point.empty()) return false;
-  if (!IsPointPattern(fault_.kill_point)) return fault_.kill_point == name && fault_.occurrence == n;
+  if (!IsPointPattern(fault_.kill_point))
+    return fault_.kill_point == name && fault_.occurrence == n;
   return MatchPoint(fault_.kill_point, name) && ++pattern_hits_ == fault_.occurrence;
 }
 
@@ -115,7 +118,8 @@ bool AttemptState::Records(const std::string& name, bool known, bool event) {
   return false;
 }
 
-HitAnswer AttemptState::Decide(const FailpointHit& hit, const std::string& real, int n, bool fires) {
+HitAnswer AttemptState::Decide(const FailpointHit& hit, const std::string& real, int n,
+                               bool fires) {
   if (!fires || killed_ || !process_) return HitAnswer::Continue();
   if (!hit.unseen.empty()) return Kill(hit, n);  // nothing left to do between HIT and DONE
   bool split = fault_.when == kMid && hit.bytes > 1;
@@ -129,7 +133,8 @@ HitAnswer AttemptState::Decide(const FailpointHit& hit, const std::string& real,
 }
 
 HitAnswer AttemptState::DoneHit(const FailpointHit& done) {
-  if (!awaiting_done_ || killed_ || !process_ || done.name != awaiting_real_) return HitAnswer::Continue();
+  if (!awaiting_done_ || killed_ || !process_ || done.name != awaiting_real_)
+    return HitAnswer::Continue();
   awaiting_done_ = false;
   FailpointHit hit = done;
   hit.name = awaiting_name_;
@@ -231,7 +236,8 @@ HitAnswer AttemptState::SecondHit(const FailpointHit& hit, const std::string& re
   if (hit.seen) {
     if (Records(hit.name, known, false)) ++passed2_[hit.name];
   } else if (Records(hit.name, known, true)) {
-    nlohmann::json data = {{"point", hit.name}, {"hit", ++hits2_[hit.name]}, {"pid", hit.pid}, {"instance", 2}};
+    nlohmann::json data = {
+        {"point", hit.name}, {"hit", ++hits2_[hit.name]}, {"pid", hit.pid}, {"instance", 2}};
     if (hit.bytes >= 0) data["bytes"] = hit.bytes;
     if (!hit.unseen.empty()) data["unseen"] = hit.unseen;
     history_->Add(event::kFailpoint, data);

@@ -89,10 +89,10 @@ class AttemptState {
   void SetSecond(int pgid);
 
  private:
-  int InstanceOf(const FailpointHit& hit) const;  // requires mu_
+  int InstanceOf(const FailpointHit& hit) const;                          // requires mu_
   HitAnswer SecondHit(const FailpointHit& hit, const std::string& real);  // requires mu_
-  HitAnswer DoneHit(const FailpointHit& hit);  // requires mu_
-  HitAnswer Kill(const FailpointHit& hit, int n);  // requires mu_
+  HitAnswer DoneHit(const FailpointHit& hit);                             // requires mu_
+  HitAnswer Kill(const FailpointHit& hit, int n);                         // requires mu_
   // Whether the history may record a hit of `name` (`known`: hit before in this attempt), as a
   // count or, `event`, as a failpoint event, within kMaxPointNames and kMaxPointEvents; counts
   // what it may not.
@@ -101,7 +101,8 @@ class AttemptState {
   bool NamedByFault(const std::string& name) const;  // requires mu_
   // Whether the planned kill falls on the n-th hit of `name`; counts a pattern's hits.
   bool Fires(const std::string& name, int n);  // requires mu_
-  HitAnswer Decide(const FailpointHit& hit, const std::string& real, int n, bool fires);  // requires mu_
+  HitAnswer Decide(const FailpointHit& hit, const std::string& real, int n,
+                   bool fires);  // requires mu_
 
   std::mutex mu_;
   History* history_;
@@ -110,19 +111,20 @@ class AttemptState {
   RunningProcess* process_ = nullptr;  // guarded by mu_
   std::map<std::string, int> hits_;    // guarded by mu_
   std::map<std::string, int> passed_;  // guarded by mu_: one-way hits (SEEN) by name
-  std::map<std::string, std::string> unseen_;  // guarded by mu_: of those, unseen writes -> where noticed
+  std::map<std::string, std::string>
+      unseen_;  // guarded by mu_: of those, unseen writes -> where noticed
   std::map<std::string, std::set<std::string>> outside_;  // guarded by mu_: path -> ops (v1.5)
   OutsidePlaces places_;                                  // guarded by mu_
-  bool killed_ = false;                // guarded by mu_
-  bool armed_ = false;                 // guarded by mu_
-  bool awaiting_done_ = false;         // guarded by mu_: let through, kill at its DONE
+  bool killed_ = false;                                   // guarded by mu_
+  bool armed_ = false;                                    // guarded by mu_
+  bool awaiting_done_ = false;                 // guarded by mu_: let through, kill at its DONE
   std::string awaiting_real_, awaiting_name_;  // guarded by mu_: that point, as sent and as named
-  int pattern_hits_ = 0;               // guarded by mu_: hits matching a pattern kill_point
-  TempNames temp_names_;               // guarded by mu_: the attempt's temporary files
-  bool track_ = false;                 // guarded by mu_
+  int pattern_hits_ = 0;                       // guarded by mu_: hits matching a pattern kill_point
+  TempNames temp_names_;                       // guarded by mu_: the attempt's temporary files
+  bool track_ = false;                         // guarded by mu_
   std::condition_variable attached_;
   // Pauses and overlaps, all guarded by mu_.
-  bool pause_done_ = false;    // the planned pause has been held (at most once an attempt)
+  bool pause_done_ = false;  // the planned pause has been held (at most once an attempt)
   bool overlap_done_ = false;
   std::optional<Hold> pending_;  // held, not yet taken by NextHold
   bool held_ = false;            // the first instance is held (from OnHit to Release)

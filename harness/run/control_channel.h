@@ -19,9 +19,9 @@ namespace killpoint {
 
 struct FailpointHit {
   std::string name;
-  int pid = 0;        // as the job reported it; 0 when it sent none
-  bool done = false;  // a DONE line: the operation the harness let through has completed
-  bool seen = false;  // a SEEN line (v1.2): passed and reported one way, never answered
+  int pid = 0;         // as the job reported it; 0 when it sent none
+  bool done = false;   // a DONE line: the operation the harness let through has completed
+  bool seen = false;   // a SEEN line (v1.2): passed and reported one way, never answered
   int64_t bytes = -1;  // the shim's size of a write, when it sent one; -1 otherwise
   bool excl = false;   // v1.3: an open that creates its file exclusively (O_CREAT|O_EXCL)
   // v1.4: a write the shim did not see (stdio, a raw syscall), noticed when the file had

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstring>
 #include <condition_variable>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -179,11 +179,19 @@ class PosixControlChannel : public ControlChannel {
   // False when the connection must be closed (the job was killed).
   static bool Send(int fd, const HitAnswer& answer) {
     switch (answer.kind) {
-      case HitAnswer::kKilled: return false;
-      case HitAnswer::kHold: return true;  // someone answers it later
-      case HitAnswer::kContinue: SendAll(fd, "CONTINUE\n"); break;
-      case HitAnswer::kAfter: SendAll(fd, "AFTER\n"); break;
-      case HitAnswer::kPartial: SendAll(fd, "PARTIAL " + std::to_string(answer.bytes) + "\n"); break;
+      case HitAnswer::kKilled:
+        return false;
+      case HitAnswer::kHold:
+        return true;  // someone answers it later
+      case HitAnswer::kContinue:
+        SendAll(fd, "CONTINUE\n");
+        break;
+      case HitAnswer::kAfter:
+        SendAll(fd, "AFTER\n");
+        break;
+      case HitAnswer::kPartial:
+        SendAll(fd, "PARTIAL " + std::to_string(answer.bytes) + "\n");
+        break;
     }
     return true;
   }
@@ -216,7 +224,7 @@ class PosixControlChannel : public ControlChannel {
     }
     hit->connection = connection_of_[fd];
     std::lock_guard handler_lock(handler_mu_);
-    if (!handler_) return false;  // between trials (Reset)
+    if (!handler_) return false;                                      // between trials (Reset)
     if (hit->seen) return handler_(*hit).kind != HitAnswer::kKilled;  // one way: no answer
     return Send(fd, handler_(*hit));
   }
@@ -227,9 +235,9 @@ class PosixControlChannel : public ControlChannel {
   int stop_;
   int wake_;  // eventfd: Answer queued held answers
   int port_;
-  std::map<int, std::string> clients_;  // fd -> unread bytes; only the loop thread touches it
-  std::map<int, uint64_t> connection_of_;  // fd -> connection number; the loop thread's
-  uint64_t connections_ = 0;                // connections accepted; the loop thread's
+  std::map<int, std::string> clients_;       // fd -> unread bytes; only the loop thread touches it
+  std::map<int, uint64_t> connection_of_;    // fd -> connection number; the loop thread's
+  uint64_t connections_ = 0;                 // connections accepted; the loop thread's
   std::atomic<size_t> connections_open_{0};  // clients_.size(), counted before accept4
   std::mutex reset_mu_;
   std::condition_variable reset_done_;

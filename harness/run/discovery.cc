@@ -4,8 +4,9 @@
 
 namespace killpoint {
 
-Result<std::vector<CrashPoint>> DiscoverPoints(Scenario s, std::string date, const TrialOptions& options,
-                                                std::vector<std::string>* unseen) {
+Result<std::vector<CrashPoint>> DiscoverPoints(Scenario s, std::string date,
+                                               const TrialOptions& options,
+                                               std::vector<std::string>* unseen) {
   if (unseen) unseen->clear();
   s.syscall_points = true;
   if (date.empty()) date = s.dates.front();

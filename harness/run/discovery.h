@@ -14,8 +14,8 @@ namespace killpoint {
 // `unseen`, when given, gets for each point (same index) where the shim noticed a write it did
 // not see (docs/syscall-shim.md, "Unseen writes"), or "".
 Result<std::vector<CrashPoint>> DiscoverPoints(Scenario scenario, std::string date,
-                                                const TrialOptions& options,
-                                                std::vector<std::string>* unseen = nullptr);
+                                               const TrialOptions& options,
+                                               std::vector<std::string>* unseen = nullptr);
 
 // Removes from an exhaustive space the kills at a moment its point cannot have: an unseen
 // write is killed after it only (KillMoments).

@@ -6,8 +6,8 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <span>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -48,7 +48,8 @@ class GrowingPool : public httplib::TaskQueue {
       stopping_ = true;
     }
     ready_.notify_all();
-    for (auto& t : threads_) t.join();  // only the listening thread adds threads, and it has stopped
+    for (auto& t : threads_)
+      t.join();  // only the listening thread adds threads, and it has stopped
   }
 
  private:
@@ -204,7 +205,6 @@ class HttplibDownstream : public Downstream {
   }
 
  private:
-
   // A 400: recorded as a bad_request event, answered with the reason.
   void BadRequest(const httplib::Request& req, httplib::Response& res, const std::string& reason) {
     history_->Add(event::kBadRequest, {{"path", req.path}, {"reason", reason}});
@@ -255,7 +255,8 @@ class HttplibDownstream : public Downstream {
       {
         std::lock_guard lock(d_->mu_);
         hook = d_->point_hook_;
-        generation_ = d_->release_generation_;  // before the kill: its attempt's release comes after
+        generation_ =
+            d_->release_generation_;  // before the kill: its attempt's release comes after
       }
       return hook && hook(DownstreamPoint(path_, moment));
     }
@@ -283,7 +284,8 @@ class HttplibDownstream : public Downstream {
 
   // Answers `text` (JSON) and passes after_answer once the whole of it is written to the socket
   // (not when the write failed: nobody is left to be answered).
-  static void AnswerThenPass(httplib::Response& res, std::string text, std::shared_ptr<RequestPoints> points) {
+  static void AnswerThenPass(httplib::Response& res, std::string text,
+                             std::shared_ptr<RequestPoints> points) {
     auto body = std::make_shared<std::string>(std::move(text));
     res.set_content_provider(body->size(), "application/json",
                              [body, points](size_t offset, size_t length, httplib::DataSink& sink) {
@@ -340,9 +342,11 @@ class HttplibDownstream : public Downstream {
     json body;
     if (!ReadBody(req, res, body)) return;
     auto points = std::make_shared<RequestPoints>(this, "/publish");
-    if (points->Pass(kBeforeCommit)) return points->HoldUnanswered();  // the job is dead: nothing committed
+    if (points->Pass(kBeforeCommit))
+      return points->HoldUnanswered();  // the job is dead: nothing committed
     std::string key = body["key"];
-    json record = {{"key", key}, {"biz_date", body.value("biz_date", "")},
+    json record = {{"key", key},
+                   {"biz_date", body.value("biz_date", "")},
                    {"idempotency_key", req.get_header_value("Idempotency-Key")}};
     std::unique_lock lock(mu_);
     Attribute(req, record);
@@ -386,7 +390,8 @@ class HttplibDownstream : public Downstream {
     if (fault == kDelay) {  // committed; the answer comes late, other requests go on meanwhile
       std::this_thread::sleep_for(std::chrono::milliseconds(kDownstreamDelayMs));
     }
-    AnswerThenPass(res, json{{"delivery_id", record["delivery_id"]}, {"deduplicated", duplicate}}.dump(),
+    AnswerThenPass(res,
+                   json{{"delivery_id", record["delivery_id"]}, {"deduplicated", duplicate}}.dump(),
                    std::move(points));
   }
 
@@ -450,8 +455,9 @@ class HttplibDownstream : public Downstream {
     auto acquired = body.find("acquired");
     const char* wrong = ms == body.end() || !ms->is_number_integer() || ms->get<int64_t>() < 0
                             ? "needs an integer ms of 0 or more"
-                        : acquired == body.end() || !acquired->is_boolean() ? "needs a boolean acquired"
-                                                                            : nullptr;
+                        : acquired == body.end() || !acquired->is_boolean()
+                            ? "needs a boolean acquired"
+                            : nullptr;
     if (wrong != nullptr) return BadRequest(req, res, wrong);
     json record = {{"key", body["key"]}, {"ms", *ms}, {"acquired", *acquired}};
     auto held_by = body.find("held_by");
@@ -469,30 +475,31 @@ class HttplibDownstream : public Downstream {
 
   std::mutex mu_;
   std::condition_variable released_;
-  std::condition_variable idle_;                   // serving_ went down to 0
-  std::condition_variable points_done_;            // pointing_ went down to 0
-  bool dedupe_ = false;                            // guarded by mu_ (see Serving)
-  bool by_idempotency_key_ = false;                // guarded by mu_ (see Serving)
-  History* history_ = nullptr;                     // guarded by mu_ (see Serving); null: detached
-  int serving_ = 0;                                // requests in progress; guarded by mu_
-  int pointing_ = 0;                               // requests with points left; guarded by mu_
-  PointHook point_hook_;                           // guarded by mu_; null: no points
-  std::string armed_;                              // guarded by mu_
-  uint64_t release_generation_ = 0;                // guarded by mu_
+  std::condition_variable idle_;         // serving_ went down to 0
+  std::condition_variable points_done_;  // pointing_ went down to 0
+  bool dedupe_ = false;                  // guarded by mu_ (see Serving)
+  bool by_idempotency_key_ = false;      // guarded by mu_ (see Serving)
+  History* history_ = nullptr;           // guarded by mu_ (see Serving); null: detached
+  int serving_ = 0;                      // requests in progress; guarded by mu_
+  int pointing_ = 0;                     // requests with points left; guarded by mu_
+  PointHook point_hook_;                 // guarded by mu_; null: no points
+  std::string armed_;                    // guarded by mu_
+  uint64_t release_generation_ = 0;      // guarded by mu_
   std::map<std::string, std::vector<int>> deliveries_;  // guarded by mu_
   std::map<std::string, std::vector<int>> by_header_;   // guarded by mu_; by Idempotency-Key
-  int next_delivery_ = 0;                          // guarded by mu_
-  int next_alert_ = 0;                             // guarded by mu_
-  int burst_left_ = 0;                             // guarded by mu_
-  int burst_length_ = 0;                           // guarded by mu_
-  int instance_ = 1;                               // guarded by mu_
+  int next_delivery_ = 0;                               // guarded by mu_
+  int next_alert_ = 0;                                  // guarded by mu_
+  int burst_left_ = 0;                                  // guarded by mu_
+  int burst_length_ = 0;                                // guarded by mu_
+  int instance_ = 1;                                    // guarded by mu_
 };
 
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> Downstream::Routes() {
   std::vector<std::pair<std::string, std::string>> routes;
-  for (const auto& route : HttplibDownstream::RouteTable()) routes.emplace_back(route.method, route.path);
+  for (const auto& route : HttplibDownstream::RouteTable())
+    routes.emplace_back(route.method, route.path);
   return routes;
 }
 

@@ -46,7 +46,8 @@ Result<DurabilityTracker::Entries> List(const fs::path& dir, const std::map<ino_
     if (::lstat(e.path().c_str(), &st) != 0) continue;  // gone meanwhile
     if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) continue;
     auto gen = gens.find(st.st_ino);
-    DurabilityTracker::Entry entry{st.st_ino, gen == gens.end() ? 0 : gen->second, S_ISDIR(st.st_mode)};
+    DurabilityTracker::Entry entry{st.st_ino, gen == gens.end() ? 0 : gen->second,
+                                   S_ISDIR(st.st_mode)};
     out[e.path().filename().string()] = entry;
     if (stats && S_ISREG(st.st_mode)) (*stats)[entry.id()] = st;
   }
@@ -62,7 +63,8 @@ std::string Tear(const std::string& old_bytes, const std::string& new_bytes, Pla
   std::string out(size, '\0');
   for (size_t at = 0; at < size; at += kSector) {
     const std::string& from = rng.Chance(0.5) ? new_bytes : old_bytes;
-    for (size_t i = at; i < std::min(size, at + kSector); ++i) out[i] = i < from.size() ? from[i] : '\0';
+    for (size_t i = at; i < std::min(size, at + kSector); ++i)
+      out[i] = i < from.size() ? from[i] : '\0';
   }
   return out;
 }
@@ -120,12 +122,14 @@ Status Rewrite(const fs::path& work, const Flat& target) {
 // Zero bytes of `after` where `before` had data: a size committed without its data.
 size_t NewZeros(const std::string& before, const std::string& after) {
   size_t n = 0;
-  for (size_t i = 0; i < after.size(); ++i) n += after[i] == '\0' && (i >= before.size() || before[i] != '\0');
+  for (size_t i = 0; i < after.size(); ++i)
+    n += after[i] == '\0' && (i >= before.size() || before[i] != '\0');
   return n;
 }
 
 std::string Ext4Loss(const std::string& before, const std::string& after) {
-  if (after.empty()) return "committed before its data was written back: the zero-length file of delayed allocation";
+  if (after.empty())
+    return "committed before its data was written back: the zero-length file of delayed allocation";
   std::string why = "data not written back before the last journal commit lost";
   if (size_t zeros = NewZeros(before, after)) {
     why += "; " + std::to_string(zeros) + " zero bytes where the committed size outran the data";
@@ -138,13 +142,16 @@ std::vector<std::string> Describe(const Flat& before, const Flat& after, bool ex
   for (const auto& [path, content] : before.files) {
     auto it = after.files.find(path);
     if (it == after.files.end()) {
-      out.push_back(path + (ext4 ? ": its name was never committed to the journal (no fsync since it was created or "
-                                   "renamed), gone"
-                                 : ": its name was never made durable (no fsync of its directory), gone"));
+      out.push_back(
+          path +
+          (ext4 ? ": its name was never committed to the journal (no fsync since it was created or "
+                  "renamed), gone"
+                : ": its name was never made durable (no fsync of its directory), gone"));
     } else if (it->second != content) {
       std::string why = !ext4 ? "un-synced writes lost"
                         : before.ids.at(path) != after.ids.at(path)
-                            ? "the rename or re-creation that replaced it was never committed to the journal: the "
+                            ? "the rename or re-creation that replaced it was never committed to "
+                              "the journal: the "
                               "previous file is back"
                             : Ext4Loss(content, it->second);
       out.push_back(path + ": " + std::to_string(content.size()) + " bytes before the crash, " +
@@ -172,8 +179,10 @@ Status DurabilityTracker::Snapshot(Tree& tree) const {
     if (!entries) return entries.error();
     for (const auto& [name, entry] : entries.value()) {
       std::string path = Join(dir, name);
-      if (entry.dir) pending.push_back(path);
-      else tree.files[entry.id()] = Slurp(work_ / path);
+      if (entry.dir)
+        pending.push_back(path);
+      else
+        tree.files[entry.id()] = Slurp(work_ / path);
     }
     tree.dirs[dir] = std::move(entries.value());
   }
@@ -305,8 +314,10 @@ void DurabilityTracker::ResolvePending() {
   for (const auto& p : pending_) {
     struct stat st;
     if (!StatPath(p.path, st) || Id(st.st_ino) != p.id) continue;
-    if (!p.open) Truncated(p.id, st.st_size);
-    else if (st.st_size < p.size_before) Truncated(p.id, 0);  // O_TRUNC
+    if (!p.open)
+      Truncated(p.id, st.st_size);
+    else if (st.st_size < p.size_before)
+      Truncated(p.id, 0);  // O_TRUNC
   }
   pending_.clear();
 }
@@ -333,10 +344,12 @@ void DurabilityTracker::OnRename(std::string_view operands) {
   // blocked before the rename). A path from outside the sandbox is absolute.
   std::string src, dst;
   struct stat src_st;
-  for (size_t at = operands.find(':'); at != std::string_view::npos; at = operands.find(':', at + 1)) {
+  for (size_t at = operands.find(':'); at != std::string_view::npos;
+       at = operands.find(':', at + 1)) {
     std::string candidate(operands.substr(0, at));
-    bool exists = !candidate.empty() && (candidate[0] == '/' ? ::lstat(candidate.c_str(), &src_st) == 0
-                                                              : StatPath(candidate, src_st));
+    bool exists =
+        !candidate.empty() && (candidate[0] == '/' ? ::lstat(candidate.c_str(), &src_st) == 0
+                                                   : StatPath(candidate, src_st));
     if (exists) {
       src = std::move(candidate);
       dst = std::string(operands.substr(at + 1));
@@ -347,9 +360,12 @@ void DurabilityTracker::OnRename(std::string_view operands) {
   bool inside = src[0] != '/';  // else moved in from outside: a new name, seen at the next commit
   if (inside) touched_.insert(Id(src_st.st_ino));  // a rename changes the inode's ctime
   struct stat dst_st;
-  if (!StatPath(dst, dst_st) || !S_ISREG(dst_st.st_mode) || (inside && dst_st.st_ino == src_st.st_ino)) return;
+  if (!StatPath(dst, dst_st) || !S_ISREG(dst_st.st_mode) ||
+      (inside && dst_st.st_ino == src_st.st_ino))
+    return;
   if (inside && S_ISREG(src_st.st_mode)) {
-    Flush(Id(src_st.st_ino), src);  // auto_da_alloc: replacing an existing file writes the new one back first
+    Flush(Id(src_st.st_ino),
+          src);  // auto_da_alloc: replacing an existing file writes the new one back first
   }
   if (dst_st.st_nlink <= 1) Release(dst_st.st_ino, dst);
 }
@@ -360,7 +376,8 @@ void DurabilityTracker::OnSync(const std::string& relpath, bool datasync) {
   struct stat st;
   if (::stat(p.c_str(), &st) != 0) return;
   if (S_ISDIR(st.st_mode)) {
-    if (auto entries = List(p, gens_)) synced_dirs_[relpath] = {cuts_.size(), std::move(entries.value())};
+    if (auto entries = List(p, gens_))
+      synced_dirs_[relpath] = {cuts_.size(), std::move(entries.value())};
     Commit();  // ext4 always commits the journal for a directory (ext4_force_commit)
   } else if (S_ISREG(st.st_mode)) {
     std::string content = Slurp(p);
@@ -375,7 +392,8 @@ void DurabilityTracker::OnSync(const std::string& relpath, bool datasync) {
 // last changed its size or allocation (i_datasync_tid), if it has not committed yet. One
 // running transaction holds every metadata change of the file system, so that commit makes
 // all of them durable, in order. An inode with nothing new since the last commit needs none.
-void DurabilityTracker::Ext4Sync(FileId id, const struct stat& st, const std::string& content, bool datasync) {
+void DurabilityTracker::Ext4Sync(FileId id, const struct stat& st, const std::string& content,
+                                 bool datasync) {
   auto stamp = committed_.find(id);
   auto durable = ext4_.files.find(id);
   bool allocation = stamp == committed_.end() || durable == ext4_.files.end() ||
@@ -402,7 +420,9 @@ void DurabilityTracker::Commit() {
   for (const auto& [id, stamp] : ns.files) {
     auto f = flushed_.find(id);
     auto d = ext4_.files.find(id);
-    const std::string& base = f != flushed_.end() ? f->second : d != ext4_.files.end() ? d->second : kNothing;
+    const std::string& base = f != flushed_.end()      ? f->second
+                              : d != ext4_.files.end() ? d->second
+                                                       : kNothing;
     auto t = truncated_.find(id);
     size_t kept = t == truncated_.end() ? base.size() : static_cast<size_t>(t->second.min);
     size_t floor = t == truncated_.end() ? 0 : static_cast<size_t>(t->second.last);
@@ -419,7 +439,8 @@ void DurabilityTracker::Commit() {
 
 // A directory's entries after a crash with the namespace cut at `cut`: as at its last fsync if
 // that came after the cut, else as at the cut; a directory that did not exist then is empty.
-DurabilityTracker::Entries DurabilityTracker::EntriesAt(const std::string& dir, size_t cut, const Tree& now) const {
+DurabilityTracker::Entries DurabilityTracker::EntriesAt(const std::string& dir, size_t cut,
+                                                        const Tree& now) const {
   auto synced = synced_dirs_.find(dir);
   if (synced != synced_dirs_.end() && synced->second.after >= cut) return synced->second.entries;
   const auto& dirs = cut == 0 ? start_.dirs : cut <= cuts_.size() ? cuts_[cut - 1] : now.dirs;
@@ -427,7 +448,8 @@ DurabilityTracker::Entries DurabilityTracker::EntriesAt(const std::string& dir, 
   return it == dirs.end() ? Entries{} : it->second;
 }
 
-void DurabilityTracker::BuildAt(const std::string& dir, size_t cut, const Tree& now, Tree& out) const {
+void DurabilityTracker::BuildAt(const std::string& dir, size_t cut, const Tree& now,
+                                Tree& out) const {
   Entries entries = EntriesAt(dir, cut, now);
   for (const auto& [name, entry] : entries) {
     if (entry.dir) BuildAt(Join(dir, name), cut, now, out);
@@ -461,7 +483,7 @@ void DurabilityTracker::TearContents(Tree& crashed, const Tree& now, uint64_t se
     const std::string& old_bytes = durable == crashed.files.end() ? kNothing : durable->second;
     auto live = now.files.find(id);
     auto freed = freed_.find(id);
-    const std::string& new_bytes = live != now.files.end()   ? live->second
+    const std::string& new_bytes = live != now.files.end() ? live->second
                                    : freed != freed_.end() ? freed->second
                                                            : old_bytes;
     if (new_bytes != old_bytes) crashed.files[id] = Tear(old_bytes, new_bytes, rng);

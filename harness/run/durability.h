@@ -197,13 +197,13 @@ class DurabilityTracker {
   std::map<FileId, std::string> freed_;               // freed files -> their content then
 
   // ext4-ordered: the journal's view, as of the last commit (Begin counts as one).
-  Tree ext4_;                                // durable names and contents
-  std::map<FileId, Stamp> committed_;        // regular files at the last commit
-  std::map<FileId, std::string> flushed_;    // written back since the last commit -> that content
-  std::map<FileId, Truncation> truncated_;   // since their last write-back or commit
-  std::set<FileId> resized_;                 // truncated since the last commit
-  std::set<FileId> touched_;                 // written, truncated or renamed since the last commit
-  std::set<FileId> flush_at_close_;          // truncated to zero: auto_da_alloc at the next close
+  Tree ext4_;                               // durable names and contents
+  std::map<FileId, Stamp> committed_;       // regular files at the last commit
+  std::map<FileId, std::string> flushed_;   // written back since the last commit -> that content
+  std::map<FileId, Truncation> truncated_;  // since their last write-back or commit
+  std::set<FileId> resized_;                // truncated since the last commit
+  std::set<FileId> touched_;                // written, truncated or renamed since the last commit
+  std::set<FileId> flush_at_close_;         // truncated to zero: auto_da_alloc at the next close
   std::vector<Pending> pending_;
 };
 

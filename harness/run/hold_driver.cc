@@ -5,7 +5,6 @@
 
 #include <cerrno>
 
-
 namespace killpoint {
 
 using std::chrono::milliseconds;

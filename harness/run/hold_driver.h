@@ -37,8 +37,8 @@ class HoldDriver {
   // Every pointer must outlive the driver; `first` until Finish returned. Once `stop` stops
   // (the harness's SIGINT/SIGTERM), a pause's sleep ends and no second instance starts.
   HoldDriver(const AttemptFault& fault, AttemptState* attempt, ControlChannel* channel,
-             Downstream* downstream, History* history, RunningProcess* first,
-             SecondInstance second, StopToken stop);
+             Downstream* downstream, History* history, RunningProcess* first, SecondInstance second,
+             StopToken stop);
   ~HoldDriver();
 
   // The first instance has ended: no new hold starts; the one under way is completed, the

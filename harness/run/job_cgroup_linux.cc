@@ -1,5 +1,3 @@
-#include "run/job_cgroup.h"
-
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -11,6 +9,8 @@
 #include <sstream>
 #include <string>
 #include <thread>
+
+#include "run/job_cgroup.h"
 
 namespace killpoint {
 namespace {

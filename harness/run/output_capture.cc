@@ -31,7 +31,8 @@ void WriteAll(int fd, const char* data, size_t size) {
 Result<OutputCapture> OutputCapture::Open(const std::filesystem::path& file, int64_t max_bytes,
                                           const std::string& stream_name) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Error::Harness(std::string("pipe2: ") + std::strerror(errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    return Error::Harness(std::string("pipe2: ") + std::strerror(errno));
   ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
   int file_fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (file_fd < 0) {
@@ -43,8 +44,13 @@ Result<OutputCapture> OutputCapture::Open(const std::filesystem::path& file, int
   return OutputCapture(fds[0], fds[1], file_fd, max_bytes, stream_name);
 }
 
-OutputCapture::OutputCapture(int read_fd, int write_fd, int file_fd, int64_t max_bytes, std::string name)
-    : read_fd_(read_fd), write_fd_(write_fd), file_fd_(file_fd), max_bytes_(max_bytes), name_(std::move(name)) {}
+OutputCapture::OutputCapture(int read_fd, int write_fd, int file_fd, int64_t max_bytes,
+                             std::string name)
+    : read_fd_(read_fd),
+      write_fd_(write_fd),
+      file_fd_(file_fd),
+      max_bytes_(max_bytes),
+      name_(std::move(name)) {}
 
 OutputCapture::OutputCapture(OutputCapture&& o) noexcept
     : read_fd_(std::exchange(o.read_fd_, -1)),
@@ -86,8 +92,9 @@ void OutputCapture::Finish(const std::string& note) {
   CloseWriteEnd();
   Drain();
   if (dropped_ > 0 && file_fd_ >= 0) {
-    std::string line = "\n[killpoint: " + name_ + " truncated: kept the first " + std::to_string(kept_) +
-                       " bytes, dropped " + std::to_string(dropped_) + "]\n";
+    std::string line = "\n[killpoint: " + name_ + " truncated: kept the first " +
+                       std::to_string(kept_) + " bytes, dropped " + std::to_string(dropped_) +
+                       "]\n";
     WriteAll(file_fd_, line.data(), line.size());
   }
   if (!note.empty() && file_fd_ >= 0) {

@@ -35,14 +35,16 @@ std::vector<fs::path> TempFolders(const std::string& job_tmpdir) {
 
 bool IsBytecodeCache(const std::string& path) {
   if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".pyc") == 0) return true;
-  for (size_t at = path.find("__pycache__"); at != std::string::npos; at = path.find("__pycache__", at + 1)) {
+  for (size_t at = path.find("__pycache__"); at != std::string::npos;
+       at = path.find("__pycache__", at + 1)) {
     size_t end = at + 11;
     if (at > 0 && path[at - 1] == '/' && (end == path.size() || path[end] == '/')) return true;
   }
   return false;
 }
 
-std::optional<OutsideWrite> ClassifyOutside(const std::string& path, const std::set<std::string>& ops,
+std::optional<OutsideWrite> ClassifyOutside(const std::string& path,
+                                            const std::set<std::string>& ops,
                                             const OutsidePlaces& places) {
   if (IsBytecodeCache(path)) return std::nullopt;
   OutsideWrite w{path, outside_kind::kElsewhere, {ops.begin(), ops.end()}};

@@ -32,7 +32,8 @@ bool IsBytecodeCache(const std::string& path);
 // The record of `path` (absolute) changed by `ops`: a path in a sandbox root is named from
 // $KILLPOINT_WORKDIR ("$KILLPOINT_WORKDIR/../x", kind "trial"), one in a temporary folder is
 // "temp", else "elsewhere". Nothing for a bytecode cache.
-std::optional<OutsideWrite> ClassifyOutside(const std::string& path, const std::set<std::string>& ops,
+std::optional<OutsideWrite> ClassifyOutside(const std::string& path,
+                                            const std::set<std::string>& ops,
                                             const OutsidePlaces& places);
 
 }  // namespace killpoint

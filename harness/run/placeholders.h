@@ -11,7 +11,8 @@ namespace killpoint {
 inline std::string Substitute(std::string s, const std::map<std::string, std::string>& vars) {
   for (const auto& [name, value] : vars) {
     std::string token = "{" + name + "}";
-    for (size_t at = s.find(token); at != std::string::npos; at = s.find(token, at + value.size())) {
+    for (size_t at = s.find(token); at != std::string::npos;
+         at = s.find(token, at + value.size())) {
       s.replace(at, token.size(), value);
     }
   }

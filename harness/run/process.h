@@ -19,7 +19,7 @@
 namespace killpoint {
 
 // The sandbox's limits, unless a scenario sets its own.
-inline constexpr int64_t kDefaultMaxFileBytes = int64_t{1} << 30;  // RLIMIT_FSIZE: 1 GiB a file
+inline constexpr int64_t kDefaultMaxFileBytes = int64_t{1} << 30;    // RLIMIT_FSIZE: 1 GiB a file
 inline constexpr int64_t kDefaultMaxOutputBytes = int64_t{8} << 20;  // captured per stream
 
 struct SpawnRequest {
@@ -40,11 +40,11 @@ struct SpawnRequest {
 // How an attempt ended. Exactly one of exited/signaled is true.
 struct ExitStatus {
   bool exited = false;
-  int code = -1;    // exit code when exited, else -1
-  int signal = 0;   // terminating signal when signaled, else 0
-  bool timed_out = false;  // the harness killed it at its timeout
+  int code = -1;             // exit code when exited, else -1
+  int signal = 0;            // terminating signal when signaled, else 0
+  bool timed_out = false;    // the harness killed it at its timeout
   bool interrupted = false;  // the harness killed it because it got SIGINT/SIGTERM (interrupt.h)
-  int stray_killed = 0;    // processes it left behind, outside its group or not, killed after it
+  int stray_killed = 0;      // processes it left behind, outside its group or not, killed after it
 
   // 128 + signal for a signal, as shells report it; the exit code otherwise.
   int ShellCode() const { return exited ? code : 128 + signal; }

@@ -5,29 +5,29 @@
 // declared, from _XOPEN_SOURCE, and a C++ build's _GNU_SOURCE defeats that guess; glibc
 // declares vfork with _GNU_SOURCE. Must come before any Boost.Process header.
 #define BOOST_POSIX_HAS_VFORK 1
+#include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
-#include <linux/close_range.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <mutex>
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <boost/process/posix.hpp>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <optional>
 #include <string_view>
 
 #include "run/interrupt.h"
+#include "run/job_cgroup.h"
 #include "run/output_capture.h"
 #include "run/process.h"
-#include "run/job_cgroup.h"
 #include "run/process_tag.h"
 
 namespace killpoint {
@@ -41,9 +41,9 @@ struct ChildSetup : bp::extend::handler {
   int stdout_fd, stderr_fd;
   int64_t max_file_bytes;
   char** envp;
-  pid_t parent;  // the harness, before the vfork
+  pid_t parent;              // the harness, before the vfork
   const sigset_t* job_mask;  // the spawning thread's mask, which the job starts with
-  int cgroup_procs;  // the run's cgroup.procs (job_cgroup.h), -1: none
+  int cgroup_procs;          // the run's cgroup.procs (job_cgroup.h), -1: none
 
   template <class Executor>
   void on_setup(Executor& e) const {
@@ -78,7 +78,8 @@ struct ChildSetup : bp::extend::handler {
     // child still shares) become the defaults before any signal is let in, as posix_spawn does.
     for (int sig = 1; sig < NSIG; ++sig) {
       struct sigaction sa {};
-      if (::sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN) {
+      if (::sigaction(sig, nullptr, &sa) == 0 && sa.sa_handler != SIG_DFL &&
+          sa.sa_handler != SIG_IGN) {
         ::signal(sig, SIG_DFL);
       }
     }
@@ -195,7 +196,9 @@ class PosixProcess : public RunningProcess {
     ::killpg(child_.id(), signal);
   }
 
-  bool WaitForExit(std::chrono::milliseconds timeout) override { return WaitExit(timeout) == Waited::kExited; }
+  bool WaitForExit(std::chrono::milliseconds timeout) override {
+    return WaitExit(timeout) == Waited::kExited;
+  }
 
   ExitStatus Wait(std::chrono::milliseconds timeout) override {
     AddForegroundGroup(child_.id());
@@ -237,8 +240,8 @@ class PosixProcess : public RunningProcess {
   std::string Note(const ExitStatus& s) const {
     std::string note;
     if (s.signal == SIGXFSZ && !s.timed_out) {
-      note = "killed by SIGXFSZ: a file reached the sandbox's size limit of " + std::to_string(max_file_bytes_) +
-             " bytes (job.max_file_bytes)";
+      note = "killed by SIGXFSZ: a file reached the sandbox's size limit of " +
+             std::to_string(max_file_bytes_) + " bytes (job.max_file_bytes)";
     }
     if (s.stray_killed > 0) {
       note += std::string(note.empty() ? "" : "; ") + "killed " + std::to_string(s.stray_killed) +
@@ -255,7 +258,8 @@ class PosixProcess : public RunningProcess {
     auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
       if (stop_.stop_requested()) return Waited::kInterrupted;
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() < 0) return Waited::kTimedOut;
       pollfd p[4] = {{pidfd_, POLLIN, 0},
                      {out_.read_end(), POLLIN, 0},
@@ -336,9 +340,9 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
     --g_jobs;
     return Error::Harness(std::string("pidfd_open failed: ") + std::strerror(errno));
   }
-  return std::unique_ptr<RunningProcess>(new PosixProcess(std::move(child), pidfd, std::move(tag),
-                                                          std::move(out.value()), std::move(err.value()),
-                                                          r.max_file_bytes, r.stop));
+  return std::unique_ptr<RunningProcess>(
+      new PosixProcess(std::move(child), pidfd, std::move(tag), std::move(out.value()),
+                       std::move(err.value()), r.max_file_bytes, r.stop));
 }
 
 Spawner& PosixSpawner() {

@@ -20,8 +20,8 @@
 namespace killpoint {
 namespace {
 
-constexpr int kMaxRounds = 1000;         // a fork bomb may outrun one scan, not a thousand
-constexpr int kExitWaitMs = 10'000;      // a process in uninterruptible sleep is left behind
+constexpr int kMaxRounds = 1000;     // a fork bomb may outrun one scan, not a thousand
+constexpr int kExitWaitMs = 10'000;  // a process in uninterruptible sleep is left behind
 constexpr size_t kMaxEnvironBytes = 1 << 20;
 
 bool ReadEnviron(pid_t pid, std::string& out) {
@@ -134,7 +134,7 @@ bool KillIfTagged(pid_t pid, const std::string& entry, bool prefix, pid_t& pgrp)
 // the common case of a job that starts no process. Only a whole cycle of pid_max (at least
 // 32768) process creations between two reads would fool either.
 struct Candidates {
-  pid_t floor = 0;        // the smallest candidate pid (0: every pid)
+  pid_t floor = 0;  // the smallest candidate pid (0: every pid)
   bool only_first = false;
 };
 
@@ -222,7 +222,8 @@ int KillAdoptedOrphans(pid_t first) {
       // on its own, is only reaped.
       bool ours = PidField(pid, 2) == self;
       bool zombie = StatField(pid, 1) == "Z";
-      bool killed_now = ours && !zombie && ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0) == 0;
+      bool killed_now =
+          ours && !zombie && ::syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0) == 0;
       ::close(pidfd);
       if (!killed_now && !(ours && zombie)) continue;
       ++found;

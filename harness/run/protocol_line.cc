@@ -33,7 +33,8 @@ bool Digits(std::string_view field, size_t max_digits, Int& out) {
 // v1.4: "unseen:<op>" after a write's bytes, never on DONE.
 bool ParseUnseen(std::string_view flag, FailpointHit& hit) {
   constexpr std::string_view kPrefix = "unseen:";
-  if (hit.done || hit.bytes < 0 || flag.size() <= kPrefix.size() || flag.substr(0, kPrefix.size()) != kPrefix) {
+  if (hit.done || hit.bytes < 0 || flag.size() <= kPrefix.size() ||
+      flag.substr(0, kPrefix.size()) != kPrefix) {
     return false;
   }
   std::string_view op = flag.substr(kPrefix.size());
@@ -55,7 +56,8 @@ int HexValue(char c) {
 std::optional<FailpointHit> ParseOutside(std::string_view rest) {
   std::string_view op, pid;
   FailpointHit hit;
-  if (!NextField(rest, op) || !NextField(rest, pid) || op.empty() || !Digits(pid, 9, hit.pid)) return std::nullopt;
+  if (!NextField(rest, op) || !NextField(rest, pid) || op.empty() || !Digits(pid, 9, hit.pid))
+    return std::nullopt;
   for (char c : op) {
     if (c < 'a' || c > 'z') return std::nullopt;
   }
@@ -68,7 +70,8 @@ std::optional<FailpointHit> ParseOutside(std::string_view rest) {
       path += c;
       continue;
     }
-    if (i + 2 >= rest.size() || HexValue(rest[i + 1]) < 0 || HexValue(rest[i + 2]) < 0) return std::nullopt;
+    if (i + 2 >= rest.size() || HexValue(rest[i + 1]) < 0 || HexValue(rest[i + 2]) < 0)
+      return std::nullopt;
     path += static_cast<char>(HexValue(rest[i + 1]) * 16 + HexValue(rest[i + 2]));
     i += 2;
   }

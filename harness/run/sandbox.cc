@@ -66,17 +66,21 @@ std::filesystem::path RamFolder() {
   if (::statfs(dir, &fs_info) != 0) return {};
   if (fs_info.f_type != TMPFS_MAGIC && fs_info.f_type != RAMFS_MAGIC) return {};
   if (::access(dir, W_OK | X_OK) != 0) return {};
-  if (static_cast<uintmax_t>(fs_info.f_bavail) * static_cast<uintmax_t>(fs_info.f_bsize) < kMinRamFree) return {};
+  if (static_cast<uintmax_t>(fs_info.f_bavail) * static_cast<uintmax_t>(fs_info.f_bsize) <
+      kMinRamFree)
+    return {};
   return dir;
 }
 
-Result<std::unique_ptr<SandboxRoot>> SandboxRoot::Make(const std::filesystem::path& requested, bool keep,
-                                                       SandboxStorage storage) {
+Result<std::unique_ptr<SandboxRoot>> SandboxRoot::Make(const std::filesystem::path& requested,
+                                                       bool keep, SandboxStorage storage) {
   if (!requested.empty()) return std::make_unique<SandboxRoot>(requested, false);
-  std::filesystem::path parent = storage == SandboxStorage::kRam ? RamFolder() : std::filesystem::path();
+  std::filesystem::path parent =
+      storage == SandboxStorage::kRam ? RamFolder() : std::filesystem::path();
   if (parent.empty()) parent = std::filesystem::temp_directory_path();
   std::string templ = (parent / "killpoint-XXXXXX").string();
-  if (!::mkdtemp(templ.data())) return Error::Harness("cannot create a folder in " + parent.string());
+  if (!::mkdtemp(templ.data()))
+    return Error::Harness("cannot create a folder in " + parent.string());
   // A harness killed with SIGKILL cannot remove it: its orphan guard does.
   if (!keep) RemoveOnHarnessDeath(templ);
   return std::make_unique<SandboxRoot>(std::filesystem::path(templ), !keep);

@@ -3,8 +3,8 @@
 // Removed when the Sandbox is destroyed, unless kept.
 #pragma once
 
-#include <filesystem>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 
 #include "util/result.h"
@@ -45,7 +45,9 @@ enum class SandboxStorage {
 inline constexpr uintmax_t kMinRamFree = uintmax_t{512} << 20;
 
 // kDisk when a run asked for real disks (--real-disk), else kRam.
-inline SandboxStorage StorageFor(bool real_disk) { return real_disk ? SandboxStorage::kDisk : SandboxStorage::kRam; }
+inline SandboxStorage StorageFor(bool real_disk) {
+  return real_disk ? SandboxStorage::kDisk : SandboxStorage::kRam;
+}
 
 // The RAM-backed folder a kRam root goes in, or empty when there is none with kMinRamFree free.
 std::filesystem::path RamFolder();
@@ -55,7 +57,8 @@ std::filesystem::path RamFolder();
 // `keep`.
 class SandboxRoot {
  public:
-  static Result<std::unique_ptr<SandboxRoot>> Make(const std::filesystem::path& requested, bool keep,
+  static Result<std::unique_ptr<SandboxRoot>> Make(const std::filesystem::path& requested,
+                                                   bool keep,
                                                    SandboxStorage storage = SandboxStorage::kRam);
   SandboxRoot(std::filesystem::path path, bool owned) : path_(std::move(path)), owned_(owned) {}
   SandboxRoot(const SandboxRoot&) = delete;

@@ -8,19 +8,19 @@
 #include <set>
 
 #include "history/history.h"
+#include "plan/crash_point.h"
+#include "plan/point_pattern.h"
 #include "plan/retry_schedule.h"
 #include "plan/seed.h"
 #include "run/attempt_state.h"
 #include "run/control_channel.h"
 #include "run/downstream.h"
-#include "run/trial_services.h"
 #include "run/durability.h"
-#include "run/interrupt.h"
 #include "run/hold_driver.h"
-#include "plan/crash_point.h"
-#include "plan/point_pattern.h"
+#include "run/interrupt.h"
 #include "run/placeholders.h"
 #include "run/process.h"
+#include "run/trial_services.h"
 
 namespace killpoint {
 namespace {
@@ -39,7 +39,8 @@ std::string Tail(const fs::path& file, size_t max) {
 
 class TrialDriver {
  public:
-  TrialDriver(const Scenario& s, const Plan& p, const TrialOptions& o, Sandbox box, TrialServices* services)
+  TrialDriver(const Scenario& s, const Plan& p, const TrialOptions& o, Sandbox box,
+              TrialServices* services)
       : scenario_(s),
         plan_(p),
         options_(o),
@@ -67,8 +68,9 @@ class TrialDriver {
     if (Status s = FinalPass(); !s) return s.error();
     auto elapsed = std::chrono::steady_clock::now() - started;
     history_.SetContext({});
-    history_.Add(event::kTrialEnd,
-                 {{"elapsed_ms", std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()}});
+    history_.Add(
+        event::kTrialEnd,
+        {{"elapsed_ms", std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()}});
     DetachServices();  // nothing is recorded after this
     if (options_.keep_sandbox) sandbox_.Keep();
     return TrialRecord{plan_, history_.Events(), std::move(sandbox_)};
@@ -88,9 +90,10 @@ class TrialDriver {
     downstream_->Attach(scenario_.downstream.dedupe, &history_,
                         scenario_.downstream.dedupe_by == kDedupeByIdempotencyKey);
     channel_->Reset([this](const FailpointHit& h) { return attempt_.OnHit(h); });
-    downstream_->SetPointHook([this](const std::string& point) {  // its crash points (run/downstream.h)
-      return attempt_.OnDownstreamPoint(point, options_.every_point_waits);
-    });
+    downstream_->SetPointHook(
+        [this](const std::string& point) {  // its crash points (run/downstream.h)
+          return attempt_.OnDownstreamPoint(point, options_.every_point_waits);
+        });
     return Ok();
   }
 
@@ -139,7 +142,8 @@ class TrialDriver {
     r.env["KILLPOINT_CTL"] = channel_->Address();
     if (!shim_.empty()) {
       const char* inherited = std::getenv("LD_PRELOAD");
-      r.env["LD_PRELOAD"] = shim_.string() + (inherited && *inherited ? std::string(":") + inherited : "");
+      r.env["LD_PRELOAD"] =
+          shim_.string() + (inherited && *inherited ? std::string(":") + inherited : "");
       if (!options_.real_fsync) r.env["KILLPOINT_SKIP_FSYNC"] = "1";
     }
     r.cwd = sandbox_.work();
@@ -185,8 +189,10 @@ class TrialDriver {
     if (!scenario_.LoadsShim()) return Ok();
     shim_ = options_.bindir / "libkillpoint_shim.so";
     if (fs::exists(shim_)) return Ok();
-    return Error::BadInput(scenario_.file.string() + ": syscall points, the models other than process and writes_in_sandbox need " +
-                           shim_.string() + ", which is missing");
+    return Error::BadInput(
+        scenario_.file.string() +
+        ": syscall points, the models other than process and writes_in_sandbox need " +
+        shim_.string() + ", which is missing");
   }
 
   // After a kill: what the persistence model lets survive replaces the sandbox.
@@ -194,9 +200,9 @@ class TrialDriver {
     const bool process = fault.model == PersistenceModel::kProcess;
     if (process || !scenario_.UsesShim() || fault.kill_point.empty()) return Ok();
     // Drawn by the planner (plan/seed.h); a plan of before has none: the seed it ran with.
-    uint64_t seed = fault.torn_seed.value_or(DeriveSeed(plan_.seed, scenario_.name, plan_.trial,
-                                                        SeedPurpose::kTornCutOfOldPlans,
-                                                        {{}, 0, attempt}));
+    uint64_t seed =
+        fault.torn_seed.value_or(DeriveSeed(plan_.seed, scenario_.name, plan_.trial,
+                                            SeedPurpose::kTornCutOfOldPlans, {{}, 0, attempt}));
     auto changes = durability_.Apply(fault.model, seed);
     if (!changes) return changes.error();
     history_.Add(event::kRollback, {{"model", fault.model}, {"changes", changes.value()}});
@@ -208,8 +214,9 @@ class TrialDriver {
   // With keep_sandbox, a crash state a check found broken stays in crash-state-<log>/<check>/.
   Status CheckCrashState(const AttemptFault& fault, const std::string& log) {
     const auto& checks = scenario_.checks;
-    if (!options_.crash_checks ||
-        std::none_of(checks.begin(), checks.end(), [](const auto& c) { return c.second.after_every_crash; })) {
+    if (!options_.crash_checks || std::none_of(checks.begin(), checks.end(), [](const auto& c) {
+          return c.second.after_every_crash;
+        })) {
       return Ok();
     }
     fs::path scratch = sandbox_.root() / "crash-state";
@@ -218,7 +225,8 @@ class TrialDriver {
     auto verdicts = options_.crash_checks(scenario_, sandbox_.work(), scratch);
     if (!verdicts) return verdicts.error();
     const nlohmann::json& all = verdicts.value();
-    bool broken = std::any_of(all.begin(), all.end(), [](const nlohmann::json& v) { return !v.value("held", true); });
+    bool broken = std::any_of(all.begin(), all.end(),
+                              [](const nlohmann::json& v) { return !v.value("held", true); });
     if (broken && options_.keep_sandbox) {  // what the reader saw, to open with sqlite3
       fs::rename(scratch, sandbox_.root() / ("crash-state-" + log), ignored);
     }
@@ -240,13 +248,15 @@ class TrialDriver {
     if (options_.stop.stop_requested()) return Interrupted();
     SpawnRequest r = Request(scenario_.job.setup, "", 0, "setup");
     auto process = options_.spawner->Spawn(r);
-    if (!process) return Error::BadInput(scenario_.file.string() + ": job.setup: " + process.error().message);
+    if (!process)
+      return Error::BadInput(scenario_.file.string() + ": job.setup: " + process.error().message);
     ExitStatus status = process.value()->Wait(std::chrono::milliseconds(scenario_.job.timeout_ms));
     if (status.interrupted) return Interrupted();
     std::string err = Tail(r.stderr_path, kStderrTail);
     history_.Add(event::kSetup, {{"exit_code", status.ShellCode()}, {"stderr", err}});
     if (status.exited && status.code == 0) return Ok();
-    return Error::BadInput(scenario_.file.string() + ": job.setup " + status.Describe() + ": " + err);
+    return Error::BadInput(scenario_.file.string() + ": job.setup " + status.Describe() + ": " +
+                           err);
   }
 
   // Runs one firing of the scheduler with its retries; true when an attempt succeeded.
@@ -317,7 +327,8 @@ class TrialDriver {
     return -1;
   }
 
-  Result<bool> RunAttempt(const std::string& date, int trigger, int attempt, const AttemptFault& fault) {
+  Result<bool> RunAttempt(const std::string& date, int trigger, int attempt,
+                          const AttemptFault& fault) {
     if (options_.stop.stop_requested()) return Interrupted();  // no attempt starts once stopped
     history_.SetContext({date, trigger, attempt});
     std::string log = date + "-t" + std::to_string(trigger) + "-a" + std::to_string(attempt);
@@ -343,7 +354,8 @@ class TrialDriver {
     }
     history_.Add(event::kSpawn, {{"pid", process.value()->pid()}, {"fault", fault}});
     attempt_.Attach(process.value().get());
-    std::unique_ptr<HoldDriver> holds = StartHolds(fault, process.value().get(), date, attempt, log, track);
+    std::unique_ptr<HoldDriver> holds =
+        StartHolds(fault, process.value().get(), date, attempt, log, track);
     ExitStatus status = process.value()->Wait(std::chrono::milliseconds(scenario_.job.timeout_ms));
     if (holds) {  // the overlap's second instance has ended too once Finish returned
       if (Status s = holds->Finish(); !s) {
@@ -359,7 +371,8 @@ class TrialDriver {
     downstream_->ReleaseHeld();
     downstream_->ArmFault("");
     if (status.timed_out) history_.Add(event::kTimeout, {{"timeout_ms", scenario_.job.timeout_ms}});
-    nlohmann::json exit = {{"code", status.ShellCode()}, {"killed_by_harness", killed || status.timed_out},
+    nlohmann::json exit = {{"code", status.ShellCode()},
+                           {"killed_by_harness", killed || status.timed_out},
                            {"stderr", Tail(r.stderr_path, kStderrTail)}};
     if (!status.exited) exit["signal"] = status.signal;
     history_.Add(event::kExit, exit);
@@ -373,8 +386,9 @@ class TrialDriver {
   // Pauses and overlaps of the attempt (docs/faults.md), carried out while it runs; null when
   // it has none. The second instance of an overlap runs the same command for the same date and
   // attempt with KILLPOINT_INSTANCE=2, its own logs (<log>-i2), and no kill.
-  std::unique_ptr<HoldDriver> StartHolds(const AttemptFault& fault, RunningProcess* first, const std::string& date,
-                                         int attempt, const std::string& log, bool track) {
+  std::unique_ptr<HoldDriver> StartHolds(const AttemptFault& fault, RunningProcess* first,
+                                         const std::string& date, int attempt,
+                                         const std::string& log, bool track) {
     if (fault.pause.point.empty() && fault.overlap.point.empty()) return nullptr;
     SpawnRequest second = Request(scenario_.job.command, date, attempt, log + "-i2");
     if (!shim_.empty() && !options_.every_point_waits) ArmShim(second, AttemptFault{}, track);
@@ -383,14 +397,19 @@ class TrialDriver {
     Spawner* spawner = options_.spawner;
     hooks.spawn = [second, spawner]() -> Result<std::unique_ptr<RunningProcess>> {
       auto process = spawner->Spawn(second);
-      if (!process) return Error::Harness("the overlap's second instance did not start: " + process.error().message);
+      if (!process)
+        return Error::Harness("the overlap's second instance did not start: " +
+                              process.error().message);
       return std::move(process.value());
     };
     hooks.exited = [this, path = second.stderr_path](const ExitStatus& status) {
-      nlohmann::json exit = {{"code", status.ShellCode()}, {"killed_by_harness", status.timed_out},
-                             {"stderr", Tail(path, kStderrTail)}, {"instance", 2}};
+      nlohmann::json exit = {{"code", status.ShellCode()},
+                             {"killed_by_harness", status.timed_out},
+                             {"stderr", Tail(path, kStderrTail)},
+                             {"instance", 2}};
       if (!status.exited) exit["signal"] = status.signal;
-      if (status.timed_out) history_.Add(event::kTimeout, {{"timeout_ms", scenario_.job.timeout_ms}, {"instance", 2}});
+      if (status.timed_out)
+        history_.Add(event::kTimeout, {{"timeout_ms", scenario_.job.timeout_ms}, {"instance", 2}});
       history_.Add(event::kExit, exit);
     };
     hooks.timeout = std::chrono::milliseconds(scenario_.job.timeout_ms);
@@ -420,11 +439,11 @@ class TrialDriver {
   History history_;
   DurabilityTracker durability_;
   AttemptState attempt_;
-  fs::path shim_;  // the syscall shim, when the scenario uses it
-  TrialServices* services_;       // the worker's, or &own_services_
+  fs::path shim_;            // the syscall shim, when the scenario uses it
+  TrialServices* services_;  // the worker's, or &own_services_
   TrialServices own_services_;
-  Downstream* downstream_ = nullptr;    // services_'s while attached
-  ControlChannel* channel_ = nullptr;  // services_'s while attached
+  Downstream* downstream_ = nullptr;       // services_'s while attached
+  ControlChannel* channel_ = nullptr;      // services_'s while attached
   std::map<std::string, bool> succeeded_;  // by date: did its last planned run succeed
   std::map<std::string, int> last_trigger_;
   RateWindow rate_{scenario_.retry.rate_limit};       // scheduler-wide, on the virtual clock
@@ -433,8 +452,8 @@ class TrialDriver {
 
 }  // namespace
 
-Result<TrialRecord> RunTrial(const Scenario& scenario, const Plan& plan, const TrialOptions& options,
-                             TrialServices* services) {
+Result<TrialRecord> RunTrial(const Scenario& scenario, const Plan& plan,
+                             const TrialOptions& options, TrialServices* services) {
   auto box = Sandbox::Create(options.sandbox_root, "trial-" + std::to_string(plan.trial) + "-");
   if (!box) return box.error();
   TrialDriver driver(scenario, plan, options, std::move(box.value()), services);

@@ -59,7 +59,7 @@ struct TrialRecord {
 // a job that cannot be started); whatever the job does is recorded, not an error.
 // `services`: a worker's downstream and control channel, reused from trial to trial
 // (run/trial_services.h); null: the trial starts and stops its own.
-Result<TrialRecord> RunTrial(const Scenario& scenario, const Plan& plan, const TrialOptions& options,
-                             TrialServices* services = nullptr);
+Result<TrialRecord> RunTrial(const Scenario& scenario, const Plan& plan,
+                             const TrialOptions& options, TrialServices* services = nullptr);
 
 }  // namespace killpoint

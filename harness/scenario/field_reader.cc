@@ -75,7 +75,8 @@ int64_t FieldReader::Integer(const std::string& key, int64_t min, int64_t max,
 double FieldReader::Number(const std::string& key, double min, double max, double fallback) {
   const nlohmann::json* v = Find(key);
   if (!v) return fallback;
-  std::string range = "a number from " + nlohmann::json(min).dump() + " to " + nlohmann::json(max).dump();
+  std::string range =
+      "a number from " + nlohmann::json(min).dump() + " to " + nlohmann::json(max).dump();
   if (!v->is_number()) Fail(key, "expected " + range + ", got " + DescribeJson(*v));
   double d = v->get<double>();
   if (!(d >= min && d <= max)) Fail(key, "expected " + range + ", got " + DescribeJson(*v));
@@ -152,7 +153,8 @@ void FieldReader::Finish() const {
       std::string known;
       for (const auto& k : read_) known += (known.empty() ? "" : ", ") + k;
       std::string closest = ClosestName(key, {read_.begin(), read_.end()});
-      throw FieldError(PathOf(key) + ": unknown field" + (closest.empty() ? "" : ", did you mean '" + closest + "'?") +
+      throw FieldError(PathOf(key) + ": unknown field" +
+                       (closest.empty() ? "" : ", did you mean '" + closest + "'?") +
                        " (known here: " + known + ")");
     }
   }

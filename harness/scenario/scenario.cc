@@ -1,17 +1,17 @@
 #include "scenario/scenario.h"
 
-#include "scenario/vocabulary.h"
-
 #include <algorithm>
 #include <cmath>
+
+#include "scenario/vocabulary.h"
 
 namespace killpoint {
 
 bool Scenario::UsesShim() const {
   auto syscall = [](const std::string& point) {
     size_t colon = point.find(':');
-    return colon != std::string::npos &&
-           std::find(kSyscallOps.begin(), kSyscallOps.end(), point.substr(0, colon)) != kSyscallOps.end();
+    return colon != std::string::npos && std::find(kSyscallOps.begin(), kSyscallOps.end(),
+                                                   point.substr(0, colon)) != kSyscallOps.end();
   };
   return syscall_points || std::any_of(failpoints.begin(), failpoints.end(), syscall) ||
          std::any_of(hold_points.begin(), hold_points.end(), syscall) ||

@@ -81,9 +81,9 @@ inline constexpr const char* kDedupeByKey = "key";
 inline constexpr const char* kDedupeByIdempotencyKey = "idempotency_key";
 
 struct DownstreamSpec {
-  bool dedupe = false;              // deduplicate publishes by idempotency key
-  std::vector<std::string> faults;  // from kFailBeforeCommit, kCommitNoAnswer, kDelay
-  double fault_probability = 0.0;   // chance that a trial arms one downstream fault
+  bool dedupe = false;                   // deduplicate publishes by idempotency key
+  std::vector<std::string> faults;       // from kFailBeforeCommit, kCommitNoAnswer, kDelay
+  double fault_probability = 0.0;        // chance that a trial arms one downstream fault
   std::string dedupe_by = kDedupeByKey;  // kDedupeByKey or kDedupeByIdempotencyKey
   bool operator==(const DownstreamSpec&) const = default;
 };
@@ -93,7 +93,7 @@ struct DownstreamSpec {
 // or its hold_points.
 struct PauseSpec {
   std::vector<std::string> points = {};  // empty: never
-  int64_t duration_ms = 500;        // real time the attempt stays stopped
+  int64_t duration_ms = 500;             // real time the attempt stays stopped
   double probability = 0.0;
   bool operator==(const PauseSpec&) const = default;
 };
@@ -167,7 +167,7 @@ struct Scenario {
   // Points where a pause or overlap may hold the job but the plan never kills it: a live
   // lock's holder must stay alive for the overlap to meet it (docs/faults.md).
   std::vector<std::string> hold_points = {};
-  int max_occurrence = 1;               // kill at the 1st..max_occurrence-th hit of a point
+  int max_occurrence = 1;                      // kill at the 1st..max_occurrence-th hit of a point
   double duplicate_trigger_probability = 0.0;  // the scheduler fires a date twice
   std::vector<PersistenceModel> models = {PersistenceModel::kProcess};
   bool syscall_points = false;  // load the syscall shim

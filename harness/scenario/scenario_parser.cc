@@ -30,9 +30,10 @@ bool IsRealDate(const std::string& s) {
   for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9}) {
     if (!IsDigit(s[i])) return false;
   }
-  std::chrono::year_month_day ymd{std::chrono::year{std::stoi(s.substr(0, 4))},
-                                  std::chrono::month{static_cast<unsigned>(std::stoi(s.substr(5, 2)))},
-                                  std::chrono::day{static_cast<unsigned>(std::stoi(s.substr(8, 2)))}};
+  std::chrono::year_month_day ymd{
+      std::chrono::year{std::stoi(s.substr(0, 4))},
+      std::chrono::month{static_cast<unsigned>(std::stoi(s.substr(5, 2)))},
+      std::chrono::day{static_cast<unsigned>(std::stoi(s.substr(8, 2)))}};
   return ymd.ok();
 }
 
@@ -62,7 +63,9 @@ std::string PointNameProblem(const std::string& name, bool patterns) {
   const bool pattern = patterns && name.find_first_of("*?") != std::string::npos;
   for (size_t i = 0; i < name.size(); ++i) {
     char c = name[i];
-    if (IsPointNameChar(c) || (patterns && (c == '*' || c == '?')) || (pattern && (c == '<' || c == '>'))) continue;
+    if (IsPointNameChar(c) || (patterns && (c == '*' || c == '?')) ||
+        (pattern && (c == '<' || c == '>')))
+      continue;
     if (c == '<' && name.compare(i, 4, "<tmp") == 0) {
       size_t end = i + 4;
       while (end < name.size() && IsDigit(name[end])) ++end;
@@ -71,7 +74,9 @@ std::string PointNameProblem(const std::string& name, bool patterns) {
         continue;
       }
     }
-    return std::string("a failpoint name is letters, digits and _.:/- only, with <tmpN> for a temporary file") +
+    return std::string(
+               "a failpoint name is letters, digits and _.:/- only, with <tmpN> for a temporary "
+               "file") +
            (patterns ? ", or a pattern with * and ?" : "") + ", got '" + name + "'";
   }
   return "";
@@ -105,10 +110,12 @@ void CheckArgv(FieldReader& r, const std::string& key, const std::vector<std::st
 void CheckEnv(FieldReader& r, const std::map<std::string, std::string>& env) {
   for (const auto& [name, value] : env) {
     std::string where = "env." + name;
-    if (name.empty() || name.find('=') != std::string::npos || name.find('\0') != std::string::npos) {
+    if (name.empty() || name.find('=') != std::string::npos ||
+        name.find('\0') != std::string::npos) {
       r.Fail(where, "an environment variable name must be non-empty, without '=' or NUL");
     }
-    if (name.rfind("KILLPOINT_", 0) == 0) r.Fail(where, "KILLPOINT_* variables are set by the harness");
+    if (name.rfind("KILLPOINT_", 0) == 0)
+      r.Fail(where, "KILLPOINT_* variables are set by the harness");
     CheckExecString(r, where, value);
     CheckPlaceholders(r, where, value);
   }
@@ -120,7 +127,8 @@ JobSpec ReadJob(FieldReader r) {
   if (job.command[0].empty()) r.Fail("command[0]", "the program must not be empty");
   CheckArgv(r, "command", job.command);
   job.setup = r.Strings("setup", false, true);
-  if (!job.setup.empty() && job.setup[0].empty()) r.Fail("setup[0]", "the program must not be empty");
+  if (!job.setup.empty() && job.setup[0].empty())
+    r.Fail("setup[0]", "the program must not be empty");
   CheckArgv(r, "setup", job.setup);
   job.env = r.StringMap("env");
   CheckEnv(r, job.env);
@@ -170,8 +178,8 @@ RetryPolicy ReadRetry(FieldReader r, bool job = false) {
   p.backoff_coefficient = r.Number("backoff_coefficient", 1.0, 100.0, p.backoff_coefficient);
   p.maximum_interval_ms = r.Integer("maximum_interval_ms", 0, 86'400'000, &maximum);
   if (p.maximum_interval_ms < p.initial_interval_ms) {
-    r.Fail("maximum_interval_ms", "must be >= initial_interval_ms (" +
-                                      std::to_string(p.initial_interval_ms) + ")");
+    r.Fail("maximum_interval_ms",
+           "must be >= initial_interval_ms (" + std::to_string(p.initial_interval_ms) + ")");
   }
   ReadRetryStrategies(r, p);
   if (job) p.reload_before_retry = r.Boolean("reload_before_retry", false);
@@ -184,10 +192,11 @@ DownstreamSpec ReadDownstream(FieldReader r) {
   d.dedupe = r.Boolean("dedupe", false);
   d.faults = r.Strings("faults", false, true);
   for (size_t i = 0; i < d.faults.size(); ++i) {
-    if (d.faults[i] != kFailBeforeCommit && d.faults[i] != kCommitNoAnswer && d.faults[i] != kDelay) {
-      r.Fail("faults[" + std::to_string(i) + "]",
-             "unknown downstream fault '" + d.faults[i] + "' (known: " + kFailBeforeCommit +
-                 ", " + kCommitNoAnswer + ", " + kDelay + ")");
+    if (d.faults[i] != kFailBeforeCommit && d.faults[i] != kCommitNoAnswer &&
+        d.faults[i] != kDelay) {
+      r.Fail("faults[" + std::to_string(i) + "]", "unknown downstream fault '" + d.faults[i] +
+                                                      "' (known: " + kFailBeforeCommit + ", " +
+                                                      kCommitNoAnswer + ", " + kDelay + ")");
     }
   }
   d.fault_probability = r.Number("fault_probability", 0.0, 1.0, 0.0);
@@ -210,7 +219,8 @@ CheckParams ReadCheckParams(FieldReader r) {
   c.state_file = r.String("state_file", &c.state_file);  // absent: the job has none
   for (const auto& [key, value] : {std::pair{"db", c.db}, {"state_file", c.state_file}}) {
     if (!r.Has(key) && value.empty()) continue;
-    if (!IsSandboxPath(value)) r.Fail(key, "expected a path relative to the sandbox, got '" + value + "'");
+    if (!IsSandboxPath(value))
+      r.Fail(key, "expected a path relative to the sandbox, got '" + value + "'");
   }
   c.settlement = ReadSettlementSchema(r.Object("settlement"));
   r.Finish();
@@ -248,7 +258,8 @@ bool HasLetterOrDigit(const std::string& name) {
   for (size_t i = 0; i < name.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(name[i]);
     uint32_t cp = 0;
-    if (c < 0x80 ? std::isalnum(c) != 0 : Utf8At(name, i, cp) > 0 && !IsInvisibleCodePoint(cp)) return true;
+    if (c < 0x80 ? std::isalnum(c) != 0 : Utf8At(name, i, cp) > 0 && !IsInvisibleCodePoint(cp))
+      return true;
   }
   return false;
 }
@@ -261,10 +272,12 @@ void CheckScenarioName(FieldReader& r, const std::string& name) {
     r.Fail("name", "must be at most " + std::to_string(kMaxNameLength) + " bytes, got " +
                        std::to_string(name.size()));
   }
-  if (std::any_of(name.begin(), name.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+  if (std::any_of(name.begin(), name.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
     r.Fail("name", "must not contain control characters");
   }
-  if (!HasLetterOrDigit(name)) r.Fail("name", "must contain a letter or a digit, got '" + name + "'");
+  if (!HasLetterOrDigit(name))
+    r.Fail("name", "must contain a letter or a digit, got '" + name + "'");
 }
 
 // Fails at the second occurrence of a value in a list.
@@ -294,7 +307,8 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   s.dates = r.Strings("dates", true, false);
   for (size_t i = 0; i < s.dates.size(); ++i) {
     if (!IsRealDate(s.dates[i])) {
-      r.Fail("dates[" + std::to_string(i) + "]", "expected a date YYYY-MM-DD, got '" + s.dates[i] + "'");
+      r.Fail("dates[" + std::to_string(i) + "]",
+             "expected a date YYYY-MM-DD, got '" + s.dates[i] + "'");
     }
   }
   CheckUnique(r, "dates", s.dates);
@@ -303,7 +317,8 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   for (size_t i = 0; i < s.hold_points.size(); ++i) {
     if (std::count(s.failpoints.begin(), s.failpoints.end(), s.hold_points[i])) {
       r.Fail("hold_points[" + std::to_string(i) + "]",
-             "'" + s.hold_points[i] + "' is also in failpoints: a point is either killed at or only held");
+             "'" + s.hold_points[i] +
+                 "' is also in failpoints: a point is either killed at or only held");
     }
   }
   const int64_t one = 1, zero = 0;
@@ -317,8 +332,10 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   s.models.clear();
   for (size_t i = 0; i < models.size(); ++i) {
     Result<PersistenceModel> m = ParseModel(models[i]);
-    if (m) s.models.push_back(m.value());
-    else r.Fail("models[" + std::to_string(i) + "]", m.error().message);
+    if (m)
+      s.models.push_back(m.value());
+    else
+      r.Fail("models[" + std::to_string(i) + "]", m.error().message);
   }
   CheckUnique(r, "models", models);
   s.retry = ReadRetry(r.Object("retry"));
@@ -330,7 +347,9 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
     if (!std::count(s.faults.pause.points.begin(), s.faults.pause.points.end(), point) &&
         !std::count(s.faults.overlap.points.begin(), s.faults.overlap.points.end(), point)) {
       r.Fail("hold_points[" + std::to_string(i) + "]",
-             "'" + point + "' is a point of neither faults.pause nor faults.overlap, so nothing would hold the job there");
+             "'" + point +
+                 "' is a point of neither faults.pause nor faults.overlap, so nothing would hold "
+                 "the job there");
     }
   }
   s.check = ReadCheckParams(r.Object("check"));
@@ -368,7 +387,9 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
 }  // namespace
 
 Result<Scenario> ParseScenario(std::string_view text, const fs::path& file) {
-  auto fail = [&](const std::string& what) { return Error::BadInput(OneLine(file.string() + ": " + what)); };
+  auto fail = [&](const std::string& what) {
+    return Error::BadInput(OneLine(file.string() + ": " + what));
+  };
   if (text.size() > kMaxScenarioBytes) {
     return fail("(root): " + std::to_string(text.size()) + " bytes, a scenario is at most " +
                 std::to_string(kMaxScenarioBytes));
@@ -385,10 +406,13 @@ Result<Scenario> ParseScenario(std::string_view text, const fs::path& file) {
 
 Result<Scenario> LoadScenario(const fs::path& file) {
   std::error_code ec;
-  auto bad = [&](const std::string& what) { return Error::BadInput(OneLine(file.string() + ": " + what)); };
+  auto bad = [&](const std::string& what) {
+    return Error::BadInput(OneLine(file.string() + ": " + what));
+  };
   fs::file_status st = fs::status(file, ec);
   // ELOOP (a symlink loop), EACCES...: not "no such file".
-  if (ec && ec != std::errc::no_such_file_or_directory) return bad("cannot be read: " + ec.message());
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    return bad("cannot be read: " + ec.message());
   if (ec || !fs::exists(st)) return bad("no such file");
   if (fs::is_directory(st)) return bad("is a directory, expected a scenario file");
   // A FIFO or a device would block or never end.
@@ -410,7 +434,8 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<fs::path>& paths) 
     fs::file_status st = fs::status(p, ec);
     // A symlink loop or an unreadable path: LoadScenario says which.
     if (ec || !fs::is_directory(st)) {
-      if (!ec && !fs::exists(st)) return Error::BadInput(Printable(p.string() + ": no such file or directory"));
+      if (!ec && !fs::exists(st))
+        return Error::BadInput(Printable(p.string() + ": no such file or directory"));
       files.push_back(p);
       continue;
     }
@@ -441,9 +466,10 @@ Result<std::vector<Scenario>> LoadScenarios(const std::vector<fs::path>& paths) 
     // Two names, one output folder ("a b" and "a:b"): the second would overwrite the first.
     auto [other, fresh] = slugs.emplace(Slug(s.value().name), s.value().name);
     if (!fresh) {
-      return Error::BadInput(Printable(f.string() + ": name: '" + s.value().name + "' and '" + other->second +
-                                       "' of another scenario of this run share the output folder '" +
-                                       other->first + "': rename one"));
+      return Error::BadInput(
+          Printable(f.string() + ": name: '" + s.value().name + "' and '" + other->second +
+                    "' of another scenario of this run share the output folder '" + other->first +
+                    "': rename one"));
     }
     out.push_back(std::move(s.value()));
   }

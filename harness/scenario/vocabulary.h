@@ -11,8 +11,8 @@ namespace killpoint {
 inline constexpr const char* kWritesInSandbox = "writes_in_sandbox";
 
 inline constexpr std::array<std::string_view, 12> kInvariantNames = {
-    "one_row_per_date", "amount_matches_source", "no_double_publish", "no_loss",
-    "no_silent_loss",   "state_readable",        "converges",         "commits_survive",
+    "one_row_per_date", "amount_matches_source", "no_double_publish", "no_loss", "no_silent_loss",
+    "state_readable", "converges", "commits_survive",
     // the harness's own results writer (docs/hardening.md, "Dogfood")
     "journal_complete",
     // the catalogue (docs/catalogue.md): per business key, not per date
@@ -23,7 +23,8 @@ inline constexpr std::array<std::string_view, 12> kInvariantNames = {
     kWritesInSandbox};
 
 // Jitter of a retry policy's backoff delay (plan/retry_schedule.h, docs/retry.md).
-inline constexpr std::array<std::string_view, 4> kJitterNames = {"none", "full", "equal", "decorrelated"};
+inline constexpr std::array<std::string_view, 4> kJitterNames = {"none", "full", "equal",
+                                                                 "decorrelated"};
 
 // Persistence models: scenario/persistence_model.h.
 

@@ -16,8 +16,8 @@
 #define KP_LINE_MAX 4096
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
-static int g_fd = -1;          /* the connection; guarded by g_mu (kp_channel_forget_fds: CAS) */
-static pid_t g_pid;            /* the process that opened it */
+static int g_fd = -1; /* the connection; guarded by g_mu (kp_channel_forget_fds: CAS) */
+static pid_t g_pid;   /* the process that opened it */
 static char g_buf[KP_LINE_MAX];
 static size_t g_len;
 
@@ -27,11 +27,11 @@ static size_t g_len;
  * answer: the harness reads the sandbox while the job is held there. */
 #define KP_OUT_MAX 65536
 #define KP_WAIT_OPS_MAX 16
-static int g_one_way;                       /* KILLPOINT_ARMED was set */
-static char g_armed[KP_NAME_MAX];           /* its value: "" arms nothing */
+static int g_one_way;             /* KILLPOINT_ARMED was set */
+static char g_armed[KP_NAME_MAX]; /* its value: "" arms nothing */
 static char g_wait_ops[KP_WAIT_OPS_MAX][16];
 static int g_wait_op_count;
-static char g_out[KP_OUT_MAX];              /* SEEN lines not sent yet; guarded by g_mu */
+static char g_out[KP_OUT_MAX]; /* SEEN lines not sent yet; guarded by g_mu */
 static size_t g_out_len;
 
 /* v1.5: hashes of the (op, path) pairs reported OUTSIDE by this process (a forked child keeps
@@ -42,8 +42,8 @@ static unsigned long long g_outside_seen[KP_OUTSIDE_SLOTS];
 static int g_outside_count;
 
 static int kp_name_char_ok(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '.' || c == ':' || c == '/' || c == '-';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == ':' || c == '/' || c == '-';
 }
 
 static size_t kp_append(char *out, size_t len, const char *s, int sanitize) {
@@ -84,7 +84,7 @@ static int kp_connect(const char **why) {
   size_t n = (size_t)(colon - ctl);
   memcpy(host, ctl, n);
   host[n] = '\0';
-  if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {  /* [::1] */
+  if (n >= 2 && host[0] == '[' && host[n - 1] == ']') { /* [::1] */
     memmove(host, host + 1, n - 2);
     host[n - 2] = '\0';
   }
@@ -123,7 +123,7 @@ static int kp_connect(const char **why) {
   (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   if (connect(fd, (struct sockaddr *)&addr, addr_len) != 0) {
     int err = errno;
-    if (err == EINTR) {  /* the connection goes on asynchronously: wait for its outcome */
+    if (err == EINTR) { /* the connection goes on asynchronously: wait for its outcome */
       struct pollfd pfd = {fd, POLLOUT, 0};
       socklen_t len = sizeof err;
       while (poll(&pfd, 1, -1) < 0 && errno == EINTR) {
@@ -142,7 +142,7 @@ static int kp_connect(const char **why) {
 void kp_channel_configure(const char *armed, const char *wait_ops) {
   if (armed == NULL) return;
   size_t n = strlen(armed);
-  if (n >= sizeof g_armed) return;  /* no point has such a name: keep every round trip */
+  if (n >= sizeof g_armed) return; /* no point has such a name: keep every round trip */
   memcpy(g_armed, armed, n + 1);
   g_wait_op_count = 0;
   for (const char *op = wait_ops; op != NULL && *op != '\0' && g_wait_op_count < KP_WAIT_OPS_MAX;) {
@@ -204,7 +204,7 @@ static void kp_read_line(const char *name, char *out, size_t cap) {
 
 static void kp_ensure_connected(const char *name) {
   pid_t pid = getpid();
-  if (g_fd >= 0 && g_pid != pid) {  /* a child that did not go through fork()'s handlers */
+  if (g_fd >= 0 && g_pid != pid) { /* a child that did not go through fork()'s handlers */
     kp_real_close(g_fd);
     g_fd = -1;
   }
@@ -230,8 +230,9 @@ static void kp_flush_seen(const char *name) {
 
 static void kp_queue_seen(const kp_point *p) {
   char line[KP_LINE_MAX + 64];
-  int n = p->is_write ? snprintf(line, sizeof line, "SEEN %s %d %llu%s%s\n", p->name, (int)kp_pid(), p->bytes,
-                                 p->unseen != NULL ? " unseen:" : "", p->unseen != NULL ? p->unseen : "")
+  int n = p->is_write ? snprintf(line, sizeof line, "SEEN %s %d %llu%s%s\n", p->name, (int)kp_pid(),
+                                 p->bytes, p->unseen != NULL ? " unseen:" : "",
+                                 p->unseen != NULL ? p->unseen : "")
                       : snprintf(line, sizeof line, "SEEN %s %d%s\n", p->name, (int)kp_pid(),
                                  p->excl ? " excl" : "");
   if (n < 0 || (size_t)n >= sizeof line) kp_fatal("at %s: line too long", p->name);
@@ -289,7 +290,7 @@ void kp_channel_outside(const char *op, const char *path) {
   size_t n = kp_outside_line(line, sizeof line, op, path);
   if (n == 0) return;
   char name[32];
-  snprintf(name, sizeof name, "OUTSIDE %s", op);  /* for an error message */
+  snprintf(name, sizeof name, "OUTSIDE %s", op); /* for an error message */
   pthread_mutex_lock(&g_mu);
   if (!kp_outside_seen_before(kp_outside_hash(op, path))) {
     if (g_out_len + n > sizeof g_out) kp_flush_seen(name);
@@ -302,7 +303,7 @@ void kp_channel_outside(const char *op, const char *path) {
 
 /* At exit nothing may change the job's exit status: a harness that is gone loses the lines. */
 void kp_channel_flush_at_exit(void) {
-  if (!g_one_way || pthread_mutex_trylock(&g_mu) != 0) return;  /* a thread is mid-exchange */
+  if (!g_one_way || pthread_mutex_trylock(&g_mu) != 0) return; /* a thread is mid-exchange */
   if (g_out_len > 0 && g_fd >= 0 && g_pid != getpid()) g_fd = -1;
   if (g_out_len > 0 && g_fd < 0) {
     const char *why;
@@ -327,8 +328,8 @@ static void kp_exchange(const char *kind, kp_point *p, int with_bytes, unsigned 
   char line[KP_LINE_MAX + 64];
   int unseen = p->unseen != NULL && kind[0] == 'H';
   int n = with_bytes
-              ? snprintf(line, sizeof line, "%s %s %d %llu%s%s\n", kind, p->name, (int)getpid(), bytes,
-                         unseen ? " unseen:" : "", unseen ? p->unseen : "")
+              ? snprintf(line, sizeof line, "%s %s %d %llu%s%s\n", kind, p->name, (int)getpid(),
+                         bytes, unseen ? " unseen:" : "", unseen ? p->unseen : "")
               : snprintf(line, sizeof line, "%s %s %d%s\n", kind, p->name, (int)getpid(),
                          p->excl && kind[0] == 'H' ? " excl" : "");
   if (n < 0 || (size_t)n >= sizeof line) kp_fatal("at %s: line too long", p->name);
@@ -374,7 +375,7 @@ void kp_point_hit(kp_point *p) {
   } else {
     kp_fatal("at %s: unexpected answer '%s'", p->name, answer);
   }
-  p->locked = 1;  /* the channel stays ours until DONE is answered */
+  p->locked = 1; /* the channel stays ours until DONE is answered */
 }
 
 void kp_point_done(kp_point *p, unsigned long long done_bytes) {
@@ -401,5 +402,5 @@ void kp_channel_atfork_child(void) {
   if (g_fd >= 0) kp_real_close(g_fd);
   g_fd = -1;
   g_len = 0;
-  g_out_len = 0;  /* the parent's lines are the parent's to send */
+  g_out_len = 0; /* the parent's lines are the parent's to send */
 }

@@ -15,19 +15,19 @@ enum { KP_CONTINUE = 0, KP_AFTER = 1, KP_PARTIAL = 2 };
 #define KP_BYTES_MAX 999999999999999999ULL
 
 typedef struct {
-  int armed;                   /* a crash point: HIT is sent. 0: everything is a no-op */
-  int is_write;                /* a write: its size goes with HIT, PARTIAL is allowed */
-  int excl;                    /* an open that creates the file exclusively (O_CREAT|O_EXCL):
-                                  HIT and SEEN carry the flag "excl" (protocol v1.3) */
-  int wait;                    /* waits for an answer even when one-way reports are on: a
-                                  directory's sync under the durability journal (shadow.h) */
-  const char *unseen;          /* a write the shim did not see (v1.4), noticed at this op ("close",
-                                  "fsync", "dup2", "rename", "exit"...): HIT and SEEN carry
-                                  "unseen:<op>" after the bytes. NULL for a real call */
-  unsigned long long bytes;    /* the write's size */
-  int answer;                  /* KP_CONTINUE, KP_AFTER or KP_PARTIAL */
-  unsigned long long partial;  /* PARTIAL's n */
-  int locked;                  /* holding the channel until DONE is answered */
+  int armed;                  /* a crash point: HIT is sent. 0: everything is a no-op */
+  int is_write;               /* a write: its size goes with HIT, PARTIAL is allowed */
+  int excl;                   /* an open that creates the file exclusively (O_CREAT|O_EXCL):
+                                 HIT and SEEN carry the flag "excl" (protocol v1.3) */
+  int wait;                   /* waits for an answer even when one-way reports are on: a
+                                 directory's sync under the durability journal (shadow.h) */
+  const char *unseen;         /* a write the shim did not see (v1.4), noticed at this op ("close",
+                                 "fsync", "dup2", "rename", "exit"...): HIT and SEEN carry
+                                 "unseen:<op>" after the bytes. NULL for a real call */
+  unsigned long long bytes;   /* the write's size */
+  int answer;                 /* KP_CONTINUE, KP_AFTER or KP_PARTIAL */
+  unsigned long long partial; /* PARTIAL's n */
+  int locked;                 /* holding the channel until DONE is answered */
   char name[KP_NAME_MAX];
 } kp_point;
 
@@ -47,7 +47,8 @@ static inline void kp_point_init(kp_point *p) {
 /* Arms the point as "<op>:<a>" or "<op>:<a>:<b>" (b may be NULL), with every character outside
  * [A-Za-z0-9_.:/-] replaced by '_'. */
 void kp_point_name(kp_point *p, const char *op, const char *a, const char *b);
-/* Sends HIT and reads the answer, or queues a one-way SEEN (v1.2). Exits 70 on ERROR, EOF, any I/O error or a bad answer. */
+/* Sends HIT and reads the answer, or queues a one-way SEEN (v1.2). Exits 70 on ERROR, EOF, any I/O
+ * error or a bad answer. */
 void kp_point_hit(kp_point *p);
 /* After AFTER or PARTIAL: sends DONE (with `done_bytes` for a write) and waits for CONTINUE. */
 void kp_point_done(kp_point *p, unsigned long long done_bytes);

@@ -13,21 +13,21 @@
 #include "shim.h"
 
 typedef struct {
-  char *rel;  /* NULL: not tracked */
+  char *rel; /* NULL: not tracked */
   dev_t dev;
   ino_t ino;
-  int writable;           /* opened O_WRONLY or O_RDWR: it can write without the shim seeing */
-  int flags;              /* KP_FD_READABLE, KP_FD_APPEND */
-  int reader;             /* a hidden fd open for reading on the same file (kp_fd_reader), + 1;
-                             0: none */
-  off_t size;             /* the file's size and mtime after the last operation the shim saw */
-  struct timespec mtime;  /* on it in this process (its stamp) */
+  int writable;          /* opened O_WRONLY or O_RDWR: it can write without the shim seeing */
+  int flags;             /* KP_FD_READABLE, KP_FD_APPEND */
+  int reader;            /* a hidden fd open for reading on the same file (kp_fd_reader), + 1;
+                            0: none */
+  off_t size;            /* the file's size and mtime after the last operation the shim saw */
+  struct timespec mtime; /* on it in this process (its stamp) */
 } kp_fd_entry;
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 static kp_fd_entry *g_entries; /* indexed by fd; guarded by g_mu */
 static size_t g_cap;
-static size_t g_count;         /* tracked entries: lookups skip the lock while it is 0 */
+static size_t g_count; /* tracked entries: lookups skip the lock while it is 0 */
 
 /* With g_mu held: the job closed fds [lo, hi] or dup'ed over them: a hidden reader among them
  * is the job's now (or closed), never to be used or closed by the shim. */
@@ -93,11 +93,11 @@ static void kp_fd_record(int fd, const char *rel, int publish) {
     __atomic_fetch_add(&g_count, 1, __ATOMIC_RELAXED);
     copy = NULL;
   }
-  kp_stamp_locked(&st);  /* an O_TRUNC open changes the file under this process's other fds */
+  kp_stamp_locked(&st); /* an O_TRUNC open changes the file under this process's other fds */
   int writable = publish && copy == NULL && g_entries[fd].writable;
   pthread_mutex_unlock(&g_mu);
   free(copy);
-  if (writable) kp_publish(fd, &st);  /* a seen open (O_TRUNC): no earlier stamp stands */
+  if (writable) kp_publish(fd, &st); /* a seen open (O_TRUNC): no earlier stamp stands */
 }
 
 void kp_fd_set(int fd, const char *rel) { kp_fd_record(fd, rel, 1); }
@@ -118,8 +118,8 @@ void kp_fd_stamp(const struct stat *st) {
 
 static void kp_publish(int fd, const struct stat *st) {
   char text[64];
-  int n = snprintf(text, sizeof text, "%lld %lld %ld", (long long)st->st_size, (long long)st->st_mtim.tv_sec,
-                   (long)st->st_mtim.tv_nsec);
+  int n = snprintf(text, sizeof text, "%lld %lld %ld", (long long)st->st_size,
+                   (long long)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec);
   if (n > 0 && (size_t)n < sizeof text) (void)fsetxattr(fd, KP_SEEN_XATTR, text, (size_t)n, 0);
 }
 
@@ -351,7 +351,7 @@ void kp_fd_adopt_inherited(void) {
     char link[64], target[KP_PATH_MAX], rel[KP_PATH_MAX];
     snprintf(link, sizeof link, "/proc/self/fd/%ld", fd);
     ssize_t n = readlink(link, target, sizeof target - 1);
-    if (n <= 0 || target[0] != '/') continue;  /* socket:[..], pipe:[..], anon_inode:.. */
+    if (n <= 0 || target[0] != '/') continue; /* socket:[..], pipe:[..], anon_inode:.. */
     target[n] = '\0';
     struct stat st;
     if (fstat((int)fd, &st) != 0 || (S_ISREG(st.st_mode) && st.st_nlink == 0)) continue;

@@ -1,9 +1,9 @@
 /* Wrappers of the ways a process leaves without running its destructors: _exit and _Exit
  * (a forked child's usual end), and the exec family (the image is replaced). Neither is a crash
  * point; each first reports the writes it did not see (kp_unseen_writes), then sends the one-way
- * reports (protocol v1.2) still queued, which would otherwise be lost with the process's memory. The variadic execl, execlp and execle are not
- * wrapped: glibc builds their argv and calls its internal execve, out of the shim's reach
- * (docs/syscall-shim.md). */
+ * reports (protocol v1.2) still queued, which would otherwise be lost with the process's memory.
+ * The variadic execl, execlp and execle are not wrapped: glibc builds their argv and calls its
+ * internal execve, out of the shim's reach (docs/syscall-shim.md). */
 #include <errno.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -24,7 +24,7 @@ static void kp_flush_before_leaving(const char *at) {
   if (!kp_enabled() || !kp_own_process()) return;
   int err = errno;
   kp_guard_enter();
-  kp_unseen_writes(NULL, at);  /* the fds are closed by the kernel, or adopted afresh after exec */
+  kp_unseen_writes(NULL, at); /* the fds are closed by the kernel, or adopted afresh after exec */
   kp_channel_flush_at_exit();
   kp_guard_leave();
   errno = err;

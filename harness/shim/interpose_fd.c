@@ -97,13 +97,21 @@ static void kp_fd_point_checked(kp_point *p, const char *op, int fd) {
 
 /* ---- the write family ---- */
 
-enum kp_write_kind { KP_WRITE, KP_PWRITE, KP_PWRITE64, KP_WRITEV, KP_PWRITEV, KP_PWRITEV64,
-                     KP_PWRITEV2, KP_PWRITEV64V2 };
+enum kp_write_kind {
+  KP_WRITE,
+  KP_PWRITE,
+  KP_PWRITE64,
+  KP_WRITEV,
+  KP_PWRITEV,
+  KP_PWRITEV64,
+  KP_PWRITEV2,
+  KP_PWRITEV64V2
+};
 
 typedef struct {
   enum kp_write_kind kind;
   int fd;
-  const struct iovec *iov;  /* write, pwrite: one iovec around the buffer */
+  const struct iovec *iov; /* write, pwrite: one iovec around the buffer */
   int iovcnt;
   off64_t off;
   int flags;
@@ -113,14 +121,22 @@ typedef struct {
 static ssize_t kp_write_real(const kp_write_call *c, const struct iovec *iov, int iovcnt,
                              off64_t off) {
   switch (c->kind) {
-    case KP_WRITE: return kp_next_write()(c->fd, iov[0].iov_base, iov[0].iov_len);
-    case KP_PWRITE: return kp_next_pwrite()(c->fd, iov[0].iov_base, iov[0].iov_len, (off_t)off);
-    case KP_PWRITE64: return kp_next_pwrite64()(c->fd, iov[0].iov_base, iov[0].iov_len, off);
-    case KP_WRITEV: return kp_next_writev()(c->fd, iov, iovcnt);
-    case KP_PWRITEV: return kp_next_pwritev()(c->fd, iov, iovcnt, (off_t)off);
-    case KP_PWRITEV64: return kp_next_pwritev64()(c->fd, iov, iovcnt, off);
-    case KP_PWRITEV2: return kp_next_pwritev2()(c->fd, iov, iovcnt, (off_t)off, c->flags);
-    case KP_PWRITEV64V2: return kp_next_pwritev64v2()(c->fd, iov, iovcnt, off, c->flags);
+    case KP_WRITE:
+      return kp_next_write()(c->fd, iov[0].iov_base, iov[0].iov_len);
+    case KP_PWRITE:
+      return kp_next_pwrite()(c->fd, iov[0].iov_base, iov[0].iov_len, (off_t)off);
+    case KP_PWRITE64:
+      return kp_next_pwrite64()(c->fd, iov[0].iov_base, iov[0].iov_len, off);
+    case KP_WRITEV:
+      return kp_next_writev()(c->fd, iov, iovcnt);
+    case KP_PWRITEV:
+      return kp_next_pwritev()(c->fd, iov, iovcnt, (off_t)off);
+    case KP_PWRITEV64:
+      return kp_next_pwritev64()(c->fd, iov, iovcnt, off);
+    case KP_PWRITEV2:
+      return kp_next_pwritev2()(c->fd, iov, iovcnt, (off_t)off, c->flags);
+    case KP_PWRITEV64V2:
+      return kp_next_pwritev64v2()(c->fd, iov, iovcnt, off, c->flags);
   }
   errno = EINVAL;
   return -1;
@@ -219,8 +235,7 @@ KP_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int iovcnt, off_t of
   return kp_write_common(&c);
 }
 
-KP_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int iovcnt, off64_t off,
-                              int flags) {
+KP_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int iovcnt, off64_t off, int flags) {
   kp_write_call c = {KP_PWRITEV64V2, fd, iov, iovcnt, off, flags};
   return kp_write_common(&c);
 }
@@ -233,9 +248,9 @@ typedef struct {
   enum kp_copy_kind kind;
   int out_fd;
   int in_fd;
-  off64_t *in_off;   /* copy_file_range, sendfile64 */
-  off64_t *out_off;  /* copy_file_range */
-  off_t *sf_off;     /* sendfile */
+  off64_t *in_off;  /* copy_file_range, sendfile64 */
+  off64_t *out_off; /* copy_file_range */
+  off_t *sf_off;    /* sendfile */
   unsigned flags;
 } kp_copy_call;
 
@@ -243,8 +258,10 @@ static ssize_t kp_copy_real(const kp_copy_call *c, size_t len) {
   switch (c->kind) {
     case KP_COPY_FILE_RANGE:
       return kp_next_copy_file_range()(c->in_fd, c->in_off, c->out_fd, c->out_off, len, c->flags);
-    case KP_SENDFILE: return kp_next_sendfile()(c->out_fd, c->in_fd, c->sf_off, len);
-    case KP_SENDFILE64: return kp_next_sendfile64()(c->out_fd, c->in_fd, c->in_off, len);
+    case KP_SENDFILE:
+      return kp_next_sendfile()(c->out_fd, c->in_fd, c->sf_off, len);
+    case KP_SENDFILE64:
+      return kp_next_sendfile64()(c->out_fd, c->in_fd, c->in_off, len);
   }
   errno = EINVAL;
   return -1;
@@ -255,7 +272,7 @@ static ssize_t kp_copy_real(const kp_copy_call *c, size_t len) {
 static unsigned long long kp_copy_size(const kp_copy_call *c, size_t len) {
   struct stat st;
   if (fstat(c->in_fd, &st) != 0 || !S_ISREG(st.st_mode)) return len;
-  off64_t pos = c->in_off != NULL  ? *c->in_off
+  off64_t pos = c->in_off != NULL   ? *c->in_off
                 : c->sf_off != NULL ? (off64_t)*c->sf_off
                                     : lseek64(c->in_fd, 0, SEEK_CUR);
   if (pos < 0) return len;
@@ -279,7 +296,7 @@ static ssize_t kp_copy_common(const kp_copy_call *c, size_t len) {
   errno = err;
   ssize_t r = 0;
   if (p.answer == KP_PARTIAL && p.partial < p.bytes) {
-    unsigned long long done = 0;  /* the kernel advances the offsets (or the file position) */
+    unsigned long long done = 0; /* the kernel advances the offsets (or the file position) */
     while (done < p.partial) {
       r = kp_copy_real(c, (size_t)(p.partial - done));
       if (r < 0 && errno == EINTR) continue;
@@ -444,7 +461,7 @@ static kp_fn_fcntl kp_next_fcntl64(void) {
   kp_fn_fcntl fn = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
   if (fn == NULL) {
     fn = (kp_fn_fcntl)dlsym(RTLD_NEXT, "fcntl64");
-    if (fn == NULL) fn = kp_next_fcntl();  /* a libc older than 2.28 */
+    if (fn == NULL) fn = kp_next_fcntl(); /* a libc older than 2.28 */
     __atomic_store_n(&cached, fn, __ATOMIC_RELEASE);
   }
   return fn;

@@ -57,24 +57,44 @@ static void kp_path_point(kp_point *p, const char *op, int dirfd, const char *pa
 
 /* ---- the open family ---- */
 
-enum kp_open_kind { KP_OPEN, KP_OPEN64, KP_OPENAT, KP_OPENAT64, KP_CREAT, KP_CREAT64,
-                    KP_OPEN_2, KP_OPEN64_2, KP_OPENAT_2, KP_OPENAT64_2 };
+enum kp_open_kind {
+  KP_OPEN,
+  KP_OPEN64,
+  KP_OPENAT,
+  KP_OPENAT64,
+  KP_CREAT,
+  KP_CREAT64,
+  KP_OPEN_2,
+  KP_OPEN64_2,
+  KP_OPENAT_2,
+  KP_OPENAT64_2
+};
 
-#define KP_NEEDS_MODE(flags) (((flags) & O_CREAT) != 0 || ((flags) & O_TMPFILE) == O_TMPFILE)
+#define KP_NEEDS_MODE(flags) (((flags)&O_CREAT) != 0 || ((flags)&O_TMPFILE) == O_TMPFILE)
 
 static int kp_open_real(enum kp_open_kind kind, int dirfd, const char *path, int flags,
                         mode_t mode) {
   switch (kind) {
-    case KP_OPEN: return kp_next_open()(path, flags, mode);
-    case KP_OPEN64: return kp_next_open64()(path, flags, mode);
-    case KP_OPENAT: return kp_next_openat()(dirfd, path, flags, mode);
-    case KP_OPENAT64: return kp_next_openat64()(dirfd, path, flags, mode);
-    case KP_CREAT: return kp_next_creat()(path, mode);
-    case KP_CREAT64: return kp_next_creat64()(path, mode);
-    case KP_OPEN_2: return kp_next___open_2()(path, flags);
-    case KP_OPEN64_2: return kp_next___open64_2()(path, flags);
-    case KP_OPENAT_2: return kp_next___openat_2()(dirfd, path, flags);
-    case KP_OPENAT64_2: return kp_next___openat64_2()(dirfd, path, flags);
+    case KP_OPEN:
+      return kp_next_open()(path, flags, mode);
+    case KP_OPEN64:
+      return kp_next_open64()(path, flags, mode);
+    case KP_OPENAT:
+      return kp_next_openat()(dirfd, path, flags, mode);
+    case KP_OPENAT64:
+      return kp_next_openat64()(dirfd, path, flags, mode);
+    case KP_CREAT:
+      return kp_next_creat()(path, mode);
+    case KP_CREAT64:
+      return kp_next_creat64()(path, mode);
+    case KP_OPEN_2:
+      return kp_next___open_2()(path, flags);
+    case KP_OPEN64_2:
+      return kp_next___open64_2()(path, flags);
+    case KP_OPENAT_2:
+      return kp_next___openat_2()(dirfd, path, flags);
+    case KP_OPENAT64_2:
+      return kp_next___openat64_2()(dirfd, path, flags);
   }
   errno = EINVAL;
   return -1;
@@ -85,7 +105,8 @@ static int kp_open_real(enum kp_open_kind kind, int dirfd, const char *path, int
  * harness then names the file by its creation order (protocol v1.3, docs/syscall-shim.md). A
  * lock file that already exists fails with EEXIST and is not flagged. */
 static int kp_creates_exclusively(enum kp_open_kind kind, int dirfd, const char *path, int flags) {
-  if (kind == KP_CREAT || kind == KP_CREAT64 || (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL)) return 0;
+  if (kind == KP_CREAT || kind == KP_CREAT64 || (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL))
+    return 0;
   struct stat st;
   return fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
 }
@@ -117,7 +138,7 @@ static int kp_open_common(enum kp_open_kind kind, int dirfd, const char *path, i
     if (inside) {
       kp_fd_set(fd, rel);
     } else {
-      kp_fd_forget(fd);  /* an entry left by a close the shim did not see */
+      kp_fd_forget(fd); /* an entry left by a close the shim did not see */
     }
   }
   kp_point_done(&p, 0);
@@ -128,14 +149,14 @@ static int kp_open_common(enum kp_open_kind kind, int dirfd, const char *path, i
   return fd;
 }
 
-#define KP_VA_MODE(flags, last, mode)       \
-  do {                                      \
-    if (KP_NEEDS_MODE(flags)) {             \
-      va_list ap;                           \
-      va_start(ap, last);                   \
-      mode = (mode_t)va_arg(ap, int);       \
-      va_end(ap);                           \
-    }                                       \
+#define KP_VA_MODE(flags, last, mode) \
+  do {                                \
+    if (KP_NEEDS_MODE(flags)) {       \
+      va_list ap;                     \
+      va_start(ap, last);             \
+      mode = (mode_t)va_arg(ap, int); \
+      va_end(ap);                     \
+    }                                 \
   } while (0)
 
 KP_EXPORT int open(const char *path, int flags, ...) {
@@ -216,9 +237,12 @@ enum kp_rename_kind { KP_RENAME, KP_RENAMEAT, KP_RENAMEAT2 };
 static int kp_rename_real(enum kp_rename_kind kind, int fromfd, const char *from, int tofd,
                           const char *to, unsigned flags) {
   switch (kind) {
-    case KP_RENAME: return kp_next_rename()(from, to);
-    case KP_RENAMEAT: return kp_next_renameat()(fromfd, from, tofd, to);
-    case KP_RENAMEAT2: return kp_next_renameat2()(fromfd, from, tofd, to, flags);
+    case KP_RENAME:
+      return kp_next_rename()(from, to);
+    case KP_RENAMEAT:
+      return kp_next_renameat()(fromfd, from, tofd, to);
+    case KP_RENAMEAT2:
+      return kp_next_renameat2()(fromfd, from, tofd, to, flags);
   }
   errno = EINVAL;
   return -1;
@@ -236,7 +260,7 @@ static int kp_rename_common(enum kp_rename_kind kind, int fromfd, const char *fr
   int own = kp_own_process();
   int in_a = own && kp_sandbox_path(fromfd, from, rel_a, sizeof rel_a, abs_a);
   int in_b = own && kp_sandbox_path(tofd, to, rel_b, sizeof rel_b, abs_b);
-  if (in_a) kp_unseen_writes(rel_a, "rename");  /* this process's fds open on the source */
+  if (in_a) kp_unseen_writes(rel_a, "rename"); /* this process's fds open on the source */
   kp_point p;
   kp_point_init(&p);
   if (in_a || in_b) {
@@ -251,7 +275,7 @@ static int kp_rename_common(enum kp_rename_kind kind, int fromfd, const char *fr
     kp_fd_rename(in_a ? rel_a : NULL, in_b ? rel_b : NULL, (flags & RENAME_EXCHANGE) != 0);
   }
   kp_point_done(&p, 0);
-  if (r == 0 && own) {  /* the file left its old name and took its new one */
+  if (r == 0 && own) { /* the file left its old name and took its new one */
     if (!in_a) kp_outside_path("rename", fromfd, from);
     if (!in_b) kp_outside_path("rename", tofd, to);
   }
@@ -276,29 +300,26 @@ KP_EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, 
 
 KP_EXPORT int unlink(const char *path) {
   if (!kp_enabled()) return kp_next_unlink()(path);
-  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "unlink", AT_FDCWD, path),
-                 kp_next_unlink()(path),
+  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "unlink", AT_FDCWD, path), kp_next_unlink()(path),
                  kp_outside_after(kp_r_, "unlink", AT_FDCWD, path));
 }
 
 KP_EXPORT int unlinkat(int dirfd, const char *path, int flags) {
   if (!kp_enabled()) return kp_next_unlinkat()(dirfd, path, flags);
-  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "unlink", dirfd, path),
-                 kp_next_unlinkat()(dirfd, path, flags),
-                 kp_outside_after(kp_r_, (flags & AT_REMOVEDIR) != 0 ? "rmdir" : "unlink", dirfd, path));
+  KP_AROUND_THEN(
+      int, kp_path_point(&kp_p_, "unlink", dirfd, path), kp_next_unlinkat()(dirfd, path, flags),
+      kp_outside_after(kp_r_, (flags & AT_REMOVEDIR) != 0 ? "rmdir" : "unlink", dirfd, path));
 }
 
 KP_EXPORT int rmdir(const char *path) {
   if (!kp_enabled()) return kp_next_rmdir()(path);
-  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "unlink", AT_FDCWD, path),
-                 kp_next_rmdir()(path),
+  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "unlink", AT_FDCWD, path), kp_next_rmdir()(path),
                  kp_outside_after(kp_r_, "rmdir", AT_FDCWD, path));
 }
 
 KP_EXPORT int mkdir(const char *path, mode_t mode) {
   if (!kp_enabled()) return kp_next_mkdir()(path, mode);
-  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "mkdir", AT_FDCWD, path),
-                 kp_next_mkdir()(path, mode),
+  KP_AROUND_THEN(int, kp_path_point(&kp_p_, "mkdir", AT_FDCWD, path), kp_next_mkdir()(path, mode),
                  kp_outside_after(kp_r_, "mkdir", AT_FDCWD, path));
 }
 

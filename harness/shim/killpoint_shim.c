@@ -20,11 +20,11 @@
 int kp_active_flag;
 _Thread_local int kp_guard_depth __attribute__((tls_model("initial-exec")));
 
-static char *g_ctl;            /* KILLPOINT_CTL */
-static char g_workdir[KP_PATH_MAX];       /* KILLPOINT_WORKDIR, normalized */
-static char g_workdir_real[KP_PATH_MAX];  /* its realpath, or the same */
-static pid_t g_owner_pid;      /* the process the shim's state belongs to */
-static int g_skip_sync;        /* KILLPOINT_SKIP_FSYNC=1: sandbox files are never really synced */
+static char *g_ctl;                      /* KILLPOINT_CTL */
+static char g_workdir[KP_PATH_MAX];      /* KILLPOINT_WORKDIR, normalized */
+static char g_workdir_real[KP_PATH_MAX]; /* its realpath, or the same */
+static pid_t g_owner_pid;                /* the process the shim's state belongs to */
+static int g_skip_sync; /* KILLPOINT_SKIP_FSYNC=1: sandbox files are never really synced */
 
 const char *kp_ctl(void) { return g_ctl; }
 const char *kp_workdir(void) { return g_workdir; }

@@ -21,7 +21,7 @@ static int kp_has_prefix(const char *s, const char *prefix) {
 }
 
 int kp_outside_ignored(const char *abs) {
-  if (abs[0] != '/') return 1;  /* "pipe:[123]", "socket:[4]", "anon_inode:..." */
+  if (abs[0] != '/') return 1; /* "pipe:[123]", "socket:[4]", "anon_inode:..." */
   if (kp_has_prefix(abs, "/dev/shm/")) return 0;
   return kp_has_prefix(abs, "/dev/") || strcmp(abs, "/dev") == 0 || kp_has_prefix(abs, "/proc/") ||
          kp_has_prefix(abs, "/sys/");
@@ -58,7 +58,7 @@ void kp_outside_path(const char *op, int dirfd, const char *path) {
   char real[KP_PATH_MAX];
   const char *shown = abs;
   if (kp_real_parent(abs, real, sizeof real) == 0) {
-    if (kp_real_inside(real) || kp_outside_ignored(real)) return;  /* a symlink into the sandbox */
+    if (kp_real_inside(real) || kp_outside_ignored(real)) return; /* a symlink into the sandbox */
     shown = real;
   }
   kp_channel_outside(op, shown);

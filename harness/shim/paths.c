@@ -23,8 +23,8 @@ int kp_normalize(const char *in, char *out, size_t cap) {
     if (n == 1 && p[0] == '.') {
       /* nothing */
     } else if (n == 2 && p[0] == '.' && p[1] == '.') {
-      while (len > 1 && out[len - 1] != '/') --len;  /* drop the last component */
-      if (len > 1) --len;                              /* and its '/' */
+      while (len > 1 && out[len - 1] != '/') --len; /* drop the last component */
+      if (len > 1) --len;                           /* and its '/' */
     } else {
       size_t need = (len > 1 ? 1 : 0) + n;
       if (len + need + 1 > cap) return -1;
@@ -43,8 +43,9 @@ static int kp_dir_path(int dirfd, char *out, size_t cap) {
   char rel[KP_PATH_MAX];
   if (kp_fd_lookup(dirfd, rel, sizeof rel)) {
     const char *root = kp_workdir();
-    int n = strcmp(rel, ".") == 0 ? snprintf(out, cap, "%s", root)
-                                  : snprintf(out, cap, "%s/%s", strcmp(root, "/") == 0 ? "" : root, rel);
+    int n = strcmp(rel, ".") == 0
+                ? snprintf(out, cap, "%s", root)
+                : snprintf(out, cap, "%s/%s", strcmp(root, "/") == 0 ? "" : root, rel);
     return n > 0 && (size_t)n < cap ? 0 : -1;
   }
   char link[64];

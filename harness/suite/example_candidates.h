@@ -21,7 +21,7 @@ class ExampleCandidates {
   explicit ExampleCandidates(size_t examples) : examples_(examples) {}
 
   struct Added {
-    bool candidate = false;            // among the smallest known: write its file
+    bool candidate = false;              // among the smallest known: write its file
     std::optional<int> pushed_out = {};  // a trial that no longer is: remove its file
   };
 

@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 std::string Fill(std::string arg, const std::map<std::string, std::string>& vars) {
   for (const auto& [name, value] : vars) {
     std::string token = "{" + name + "}";
-    for (size_t at = arg.find(token); at != std::string::npos; at = arg.find(token, at + value.size())) {
+    for (size_t at = arg.find(token); at != std::string::npos;
+         at = arg.find(token, at + value.size())) {
       arg.replace(at, token.size(), value);
     }
   }
@@ -25,7 +26,8 @@ std::string Fill(std::string arg, const std::map<std::string, std::string>& vars
 // The first line git prints, or "" when it fails (not a checkout, no git at all).
 std::string Git(const fs::path& dir, const std::string& args) {
   // GIT_DIR and GIT_WORK_TREE from a calling hook would point git elsewhere than `dir`.
-  std::string command = "unset GIT_DIR GIT_WORK_TREE; git -C " + ShellQuote(dir.string()) + " " + args + " 2>/dev/null";
+  std::string command = "unset GIT_DIR GIT_WORK_TREE; git -C " + ShellQuote(dir.string()) + " " +
+                        args + " 2>/dev/null";
   FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return "";
   std::string out;
@@ -57,12 +59,14 @@ std::string CommitOf(const fs::path& dir) {
 std::vector<fs::path> JobFolders(const Scenario& s, const fs::path& bindir) {
   std::error_code ec;
   fs::path scenario_dir = fs::absolute(s.file, ec).parent_path();
-  std::map<std::string, std::string> vars = {{"bindir", bindir.string()}, {"scenario_dir", scenario_dir.string()}};
+  std::map<std::string, std::string> vars = {{"bindir", bindir.string()},
+                                             {"scenario_dir", scenario_dir.string()}};
   std::vector<fs::path> out;
   for (size_t i = 0; i < s.job.command.size(); ++i) {
     fs::path p = Fill(s.job.command[i], vars);
     bool program = i == 0 && p.has_parent_path();
-    if (program || (i > 0 && fs::is_regular_file(p, ec))) out.push_back(fs::absolute(p, ec).parent_path());
+    if (program || (i > 0 && fs::is_regular_file(p, ec)))
+      out.push_back(fs::absolute(p, ec).parent_path());
   }
   out.push_back(scenario_dir);
   return out;

@@ -38,7 +38,6 @@ struct Journals {
   std::map<int, std::string> history;  // the trial's history lines, newline-terminated
 };
 
-
 Result<Shard> ReadShard(const fs::path& dir) {
   fs::path file = ResultsFile(dir);
   std::error_code ec;
@@ -163,7 +162,8 @@ Status ReadTrials(const Shard& shard, const fs::path& file, Journals& into) {
       trial = j.at("trial").get<int>();
       j.at("plan").get_to(t.plan);
       j.at("verdicts").get_to(t.verdicts);
-      if (j.contains("exercise")) j.at("exercise").get_to(t.exercise);  // absent: a journal of before
+      if (j.contains("exercise"))
+        j.at("exercise").get_to(t.exercise);  // absent: a journal of before
     } catch (const Json::exception& e) {
       return Error::BadInput(where + ": damaged trials journal: " + JsonErrorText(e));
     }
@@ -246,7 +246,8 @@ ScenarioResult Fold(const std::vector<Shard>& shards, size_t i, const Journals& 
   s.file = r.file;
   uint64_t seed = shards.front().results.seed;
   for (const auto& [trial, line] : journals.trials) {
-    r.Add(line.plan, line.verdicts, ReplayCommand(s, seed, trial, r.exhaustive_total > 0), line.exercise);
+    r.Add(line.plan, line.verdicts, ReplayCommand(s, seed, trial, r.exhaustive_total > 0),
+          line.exercise);
   }
   return r;
 }

@@ -287,7 +287,8 @@ class ScenarioTrials {
       FinishedTrial done{f.record.plan, f.verdicts, ExerciseOf(f.record.plan, f.record.events)};
       for (auto& t : fold_.Finish(trial, std::move(done))) ready.push_back(std::move(t));
       if (o_.on_trial)
-        o_.on_trial(s_, trial, f.verdicts, o_.keep_sandboxes ? f.record.sandbox.root() : fs::path());
+        o_.on_trial(s_, trial, f.verdicts,
+                    o_.keep_sandboxes ? f.record.sandbox.root() : fs::path());
     }
     FoldIn(std::move(ready));
     return Ok();
@@ -408,7 +409,8 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
   // run passes, and one with max_occurrence > 1 draws no occurrence its points never reach
   // (plan/planner.h): one discovery, as --exhaustive makes.
   std::vector<CrashPoint> discovered;
-  bool draws_from_discovery = s.max_occurrence > 1 || std::any_of(s.failpoints.begin(), s.failpoints.end(), IsPointPattern);
+  bool draws_from_discovery =
+      s.max_occurrence > 1 || std::any_of(s.failpoints.begin(), s.failpoints.end(), IsPointPattern);
   if (!o.exhaustive && !s.failpoints.empty() && draws_from_discovery) {
     auto points = DiscoverPoints(s, "", to);
     if (!points) return points.error();

@@ -35,17 +35,17 @@ inline constexpr int kDefaultTrials = 40;
 struct SuiteOptions {
   int trials = 0;  // per scenario; 0: the scenario's own "trials", else kDefaultTrials
   uint64_t seed = 1;
-  std::optional<int> only_trial;  // run just this trial of each scenario (replay)
-  std::filesystem::path out;      // results folder, created if missing
-  std::filesystem::path bindir;   // {bindir}
+  std::optional<int> only_trial;       // run just this trial of each scenario (replay)
+  std::filesystem::path out;           // results folder, created if missing
+  std::filesystem::path bindir;        // {bindir}
   std::filesystem::path sandbox_root;  // empty: a fresh folder under the system temp dir
   bool keep_sandboxes = false;
   // Trials run at once (--jobs); the results are the same whatever it is. 0: one per core.
   int jobs = 1;
   // Sandboxes in the temp folder instead of RAM, and every fsync of a job reaches the disk.
   bool real_disk = false;
-  bool exhaustive = false;       // one trial per (crash point, moment, model) instead of sampling
-  int exhaustive_limit = 1000;   // at most this many of those trials per scenario
+  bool exhaustive = false;         // one trial per (crash point, moment, model) instead of sampling
+  int exhaustive_limit = 1000;     // at most this many of those trials per scenario
   std::optional<ShardInfo> shard;  // make only this shard's trials (suite/shard.h)
   // Continue the run in `out` (its run.json must match these options and scenarios): keep its
   // finished trials (journal.h repairs a torn tail), run only the others.

@@ -15,7 +15,8 @@ size_t EditDistance(std::string_view a, std::string_view b) {
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.size()][b.size()];
@@ -34,8 +35,8 @@ std::string ClosestName(std::string_view typed, const std::vector<std::string>& 
   for (const std::string& c : candidates) {
     if (c.size() > 64) continue;
     // A prefix of 3 characters or more counts as one edit: timeout for timeout_ms.
-    bool prefix = std::min(typed.size(), c.size()) >= 3 &&
-                  (c.rfind(typed, 0) == 0 || typed.rfind(c, 0) == 0);
+    bool prefix =
+        std::min(typed.size(), c.size()) >= 3 && (c.rfind(typed, 0) == 0 || typed.rfind(c, 0) == 0);
     size_t dist = prefix ? 1 : EditDistance(typed, c);
     if (dist < best_distance) {
       best = c;

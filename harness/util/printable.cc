@@ -18,16 +18,19 @@ void Escape(std::string& out, unsigned char c) {
 size_t Utf8Length(std::string_view s, size_t i) {
   auto at = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
   unsigned char c = at(i);
-  size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+             : c >= 0xe0 && c <= 0xef ? 3
+             : c >= 0xf0 && c <= 0xf4 ? 4
+                                      : 0;
   if (n == 0 || i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k) {
     if ((at(i + k) & 0xc0) != 0x80) return 0;
   }
   unsigned char c1 = at(i + 1);
-  if (c == 0xe0 && c1 < 0xa0) return 0;   // overlong
-  if (c == 0xed && c1 > 0x9f) return 0;   // surrogate
-  if (c == 0xf0 && c1 < 0x90) return 0;   // overlong
-  if (c == 0xf4 && c1 > 0x8f) return 0;   // above U+10FFFF
+  if (c == 0xe0 && c1 < 0xa0) return 0;  // overlong
+  if (c == 0xed && c1 > 0x9f) return 0;  // surrogate
+  if (c == 0xf0 && c1 < 0x90) return 0;  // overlong
+  if (c == 0xf4 && c1 > 0x8f) return 0;  // above U+10FFFF
   return n;
 }
 
@@ -54,13 +57,14 @@ size_t Utf8At(std::string_view s, size_t i, uint32_t& cp) {
 }
 
 bool IsInvisibleCodePoint(uint32_t cp) {
-  return (cp >= 0x80 && cp <= 0x9f) ||                     // C1 controls
-         cp == 0xad || cp == 0x61c || cp == 0x180e ||      // soft hyphen, Arabic letter mark, Mongolian separator
-         (cp >= 0x200b && cp <= 0x200f) ||                 // zero-width space, joiners, LRM, RLM
-         (cp >= 0x2028 && cp <= 0x202e) ||                 // line/paragraph separators, bidi embeddings, overrides
-         (cp >= 0x2060 && cp <= 0x206f) ||                 // word joiner, invisible operators, bidi isolates
-         cp == 0xfeff ||                                   // zero-width no-break space (BOM)
-         (cp >= 0xfff9 && cp <= 0xfffb);                   // interlinear annotations
+  return (cp >= 0x80 && cp <= 0x9f) ||  // C1 controls
+         cp == 0xad || cp == 0x61c ||
+         cp == 0x180e ||                    // soft hyphen, Arabic letter mark, Mongolian separator
+         (cp >= 0x200b && cp <= 0x200f) ||  // zero-width space, joiners, LRM, RLM
+         (cp >= 0x2028 && cp <= 0x202e) ||  // line/paragraph separators, bidi embeddings, overrides
+         (cp >= 0x2060 && cp <= 0x206f) ||  // word joiner, invisible operators, bidi isolates
+         cp == 0xfeff ||                    // zero-width no-break space (BOM)
+         (cp >= 0xfff9 && cp <= 0xfffb);    // interlinear annotations
 }
 
 std::string Printable(std::string_view text, size_t max_size) {

@@ -9,7 +9,8 @@ std::string ShellQuote(const std::string& s) {
   bool plain = !s.empty();
   for (char c : s) {
     unsigned char u = static_cast<unsigned char>(c);
-    if (!std::isalnum(u) && std::string_view("_@%+=:,./-").find(c) == std::string_view::npos) plain = false;
+    if (!std::isalnum(u) && std::string_view("_@%+=:,./-").find(c) == std::string_view::npos)
+      plain = false;
   }
   if (plain) return s;
   std::string out = "'";

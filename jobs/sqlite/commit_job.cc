@@ -54,8 +54,9 @@ int Init(const Options& o) {
   {
     SQLite::Database db(o.db, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     Configure(db, o);
-    db.exec("CREATE TABLE IF NOT EXISTS commits(biz_date TEXT NOT NULL, attempt INTEGER NOT NULL, "
-            "payload BLOB NOT NULL, PRIMARY KEY (biz_date, attempt))");
+    db.exec(
+        "CREATE TABLE IF NOT EXISTS commits(biz_date TEXT NOT NULL, attempt INTEGER NOT NULL, "
+        "payload BLOB NOT NULL, PRIMARY KEY (biz_date, attempt))");
     if (o.journal_mode == "wal") db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   }
   SyncPath(o.db);
@@ -87,15 +88,19 @@ int main(int argc, char** argv) {
   app.add_flag("--init", o.init, "Create the database and fsync it and its folder");
   app.add_option("--db", o.db, "Database (default $KILLPOINT_WORKDIR/commits.db)");
   app.add_option("--biz-date", o.biz_date, "Business date (default $KILLPOINT_BIZ_DATE)");
-  app.add_option("--journal-mode", o.journal_mode)->required()->check(CLI::IsMember({"delete", "wal"}));
-  app.add_option("--synchronous", o.synchronous)->check(CLI::IsMember({"off", "normal", "full", "extra"}));
+  app.add_option("--journal-mode", o.journal_mode)
+      ->required()
+      ->check(CLI::IsMember({"delete", "wal"}));
+  app.add_option("--synchronous", o.synchronous)
+      ->check(CLI::IsMember({"off", "normal", "full", "extra"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
   if (o.db.empty() || (!o.init && o.biz_date.empty())) {
-    std::cerr << "kp-sqlite-commit: --db and --biz-date (or KILLPOINT_WORKDIR and KILLPOINT_BIZ_DATE) are required\n";
+    std::cerr << "kp-sqlite-commit: --db and --biz-date (or KILLPOINT_WORKDIR and "
+                 "KILLPOINT_BIZ_DATE) are required\n";
     return kExitUsage;
   }
   try {

@@ -33,8 +33,11 @@ class BadJob : public ::testing::Test {
   CliRun Run(const std::string& name, std::vector<std::string> args = {}) {
     CliRun r;
     r.dir = root_ / "out";
-    std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint", "run",
-                                     "tests/fixtures/bad-jobs/" + name + ".json", "--out", r.dir.string(),
+    std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint",
+                                     "run",
+                                     "tests/fixtures/bad-jobs/" + name + ".json",
+                                     "--out",
+                                     r.dir.string(),
                                      "--real-disk"};
     argv.insert(argv.end(), args.begin(), args.end());
     auto p = Spawn({argv,
@@ -79,7 +82,8 @@ class BadJob : public ::testing::Test {
   void ExpectAllGone(const std::string& prefix, size_t at_least) {
     std::vector<int> pids = RecordedPids(prefix);
     EXPECT_GE(pids.size(), at_least) << prefix;
-    for (int pid : pids) EXPECT_FALSE(AliveAndOurs(pid)) << prefix << " " << pid << " is still running";
+    for (int pid : pids)
+      EXPECT_FALSE(AliveAndOurs(pid)) << prefix << " " << pid << " is still running";
   }
 
   void ExpectNoTemporaryDirectoryLeft() {
@@ -102,7 +106,8 @@ TEST_F(BadJob, AMissingProgramIsABadScenario) {
 
 TEST_F(BadJob, AProgramThatIsNotExecutableIsABadScenario) {
   // Mode 0644: not executable, even for root.
-  ASSERT_NE(::access(KILLPOINT_SOURCE_DIR "/tests/fixtures/bad-jobs/jobs/not-executable.sh", X_OK), 0);
+  ASSERT_NE(::access(KILLPOINT_SOURCE_DIR "/tests/fixtures/bad-jobs/jobs/not-executable.sh", X_OK),
+            0);
   CliRun r = Run("not-executable");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("not-executable.json: job.command: job program '"));
@@ -139,12 +144,14 @@ TEST_F(BadJob, NothingAJobLeftBehindOutlivesItsAttempt) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(Invariant(r.Results(), "bad-jobs/leaves-children", "converges")["status"], "held");
   // One attempt, leaving seven processes behind, each escaping another way.
-  for (const char* escape : {"child", "setsid", "nohup", "regrouped", "daemon", "closed", "escaped"})
+  for (const char* escape :
+       {"child", "setsid", "nohup", "regrouped", "daemon", "closed", "escaped"})
     ExpectAllGone(escape, 1);
   // The stderr tail of each attempt says what was killed after it.
   for (const auto& e : OfType(Events(r, "bad-jobs-leaves-children"), event::kExit)) {
     EXPECT_EQ(e.data["code"], 0);
-    EXPECT_THAT(e.data["stderr"].get<std::string>(), HasSubstr("left running outside its process group"));
+    EXPECT_THAT(e.data["stderr"].get<std::string>(),
+                HasSubstr("left running outside its process group"));
   }
   ExpectNoTemporaryDirectoryLeft();
 }
@@ -155,8 +162,9 @@ TEST_F(BadJob, AFloodOfOutputIsCappedAndTheCutIsMarked) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto exits = OfType(Events(r, "bad-jobs-floods-output"), event::kExit);
   ASSERT_EQ(exits.size(), 1u);
-  EXPECT_THAT(exits[0].data["stderr"].get<std::string>(),
-              HasSubstr("[killpoint: stderr truncated: kept the first 8388608 bytes, dropped 11611392]"));
+  EXPECT_THAT(
+      exits[0].data["stderr"].get<std::string>(),
+      HasSubstr("[killpoint: stderr truncated: kept the first 8388608 bytes, dropped 11611392]"));
   int logs = 0;
   for (const auto& e : fs::recursive_directory_iterator(boxes)) {
     std::string ext = e.path().extension().string();
@@ -177,8 +185,9 @@ TEST_F(BadJob, AJobWritingWithoutEndIsStoppedByTheFileSizeLimit) {
   for (const auto& e : exits) {
     EXPECT_EQ(e.data["signal"], SIGXFSZ);
     EXPECT_EQ(e.data["killed_by_harness"], false);
-    EXPECT_THAT(e.data["stderr"].get<std::string>(),
-                HasSubstr("killed by SIGXFSZ: a file reached the sandbox's size limit of 1048576 bytes"));
+    EXPECT_THAT(
+        e.data["stderr"].get<std::string>(),
+        HasSubstr("killed by SIGXFSZ: a file reached the sandbox's size limit of 1048576 bytes"));
   }
   nlohmann::json i = Invariant(r.Results(), "bad-jobs/writes-gigabytes", "converges");
   EXPECT_EQ(i["status"], "expected, shown");

@@ -44,7 +44,8 @@ TEST_F(Catalogue, EveryMustHoldHoldsAndEveryExpectedViolationShows) {
   for (const auto& s : run_->Results()["scenarios"]) {
     if (!s["name"].get<std::string>().starts_with("catalogue/")) continue;
     ++catalogue;
-    for (const auto& i : s["invariants"]) EXPECT_NE(i["status"], "expected, not demonstrated") << s["name"];
+    for (const auto& i : s["invariants"])
+      EXPECT_NE(i["status"], "expected, not demonstrated") << s["name"];
     // The scenarios say so, so that the bundled run stays short: a paused holder costs its
     // pause in real time (docs/faults.md), so those run 12 trials.
     bool paused = s["name"].get<std::string>().find("paused-holder") != std::string::npos;
@@ -180,8 +181,8 @@ TEST_F(Catalogue, LocksAgainstALiveOverlap) {
               ::testing::ContainsRegex("^a date was paid more than once: .*instances=1,1"));
   // The overlaps happened: every second instance met the held lease and exited busy (75),
   // and no attempt was killed (a hold point is never a crash point).
-  for (const char* slug : {"catalogue-lock-lease-live-overlap",
-                           "catalogue-lock-lease-no-idempotency-overlap"}) {
+  for (const char* slug :
+       {"catalogue-lock-lease-live-overlap", "catalogue-lock-lease-no-idempotency-overlap"}) {
     auto log = ReadHistoryLog(run_->dir / slug / "history.jsonl");
     ASSERT_TRUE(log) << log.error().message;
     int overlaps = 0, busy = 0, second_exits = 0, kills = 0, gave_up_waiting = 0;
@@ -209,10 +210,12 @@ TEST_F(Catalogue, LocksAgainstALiveOverlap) {
 }
 
 TEST_F(Catalogue, OrderStateWithTwoInstancesAtOnce) {
-  Expect("order-state-conditional-overlap",
-         {{"one_delivery_per_key", kHeld}, {"converges", kHeld}, {"every_order_completed", kShown}});
-  Expect("order-state-read-then-write-overlap",
-         {{"one_delivery_per_key", kShown}, {"every_order_completed", kHeld}, {"converges", kHeld}});
+  Expect(
+      "order-state-conditional-overlap",
+      {{"one_delivery_per_key", kHeld}, {"converges", kHeld}, {"every_order_completed", kShown}});
+  Expect(
+      "order-state-read-then-write-overlap",
+      {{"one_delivery_per_key", kShown}, {"every_order_completed", kHeld}, {"converges", kHeld}});
 }
 
 TEST_F(Catalogue, TheHtmlReportShowsEveryPatternAndItsOwnInvariants) {

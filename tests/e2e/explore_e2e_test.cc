@@ -34,7 +34,8 @@ Shrunk Measure(const CounterexampleFile& c) {
 
 // Explores a bundled scenario with the default budget; returns the counterexample it saved.
 CounterexampleFile Explore(const std::string& scenario, const std::string& invariant) {
-  CliRun r = RunKillpoint("explore-" + invariant, {"explore", "scenarios/" + scenario + ".json", "--seed", "1"});
+  CliRun r = RunKillpoint("explore-" + invariant,
+                          {"explore", "scenarios/" + scenario + ".json", "--seed", "1"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // an expected violation shown is not a failure
   EXPECT_NE(r.out.find(invariant + " violated (expected)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("reproduce: killpoint replay "), std::string::npos) << r.out;
@@ -54,10 +55,13 @@ void ExpectReplaysTheSame(const CounterexampleFile& c, const std::string& name, 
   ASSERT_TRUE(WriteCounterexample(file, c));
   for (int i = 0; i < times; ++i) {
     CliRun r = RunKillpoint("replay-" + name, {"replay", file.string()});
-    ASSERT_EQ(r.exit_code, 1) << "replay " << i << ": the violation did not come back\n" << r.out << r.err;
+    ASSERT_EQ(r.exit_code, 1) << "replay " << i << ": the violation did not come back\n"
+                              << r.out << r.err;
     ASSERT_NE(r.out.find(c.invariant + ": violated again"), std::string::npos) << r.out;
-    ASSERT_NE(r.out.find("history: the same events in the same order as recorded"), std::string::npos)
-        << "replay " << i << ":\n" << r.out;
+    ASSERT_NE(r.out.find("history: the same events in the same order as recorded"),
+              std::string::npos)
+        << "replay " << i << ":\n"
+        << r.out;
   }
 }
 
@@ -89,22 +93,27 @@ TEST(Explore, ExecuteThenMarkShrinksToOneKillAfterPublishAndOneRetry) {
 }
 
 TEST(Explore, CorrectStrategyShowsNothingAndSaysHowToSearchAgain) {
-  CliRun r = RunKillpoint("explore-upsert", {"explore", "scenarios/settle-upsert.json", "--trials", "30"});
+  CliRun r =
+      RunKillpoint("explore-upsert", {"explore", "scenarios/settle-upsert.json", "--trials", "30"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("no violation in 30 schedules"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("search again: killpoint explore scenarios/settle-upsert.json --seed 1 --trials 30"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          "search again: killpoint explore scenarios/settle-upsert.json --seed 1 --trials 30"),
+      std::string::npos)
       << r.out;
 }
 
 TEST(Explore, UnknownInvariantIsBadInput) {
-  CliRun r = RunKillpoint("explore-bad", {"explore", "scenarios/settle-upsert.json", "--invariant", "no_such"});
+  CliRun r = RunKillpoint("explore-bad",
+                          {"explore", "scenarios/settle-upsert.json", "--invariant", "no_such"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--invariant no_such"), std::string::npos) << r.err;
 }
 
 TEST(Run, ViolationsCarryCounterexampleFilesThatReplay) {
-  CliRun r = RunKillpoint("run-ce", {"run", "scenarios/publish-execute-then-mark.json", "--trials", "6"});
+  CliRun r =
+      RunKillpoint("run-ce", {"run", "scenarios/publish-execute-then-mark.json", "--trials", "6"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   nlohmann::json inv = Invariant(r.Results(), "publish/execute-then-mark", "no_double_publish");
   ASSERT_FALSE(inv["examples"].empty());
@@ -119,7 +128,8 @@ TEST(Run, ViolationsCarryCounterexampleFilesThatReplay) {
     EXPECT_EQ(c.value().plan.trial, example["trial"].get<int>());
     EXPECT_EQ(c.value().source, "run");
     // What the checkers saw: the date delivered twice.
-    EXPECT_EQ(c.value().final_state["deliveries"]["publish-2026-11-01"], 2) << c.value().final_state.dump();
+    EXPECT_EQ(c.value().final_state["deliveries"]["publish-2026-11-01"], 2)
+        << c.value().final_state.dump();
   }
   std::string first = inv["examples"][0]["file"].get<std::string>();
   CliRun replay = RunKillpoint("run-ce-replay", {"replay", first, "--keep"});

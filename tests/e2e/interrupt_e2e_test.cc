@@ -12,11 +12,10 @@
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <rapidcheck.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
-
-#include <rapidcheck.h>
 
 #include <cstdlib>
 #include <set>
@@ -97,7 +96,8 @@ class Interrupt : public ::testing::Test {
   // One trial at a time: the job hangs at its Nth start, and the test counts on the trials
   // before it being finished and no other in flight. (Resumed below runs parallel trials.)
   std::vector<std::string> SlowJobArgs() {
-    return {"tests/fixtures/interrupt/slow-job.json", "--out", out_.string(), "--quiet", "--jobs", "1"};
+    return {
+        "tests/fixtures/interrupt/slow-job.json", "--out", out_.string(), "--quiet", "--jobs", "1"};
   }
   void HangAt(int start) { std::ofstream(root_ / "pids" / "hang-at") << start; }
   bool Hanging() const { return fs::exists(root_ / "pids" / "hanging"); }
@@ -186,7 +186,8 @@ TEST_F(Interrupt, SigkillOfTheHarnessKillsTheJobsProcessesWithIt) {
   // root, no delegated tree) that one is the case docs/hardening.md leaves uncovered.
   if (!JobCgroupsAvailable()) {
     for (const auto& e : fs::directory_iterator(root_ / "pids")) {
-      if (e.path().filename().string().rfind("escaped-", 0) == 0) ::kill(std::stoi(Slurp(e.path())), SIGKILL);
+      if (e.path().filename().string().rfind("escaped-", 0) == 0)
+        ::kill(std::stoi(Slurp(e.path())), SIGKILL);
     }
   }
   ExpectNoJobProcessLeft();
@@ -416,11 +417,21 @@ struct Interruption {
 };
 
 std::vector<std::string> ThreeScenarioArgs(const fs::path& out, int jobs) {
-  return {"scenarios/settle-upsert.json", "scenarios/publish-execute-then-mark.json",
-          "scenarios/publish-intent-done-query.json", "--trials", "12", "--seed", "5", "--jobs",
-          std::to_string(jobs), "--out", out.string(), "--quiet"};
+  return {"scenarios/settle-upsert.json",
+          "scenarios/publish-execute-then-mark.json",
+          "scenarios/publish-intent-done-query.json",
+          "--trials",
+          "12",
+          "--seed",
+          "5",
+          "--jobs",
+          std::to_string(jobs),
+          "--out",
+          out.string(),
+          "--quiet"};
 }
-const char* const kThreeSlugs[] = {"settle-upsert", "publish-execute-then-mark", "publish-intent-done-query"};
+const char* const kThreeSlugs[] = {"settle-upsert", "publish-execute-then-mark",
+                                   "publish-intent-done-query"};
 
 // The processes (harness, jobs, guard) whose environment holds `marker`.
 std::vector<int> Carrying(const std::string& marker) {
@@ -428,7 +439,8 @@ std::vector<int> Carrying(const std::string& marker) {
   for (const auto& e : fs::directory_iterator("/proc")) {
     std::string name = e.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (Slurp(e.path() / "environ").find(marker) != std::string::npos) pids.push_back(std::stoi(name));
+    if (Slurp(e.path() / "environ").find(marker) != std::string::npos)
+      pids.push_back(std::stoi(name));
   }
   return pids;
 }
@@ -448,7 +460,8 @@ TEST(InterruptProperty, ResumedAfterAnyInterruptionsTheRunEqualsAnUninterruptedO
   Harness whole(root, ThreeScenarioArgs(root / "whole", 1));
   const int whole_exit = whole.Wait();
   ASSERT_TRUE(whole_exit == 0 || whole_exit == 1) << whole.Err();
-  const nlohmann::json expected = ComparableResults(nlohmann::json::parse(Slurp(root / "whole" / "results.json")));
+  const nlohmann::json expected =
+      ComparableResults(nlohmann::json::parse(Slurp(root / "whole" / "results.json")));
   int run = 0;
 
   rc::detail::TestParams params = rc::detail::configuration().testParams;
@@ -460,9 +473,10 @@ TEST(InterruptProperty, ResumedAfterAnyInterruptionsTheRunEqualsAnUninterruptedO
       [&] {
         const int jobs = *rc::gen::inRange(1, 3);
         const auto cuts = *rc::gen::container<std::vector<Interruption>>(
-            *rc::gen::inRange(1, 4), rc::gen::build<Interruption>(
-                                          rc::gen::set(&Interruption::signal, rc::gen::element(SIGKILL, SIGINT)),
-                                          rc::gen::set(&Interruption::after_ms, rc::gen::inRange(20, 3000))));
+            *rc::gen::inRange(1, 4),
+            rc::gen::build<Interruption>(
+                rc::gen::set(&Interruption::signal, rc::gen::element(SIGKILL, SIGINT)),
+                rc::gen::set(&Interruption::after_ms, rc::gen::inRange(20, 3000))));
         fs::path out = root / ("run-" + std::to_string(++run));
         for (size_t i = 0; i < cuts.size(); ++i) {
           auto args = ThreeScenarioArgs(out, jobs);
@@ -480,9 +494,11 @@ TEST(InterruptProperty, ResumedAfterAnyInterruptionsTheRunEqualsAnUninterruptedO
         args.push_back("--resume");
         Harness last(root, args);
         RC_ASSERT(last.Wait() == whole_exit);
-        RC_ASSERT(ComparableResults(nlohmann::json::parse(Slurp(out / "results.json"))) == expected);
+        RC_ASSERT(ComparableResults(nlohmann::json::parse(Slurp(out / "results.json"))) ==
+                  expected);
         for (const std::string slug : kThreeSlugs) {
-          RC_ASSERT(JournalByTrial(out / slug / "trials.jsonl") == JournalByTrial(root / "whole" / slug / "trials.jsonl"));
+          RC_ASSERT(JournalByTrial(out / slug / "trials.jsonl") ==
+                    JournalByTrial(root / "whole" / slug / "trials.jsonl"));
           RC_ASSERT(HistoryLinesByTrial(out / slug / "history.jsonl") ==
                     HistoryLinesByTrial(root / "whole" / slug / "history.jsonl"));
           RC_ASSERT(CounterexampleFiles(out, slug) == CounterexampleFiles(root / "whole", slug));

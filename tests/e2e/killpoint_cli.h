@@ -40,7 +40,8 @@ inline std::string Slurp(const fs::path& p) {
 // An empty folder: `base`/`name`, or by default one of this process's own under the temp
 // folder.
 inline fs::path FreshDir(const std::string& name, const fs::path& base = {}) {
-  fs::path d = base.empty() ? fs::temp_directory_path() / ("kp-e2e-" + std::to_string(::getpid()) + "-" + name)
+  fs::path d = base.empty() ? fs::temp_directory_path() /
+                                  ("kp-e2e-" + std::to_string(::getpid()) + "-" + name)
                             : base / name;
   fs::remove_all(d);
   fs::create_directories(d);
@@ -49,12 +50,14 @@ inline fs::path FreshDir(const std::string& name, const fs::path& base = {}) {
 
 // `killpoint run ARGS... --out <fresh dir>`; waits for it to exit (no sleeping). The fresh
 // folder is FreshDir(name, base).
-inline CliRun RunKillpoint(const std::string& name, std::vector<std::string> args, const fs::path& base = {}) {
+inline CliRun RunKillpoint(const std::string& name, std::vector<std::string> args,
+                           const fs::path& base = {}) {
   CliRun r;
   r.dir = FreshDir(name, base);
   std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint"};
   argv.insert(argv.end(), args.begin(), args.end());
-  if (args.front() == "run" || args.front() == "explore") argv.insert(argv.end(), {"--out", (r.dir / "out").string()});
+  if (args.front() == "run" || args.front() == "explore")
+    argv.insert(argv.end(), {"--out", (r.dir / "out").string()});
   fs::path logs = r.dir / "cli";
   auto p = Spawn({argv, {}, KILLPOINT_SOURCE_DIR, logs.string() + ".out", logs.string() + ".err"});
   if (!p) {
@@ -74,8 +77,8 @@ inline CliRun RunKillpoint(const std::string& name, std::vector<std::string> arg
 // catalogue_e2e_test.cc). Its output stays in the build folder, BUILD/e2e/bundled/out:
 // .ci/run's browser check opens that report.html instead of running the suite again.
 inline const CliRun& BundledRun() {
-  static const CliRun run =
-      RunKillpoint("bundled", {"run", "scenarios"}, fs::path(KILLPOINT_BIN_DIR).parent_path() / "e2e");
+  static const CliRun run = RunKillpoint("bundled", {"run", "scenarios"},
+                                         fs::path(KILLPOINT_BIN_DIR).parent_path() / "e2e");
   return run;
 }
 
@@ -107,7 +110,8 @@ inline nlohmann::json ComparableResults(nlohmann::json j) {
   for (auto& s : j["scenarios"]) {
     s.erase("elapsed_s");
     for (auto& inv : s["invariants"]) {
-      for (auto& e : inv["examples"]) e["file"] = fs::path(e["file"].get<std::string>()).filename().string();
+      for (auto& e : inv["examples"])
+        e["file"] = fs::path(e["file"].get<std::string>()).filename().string();
     }
   }
   return j;

@@ -1,11 +1,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "history/history.h"
 #include "history/history_log.h"
 #include "killpoint_cli.h"
-
-#include <set>
 
 namespace killpoint::testing {
 namespace {
@@ -38,7 +38,8 @@ TEST_F(BundledSuite, ExitsZeroAndPrintsTheTable) {
   // merely allows (a corrupt file) may not show. Every other expected violation must.
   for (const auto& s : run_->Results()["scenarios"]) {
     if (s["name"].get<std::string>().rfind("sqlite/", 0) == 0) continue;
-    for (const auto& i : s["invariants"]) EXPECT_NE(i["status"], "expected, not demonstrated") << s["name"] << " " << i["name"];
+    for (const auto& i : s["invariants"])
+      EXPECT_NE(i["status"], "expected, not demonstrated") << s["name"] << " " << i["name"];
   }
 }
 
@@ -56,7 +57,8 @@ TEST_F(BundledSuite, SettleIncrementBreaksTheAmount) {
 TEST_F(BundledSuite, SettleTimestampKeyDuplicatesRows) {
   ExpectStatus("settle/timestamp-key", "one_row_per_date", "expected, shown");
   nlohmann::json i = Invariant(run_->Results(), "settle/timestamp-key", "one_row_per_date");
-  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), HasSubstr("rows in daily_settlement"));
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("rows in daily_settlement"));
 }
 
 TEST_F(BundledSuite, SettleInsertKeepsOneRowButCannotRerun) {
@@ -102,8 +104,10 @@ TEST_F(BundledSuite, InPlaceSaveLeavesAnUnreadableStateFile) {
 TEST_F(BundledSuite, PythonRenameWithoutDirectoryFsyncPublishesTwiceOnlyUnderPowerLoss) {
   ExpectStatus("python/rename-no-dirsync-process", "no_double_publish", "held");
   ExpectStatus("python/rename-no-dirsync-power", "no_double_publish", "expected, shown");
-  nlohmann::json i = Invariant(run_->Results(), "python/rename-no-dirsync-power", "no_double_publish");
-  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), HasSubstr("(under the power model)"));
+  nlohmann::json i =
+      Invariant(run_->Results(), "python/rename-no-dirsync-power", "no_double_publish");
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("(under the power model)"));
   EXPECT_EQ(i["violated_by_model"].size(), 1u);
   EXPECT_GT(i["violated_by_model"]["power"].get<int>(), 0);
   // With the directory fsync'ed, at-most-once holds under both models.
@@ -113,7 +117,8 @@ TEST_F(BundledSuite, PythonRenameWithoutDirectoryFsyncPublishesTwiceOnlyUnderPow
 TEST_F(BundledSuite, AReferenceJobWithoutDirectoryFsyncIsExplainedByItsModel) {
   ExpectStatus("publish/intent-done-no-dirsync", "no_double_publish", "expected, shown");
   ExpectStatus("publish/intent-done-no-dirsync", "no_silent_loss", "held");
-  nlohmann::json i = Invariant(run_->Results(), "publish/intent-done-no-dirsync", "no_double_publish");
+  nlohmann::json i =
+      Invariant(run_->Results(), "publish/intent-done-no-dirsync", "no_double_publish");
   // A kill -9 cannot tell this save from the correct one; only a machine crash can.
   EXPECT_EQ(i["violated_by_model"].value("process", 0), 0);
   EXPECT_GT(i["violated_by_model"].value("power", 0), 0);
@@ -215,7 +220,8 @@ TEST_F(BundledSuite, WritesAReportNamingEveryScenario) {
     EXPECT_THAT(html, HasSubstr(s["name"].get<std::string>()));
   }
   // Self-contained: nothing is fetched, whatever a job printed.
-  for (const char* fetch : {"<script src", "<link", "@import", "url(", "src=\"http", "href=\"http"}) {
+  for (const char* fetch :
+       {"<script src", "<link", "@import", "url(", "src=\"http", "href=\"http"}) {
     EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;
   }
 }
@@ -227,21 +233,24 @@ TEST_F(BundledSuite, EveryViolationNamesItsTrialSeedAndReplay) {
         EXPECT_THAT(e["replay"].get<std::string>(),
                     HasSubstr("--seed 1 --trial " + std::to_string(e["trial"].get<int>())));
         // Each names what broke: a date, a file, or (the dogfood's journal_complete) the journal.
-        EXPECT_THAT(e["explanation"].get<std::string>(),
-                    ::testing::ContainsRegex("2026-11-0[1-3]|state|settle|commits.db|trials.jsonl"));
+        EXPECT_THAT(
+            e["explanation"].get<std::string>(),
+            ::testing::ContainsRegex("2026-11-0[1-3]|state|settle|commits.db|trials.jsonl"));
       }
     }
   }
 }
 
 TEST(CorrectStrategies, HoldEveryMustHoldInvariantOver500Trials) {
-  CliRun r = RunKillpoint("correct500", {"run", "scenarios/settle-upsert.json", "scenarios/publish-intent-done-query.json",
-                                          "--trials", "250", "--seed", "2026"});
+  CliRun r = RunKillpoint("correct500", {"run", "scenarios/settle-upsert.json",
+                                         "scenarios/publish-intent-done-query.json", "--trials",
+                                         "250", "--seed", "2026"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   nlohmann::json results = r.Results();
   EXPECT_EQ(results["trials"], 500);
   for (const auto& s : results["scenarios"]) {
-    for (const auto& i : s["invariants"]) EXPECT_EQ(i["violated"], 0) << s["name"] << " " << i.dump();
+    for (const auto& i : s["invariants"])
+      EXPECT_EQ(i["violated"], 0) << s["name"] << " " << i.dump();
   }
 }
 
@@ -249,16 +258,22 @@ TEST(Gate, ExitsOneWhenAMustHoldInvariantBreaks) {
   CliRun r = RunKillpoint("gate", {"run", "tests/fixtures/increment-claimed-correct.json"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(r.out, HasSubstr("VIOLATED"));
-  EXPECT_THAT(r.out, HasSubstr("replay: killpoint run tests/fixtures/increment-claimed-correct.json --seed 1 --trial"));
-  nlohmann::json i = Invariant(r.Results(), "fixture/increment-claimed-correct", "amount_matches_source");
+  EXPECT_THAT(
+      r.out,
+      HasSubstr(
+          "replay: killpoint run tests/fixtures/increment-claimed-correct.json --seed 1 --trial"));
+  nlohmann::json i =
+      Invariant(r.Results(), "fixture/increment-claimed-correct", "amount_matches_source");
   EXPECT_EQ(i["status"], "VIOLATED");
-  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), ::testing::ContainsRegex("2026-11-0[12]: daily_settlement row"));
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              ::testing::ContainsRegex("2026-11-0[12]: daily_settlement row"));
 }
 
 TEST(Gate, ExitsTwoOnABadScenarioNamingFileAndField) {
   CliRun r = RunKillpoint("bad", {"run", "tests/fixtures/unknown-field.json"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("tests/fixtures/unknown-field.json: job.timeout: unknown field, did you mean 'timeout_ms'?"));
+  EXPECT_THAT(r.err, HasSubstr("tests/fixtures/unknown-field.json: job.timeout: unknown field, did "
+                               "you mean 'timeout_ms'?"));
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
@@ -270,7 +285,8 @@ TEST(Gate, TheCommandLineExplainsItself) {
   CliRun help = RunKillpoint("help", {"help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_THAT(help.out, HasSubstr("Exit codes:"));
-  EXPECT_THAT(help.out, HasSubstr("  4    nothing violated, but a scenario's planned kills never fired"));
+  EXPECT_THAT(help.out,
+              HasSubstr("  4    nothing violated, but a scenario's planned kills never fired"));
   CliRun help_run = RunKillpoint("help-run", {"help", "run"});
   EXPECT_EQ(help_run.exit_code, 0);
   EXPECT_THAT(help_run.out, HasSubstr("--trials"));
@@ -323,11 +339,13 @@ TEST(HungJob, IsKilledAtItsTimeoutOnEveryAttemptAndTheRunGoesOn) {
   }
   nlohmann::json i = Invariant(r.Results(), "fixture/hung-job", "converges");
   EXPECT_EQ(i["status"], "expected, shown");
-  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), HasSubstr("after 4 attempts the last exited with code 137"));
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("after 4 attempts the last exited with code 137"));
 }
 
 TEST(Replay, KeepLeavesTheSandboxAndSaysHowToInspectIt) {
-  CliRun r = RunKillpoint("keep", {"run", "scenarios/settle-increment.json", "--trial", "2", "--keep"});
+  CliRun r =
+      RunKillpoint("keep", {"run", "scenarios/settle-increment.json", "--trial", "2", "--keep"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("settle/increment trial 2:"));
   EXPECT_THAT(r.out, HasSubstr("amount_matches_source VIOLATED: 2026-11-01"));
@@ -342,12 +360,17 @@ TEST(Replay, KeepLeavesTheSandboxAndSaysHowToInspectIt) {
 }
 
 TEST(Points, ListsNamedAndSyscallPointsInOrder) {
-  CliRun r = RunKillpoint("points", {"points", "scenarios/publish-intent-done-query.json", "--json"});
+  CliRun r =
+      RunKillpoint("points", {"points", "scenarios/publish-intent-done-query.json", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json points = nlohmann::json::parse(r.out);
   std::vector<std::string> names;
-  for (const auto& p : points) names.push_back(p["point"].get<std::string>() + "#" + std::to_string(p["occurrence"].get<int>()));
-  auto at = [&](const std::string& n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  for (const auto& p : points)
+    names.push_back(p["point"].get<std::string>() + "#" +
+                    std::to_string(p["occurrence"].get<int>()));
+  auto at = [&](const std::string& n) {
+    return std::find(names.begin(), names.end(), n) - names.begin();
+  };
   // The job's own failpoints frame the syscalls they describe.
   EXPECT_LT(at("before_fsync#1"), at("fsync:publish-state.json.tmp#1"));
   EXPECT_LT(at("before_rename#1"), at("rename:publish-state.json.tmp:publish-state.json#1"));
@@ -392,7 +415,8 @@ TEST(Torn, AnInPlaceStateWriteIsLeftUnreadable) {
   nlohmann::json i = Invariant(r.Results(), "fixture/in-place-torn", "state_readable");
   EXPECT_EQ(i["status"], "expected, shown");
   EXPECT_EQ(i["violated_by_model"].value("torn", 0), i["violated"].get<int>());
-  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), HasSubstr("(under the torn model)"));
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("(under the torn model)"));
   auto log = ReadHistoryLog(r.dir / "fixture-in-place-torn" / "history.jsonl");
   ASSERT_TRUE(log);
   int rollbacks = 0;
@@ -418,7 +442,8 @@ TEST(Torn, ACounterexampleOfBeforeTheTornSeedReplaysTheSame) {
 }
 
 TEST(Exhaustive, TriesEveryCrashPointMomentAndModelOnce) {
-  CliRun r = RunKillpoint("exhaustive", {"run", "scenarios/python-rename-no-dirsync-power.json", "--exhaustive"});
+  CliRun r = RunKillpoint("exhaustive",
+                          {"run", "scenarios/python-rename-no-dirsync-power.json", "--exhaustive"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   nlohmann::json s = r.Results()["scenarios"][0];
   EXPECT_GT(s["exhaustive_total"].get<int>(), 8);
@@ -435,12 +460,15 @@ TEST(Exhaustive, TriesEveryCrashPointMomentAndModelOnce) {
   EXPECT_EQ(static_cast<int>(seen.size()), s["trials"].get<int>());
   nlohmann::json i = Invariant(r.Results(), "python/rename-no-dirsync-power", "no_double_publish");
   EXPECT_EQ(i["status"], "expected, shown");
-  EXPECT_THAT(i["examples"][0]["replay"].get<std::string>(), HasSubstr("--exhaustive --seed 1 --trial"));
+  EXPECT_THAT(i["examples"][0]["replay"].get<std::string>(),
+              HasSubstr("--exhaustive --seed 1 --trial"));
 }
 
 TEST(Replay, OneTrialReproducesThePlanOfTheFullRun) {
-  CliRun full = RunKillpoint("full", {"run", "scenarios/publish-execute-then-mark.json", "--trials", "6", "--seed", "9"});
-  CliRun one = RunKillpoint("one", {"run", "scenarios/publish-execute-then-mark.json", "--seed", "9", "--trial", "4"});
+  CliRun full = RunKillpoint(
+      "full", {"run", "scenarios/publish-execute-then-mark.json", "--trials", "6", "--seed", "9"});
+  CliRun one = RunKillpoint(
+      "one", {"run", "scenarios/publish-execute-then-mark.json", "--seed", "9", "--trial", "4"});
   ASSERT_EQ(one.exit_code, 0) << one.err;
   auto plan_of = [](const CliRun& r) {
     std::ifstream in(r.dir / "publish-execute-then-mark" / "trials.jsonl");

@@ -58,7 +58,8 @@ TEST_P(MalformedScenario, ExitsTwoWithOneLineNamingFileAndField) {
 INSTANTIATE_TEST_SUITE_P(Corpus, MalformedScenario, ::testing::ValuesIn(Corpus()),
                          [](const auto& info) {
                            std::string n = fs::path(info.param.file).stem().string();
-                           std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(c); }, '_');
+                           std::replace_if(
+                               n.begin(), n.end(), [](char c) { return !std::isalnum(c); }, '_');
                            return n;
                          });
 
@@ -111,12 +112,20 @@ TEST_F(MadeHere, AnEmptyFile) {
 }
 
 TEST_F(MadeHere, BinaryGarbage) {
-  Malformed m = Write("binary.json", std::string("\x7f" "ELF\x02\x01\x01\0\0\0\n\n", 12), "(root)");
+  Malformed m = Write("binary.json",
+                      std::string("\x7f"
+                                  "ELF\x02\x01\x01\0\0\0\n\n",
+                                  12),
+                      "(root)");
   ExpectOneLineNaming(RunKillpoint("malformed-binary", {"run", m.file}), m);
 }
 
 TEST_F(MadeHere, InvalidUtf8InAString) {
-  Malformed m = Write("utf8.json", R"({"name": "bad )" "\xff\xfe\n" R"(name"})", "name");
+  Malformed m = Write("utf8.json",
+                      R"({"name": "bad )"
+                      "\xff\xfe\n"
+                      R"(name"})",
+                      "name");
   CliRun r = RunKillpoint("malformed-utf8", {"run", m.file});
   ExpectOneLineNaming(r, m);
   EXPECT_THAT(r.err, HasSubstr("\\xff"));  // escaped, not a raw byte
@@ -132,23 +141,26 @@ TEST_F(MadeHere, InvalidUtf8InAFileName) {
 
 TEST_F(MadeHere, AHugeFailpointName) {
   // std::regex recursed once per character here and overflowed the stack.
-  Malformed m = Write("long-point.json", Valid(R"("failpoints": [")" + std::string(300000, 'a') + R"( "], )"),
-                      "failpoints[0]");
+  Malformed m =
+      Write("long-point.json", Valid(R"("failpoints": [")" + std::string(300000, 'a') + R"( "], )"),
+            "failpoints[0]");
   ExpectOneLineNaming(RunKillpoint("malformed-long-point", {"run", m.file}), m);
 }
 
 TEST_F(MadeHere, AHugePlaceholder) {
-  Malformed m = Write("long-placeholder.json",
-                      R"({"name": "made/x", "job": {"command": ["echo", "{)" + std::string(300000, 'x') +
-                          R"(}"]}, "dates": ["2026-11-01"], "invariants": {"must_hold": ["converges"]}})",
-                      "job.command[1]");
+  Malformed m =
+      Write("long-placeholder.json",
+            R"({"name": "made/x", "job": {"command": ["echo", "{)" + std::string(300000, 'x') +
+                R"(}"]}, "dates": ["2026-11-01"], "invariants": {"must_hold": ["converges"]}})",
+            "job.command[1]");
   CliRun r = RunKillpoint("malformed-long-placeholder", {"run", m.file});
   ExpectOneLineNaming(r, m);
   EXPECT_LT(r.err.size(), 2000u);  // the message is cut, not 300 kB long
 }
 
 TEST_F(MadeHere, AFileBeyondTheSizeLimit) {
-  Malformed m = Write("big.json", Valid(R"("description": ")" + std::string(5 << 20, 'd') + R"(", )"), "(root)");
+  Malformed m = Write(
+      "big.json", Valid(R"("description": ")" + std::string(5 << 20, 'd') + R"(", )"), "(root)");
   CliRun r = RunKillpoint("malformed-big", {"run", m.file});
   ExpectOneLineNaming(r, m);
   EXPECT_THAT(r.err, HasSubstr("a scenario is at most"));

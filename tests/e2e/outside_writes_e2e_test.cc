@@ -25,7 +25,10 @@ fs::path Scenario(const fs::path& dir, const std::string& outside, const std::st
   nlohmann::json s = {
       {"name", "fixture/outside-writes"},
       {"job",
-       {{"command", {(fs::path(KILLPOINT_SOURCE_DIR) / "tests/fixtures/outside-writes/write_outside.sh").string(), outside}},
+       {{"command",
+         {(fs::path(KILLPOINT_SOURCE_DIR) / "tests/fixtures/outside-writes/write_outside.sh")
+              .string(),
+          outside}},
         {"timeout_ms", 10000}}},
       {"dates", {"2026-11-01"}},
       {"invariants", {{"must_hold", nlohmann::json::parse(must_hold)}}},
@@ -53,7 +56,8 @@ std::vector<Event> OutsideEvents(const CliRun& r) {
 TEST(OutsideWrites, AreRecordedAndShownInEveryReportAsAWarning) {
   fs::path dir = FreshDir("outside-warn");
   std::string target = (dir / "elsewhere" / "state.json").string();
-  CliRun r = RunKillpoint("outside-warn-run", {"run", Scenario(dir, target, R"(["converges"])").string()});
+  CliRun r =
+      RunKillpoint("outside-warn-run", {"run", Scenario(dir, target, R"(["converges"])").string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
 
   // The history: each attempt's writes, with path, kind and op; the sandbox's and the
@@ -63,8 +67,10 @@ TEST(OutsideWrites, AreRecordedAndShownInEveryReportAsAWarning) {
   const Event& first = events.front();
   EXPECT_EQ(first.attempt, 1);
   EXPECT_EQ(first.data["writes"],
-            nlohmann::json::parse(R"([{"path": "$KILLPOINT_WORKDIR/../x", "kind": "trial", "ops": ["open"]},
-                                      {"path": ")" + target + R"(", "kind": "temp", "ops": ["open"]}])"))
+            nlohmann::json::parse(
+                R"([{"path": "$KILLPOINT_WORKDIR/../x", "kind": "trial", "ops": ["open"]},
+                                      {"path": ")" +
+                target + R"(", "kind": "temp", "ops": ["open"]}])"))
       << first.data.dump();
 
   // results.json: per scenario, distinct paths with how many trials wrote them.
@@ -77,11 +83,19 @@ TEST(OutsideWrites, AreRecordedAndShownInEveryReportAsAWarning) {
 
   std::string sentence = "this job wrote " + target + " (open) outside its sandbox in 1 of 1 trial";
   // The terminal wraps its lines.
-  EXPECT_THAT(r.out, HasSubstr("OUTSIDE THE SANDBOX: this job wrote $KILLPOINT_WORKDIR/../x (open) outside its"));
-  EXPECT_THAT(r.out, HasSubstr("OUTSIDE THE SANDBOX: this job wrote\n                       " + target));
-  EXPECT_THAT(r.out, HasSubstr("note: a warning: writes_in_sandbox in the scenario's invariants.must_hold"));
-  EXPECT_THAT(Slurp(r.dir / "report.html"), HasSubstr(sentence + ": no persistence model applied to it, and the next trial sees it"));
-  EXPECT_THAT(Slurp(r.dir / "report.html"), HasSubstr("$KILLPOINT_WORKDIR/../x (open) outside its sandbox"));
+  EXPECT_THAT(
+      r.out,
+      HasSubstr("OUTSIDE THE SANDBOX: this job wrote $KILLPOINT_WORKDIR/../x (open) outside its"));
+  EXPECT_THAT(r.out,
+              HasSubstr("OUTSIDE THE SANDBOX: this job wrote\n                       " + target));
+  EXPECT_THAT(
+      r.out,
+      HasSubstr("note: a warning: writes_in_sandbox in the scenario's invariants.must_hold"));
+  EXPECT_THAT(
+      Slurp(r.dir / "report.html"),
+      HasSubstr(sentence + ": no persistence model applied to it, and the next trial sees it"));
+  EXPECT_THAT(Slurp(r.dir / "report.html"),
+              HasSubstr("$KILLPOINT_WORKDIR/../x (open) outside its sandbox"));
   std::string md = Slurp(r.dir / "summary.md");
   EXPECT_THAT(md, HasSubstr("### Writes outside the sandbox"));
   EXPECT_THAT(md, HasSubstr(target + " (open) outside its sandbox"));
@@ -90,21 +104,27 @@ TEST(OutsideWrites, AreRecordedAndShownInEveryReportAsAWarning) {
 TEST(OutsideWrites, AreAViolationWhenTheScenarioChecksWritesInSandbox) {
   fs::path dir = FreshDir("outside-violation");
   std::string target = (dir / "elsewhere" / "state.json").string();
-  CliRun r = RunKillpoint("outside-violation-run",
-                          {"run", Scenario(dir, target, R"(["converges", "writes_in_sandbox"])", false).string()});
+  CliRun r = RunKillpoint(
+      "outside-violation-run",
+      {"run", Scenario(dir, target, R"(["converges", "writes_in_sandbox"])", false).string()});
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   nlohmann::json inv = Invariant(r.Results(), "fixture/outside-writes", "writes_in_sandbox");
   EXPECT_EQ(inv["violated"], 1);
   ASSERT_FALSE(inv["examples"].empty());
-  EXPECT_THAT(inv["examples"][0]["explanation"].get<std::string>(),
-              HasSubstr("attempt 1 of 2026-11-01 wrote $KILLPOINT_WORKDIR/../x (open) outside its sandbox: no "
-                        "persistence model applied to it, and the later attempts of the trial see it (1 more path"));
+  EXPECT_THAT(
+      inv["examples"][0]["explanation"].get<std::string>(),
+      HasSubstr(
+          "attempt 1 of 2026-11-01 wrote $KILLPOINT_WORKDIR/../x (open) outside its sandbox: no "
+          "persistence model applied to it, and the later attempts of the trial see it (1 more "
+          "path"));
   EXPECT_THAT(r.out, Not(HasSubstr("a warning: writes_in_sandbox")));
 }
 
 TEST(OutsideWrites, AJobThatWritesOnlyInsideShowsNothing) {
   fs::path dir = FreshDir("outside-none");
-  CliRun r = RunKillpoint("outside-none-run", {"run", Scenario(dir, "", R"(["converges", "writes_in_sandbox"])").string()});
+  CliRun r =
+      RunKillpoint("outside-none-run",
+                   {"run", Scenario(dir, "", R"(["converges", "writes_in_sandbox"])").string()});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(OutsideEvents(r).empty());
   EXPECT_FALSE(r.Results()["scenarios"][0].contains("outside_writes"));

@@ -37,7 +37,9 @@ std::string Masked(std::string text) {
   return std::regex_replace(std::regex_replace(text, time, "<time>"), uuid, "<uuid>");
 }
 
-std::string Comparable(const CliRun& run) { return Masked(ComparableResults(run.Results()).dump(1)); }
+std::string Comparable(const CliRun& run) {
+  return Masked(ComparableResults(run.Results()).dump(1));
+}
 
 std::vector<std::string> SortedLines(const fs::path& file) {
   std::vector<std::string> lines;
@@ -54,12 +56,11 @@ std::map<std::string, std::string> Counterexamples(const fs::path& dir) {
   std::error_code ec;
   for (const auto& f : fs::directory_iterator(dir / "counterexamples", ec)) {
     nlohmann::json j = nlohmann::json::parse(Slurp(f.path()));
-    out[f.path().filename().string()] =
-        Masked(nlohmann::json{{"plan", j["plan"]},
-                              {"invariant", j["invariant"]},
-                              {"verdicts", j["verdicts"]},
-                              {"explanation", j["explanation"]}}
-                   .dump(1));
+    out[f.path().filename().string()] = Masked(nlohmann::json{
+        {"plan", j["plan"]},
+        {"invariant", j["invariant"]},
+        {"verdicts", j["verdicts"]},
+        {"explanation", j["explanation"]}}.dump(1));
   }
   return out;
 }
@@ -67,7 +68,8 @@ std::map<std::string, std::string> Counterexamples(const fs::path& dir) {
 class Parallel : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    for (const char* jobs : {"1", "2", "4"}) runs_[jobs] = new CliRun(RunKillpoint(std::string("jobs-") + jobs, Args(jobs)));
+    for (const char* jobs : {"1", "2", "4"})
+      runs_[jobs] = new CliRun(RunKillpoint(std::string("jobs-") + jobs, Args(jobs)));
   }
   static void TearDownTestSuite() {
     for (auto& [jobs, run] : runs_) delete run;
@@ -97,7 +99,8 @@ TEST_F(Parallel, CounterexampleFilesAndJournalsAreTheSameTrialForTrial) {
     auto one = Counterexamples(runs_["1"]->dir / slug);
     std::set<std::string> named;  // exactly the files the examples name: none left over
     for (const auto& inv : s["invariants"])
-      for (const auto& e : inv["examples"]) named.insert(fs::path(e["file"].get<std::string>()).filename().string());
+      for (const auto& e : inv["examples"])
+        named.insert(fs::path(e["file"].get<std::string>()).filename().string());
     std::set<std::string> present;
     for (const auto& [name, c] : one) present.insert(name);
     EXPECT_EQ(present, named) << slug;
@@ -114,8 +117,10 @@ TEST_F(Parallel, CounterexampleFilesAndJournalsAreTheSameTrialForTrial) {
 
 TEST(ParallelExhaustive, EveryCombinationOnceWhateverTheNumberOfWorkers) {
   auto args = [](const char* jobs) {
-    return std::vector<std::string>{"run", "scenarios/python-rename-no-dirsync-power.json",
-                                    "--exhaustive", "--limit", "40", "--quiet", "--jobs", jobs};
+    return std::vector<std::string>{"run",          "scenarios/python-rename-no-dirsync-power.json",
+                                    "--exhaustive", "--limit",
+                                    "40",           "--quiet",
+                                    "--jobs",       jobs};
   };
   CliRun one = RunKillpoint("exh-jobs-1", args("1"));
   CliRun three = RunKillpoint("exh-jobs-3", args("3"));
@@ -163,8 +168,8 @@ TEST_F(Spans, TrialsRunAtOnceWithSeveralWorkersAndOneAtATimeWithOne) {
 
 TEST(ParallelRefusals, JobsOutOfRangeIsExitTwo) {
   for (const char* jobs : {"0", "-1", "1025", "two"}) {
-    CliRun r = RunKillpoint(std::string("jobs-bad-") + jobs,
-                            {"run", "scenarios/settle-upsert.json", "--trials", "1", "--jobs", jobs});
+    CliRun r = RunKillpoint(std::string("jobs-bad-") + jobs, {"run", "scenarios/settle-upsert.json",
+                                                              "--trials", "1", "--jobs", jobs});
     EXPECT_EQ(r.exit_code, 2) << jobs << ": " << r.out << r.err;
     EXPECT_THAT(r.err, ::testing::HasSubstr("--jobs")) << jobs;
   }

@@ -46,7 +46,8 @@ struct Ran {
 };
 
 // Runs a command (argv[0] a path) with extra environment, waiting for it to exit.
-Ran RunCommand(const std::string& name, std::vector<std::string> argv, std::map<std::string, std::string> env = {}) {
+Ran RunCommand(const std::string& name, std::vector<std::string> argv,
+               std::map<std::string, std::string> env = {}) {
   fs::path logs = FreshDir("cmd-" + name) / "cmd";
   Ran r;
   auto p = Spawn({argv, env, KILLPOINT_SOURCE_DIR, logs.string() + ".out", logs.string() + ".err"});
@@ -60,7 +61,8 @@ Ran RunCommand(const std::string& name, std::vector<std::string> argv, std::map<
   return r;
 }
 
-Ran Report(const std::string& name, std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+Ran Report(const std::string& name, std::vector<std::string> args,
+           std::map<std::string, std::string> env = {}) {
   args.insert(args.begin(), {KILLPOINT_BIN_DIR "/killpoint", "report"});
   return RunCommand(name, args, env);
 }
@@ -71,17 +73,22 @@ nlohmann::json ParseJunit(const fs::path& xml) {
   return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
 }
 
-std::string Status(const nlohmann::json& invariant) { return invariant["status"].get<std::string>(); }
+std::string Status(const nlohmann::json& invariant) {
+  return invariant["status"].get<std::string>();
+}
 
 class Bundled : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     bundled_ = new CliRun(RunKillpoint(
-        "report-bundled", {"run", "scenarios/publish-execute-then-mark.json", "scenarios/publish-mark-then-execute.json",
-                           "scenarios/settle-upsert.json", "scenarios/python-rename-no-dirsync-power.json",
-                           "scenarios/sqlite/delete-normal.json", "scenarios/catalogue/order-status-insert.json",
-                           "scenarios/selftest/results-writer-power.json"}));
-    hostile_ = new CliRun(RunKillpoint("report-hostile", {"run", "tests/fixtures/hostile-output.json"}));
+        "report-bundled",
+        {"run", "scenarios/publish-execute-then-mark.json",
+         "scenarios/publish-mark-then-execute.json", "scenarios/settle-upsert.json",
+         "scenarios/python-rename-no-dirsync-power.json", "scenarios/sqlite/delete-normal.json",
+         "scenarios/catalogue/order-status-insert.json",
+         "scenarios/selftest/results-writer-power.json"}));
+    hostile_ =
+        new CliRun(RunKillpoint("report-hostile", {"run", "tests/fixtures/hostile-output.json"}));
   }
   static void TearDownTestSuite() {
     delete bundled_;
@@ -118,7 +125,9 @@ TEST_F(Bundled, JunitCountsEqualTheResults) {
     int f = 0, k = 0;
     for (size_t c = 0; c < s["invariants"].size(); ++c) {
       const nlohmann::json& inv = s["invariants"][c];
-      std::string want = Status(inv) == "VIOLATED" ? "failure" : Status(inv) == "expected, not demonstrated" ? "skipped" : "passed";
+      std::string want = Status(inv) == "VIOLATED"                     ? "failure"
+                         : Status(inv) == "expected, not demonstrated" ? "skipped"
+                                                                       : "passed";
       EXPECT_EQ(suite["cases"][c]["name"], inv["name"]);
       EXPECT_EQ(suite["cases"][c]["outcome"], want) << s["name"] << " " << inv["name"];
       f += want == "failure";
@@ -144,20 +153,24 @@ TEST_F(Bundled, HtmlHasEveryScenarioAndEveryCounterexampleWithItsTimeline) {
   for (size_t i = 0; i < results["scenarios"].size(); ++i) {
     const nlohmann::json& s = results["scenarios"][i];
     std::string anchor = "s" + std::to_string(i);
-    size_t section = html.find("<h2 id=\"" + anchor + "\">" + s["name"].get<std::string>() + "</h2>");
+    size_t section =
+        html.find("<h2 id=\"" + anchor + "\">" + s["name"].get<std::string>() + "</h2>");
     ASSERT_NE(section, std::string::npos) << s["name"];
     size_t end = html.find("<h2 id=\"s" + std::to_string(i + 1) + "\">", section);
-    std::string body = html.substr(section, end == std::string::npos ? std::string::npos : end - section);
+    std::string body =
+        html.substr(section, end == std::string::npos ? std::string::npos : end - section);
     std::set<int> trials;
     for (const auto& inv : s["invariants"]) {
       for (const auto& e : inv["examples"]) {
         trials.insert(e["trial"].get<int>());
-        EXPECT_THAT(body, HasSubstr("<h4>trial " + std::to_string(e["trial"].get<int>()) + "</h4>")) << s["name"];
+        EXPECT_THAT(body, HasSubstr("<h4>trial " + std::to_string(e["trial"].get<int>()) + "</h4>"))
+            << s["name"];
         // The seed's command, then a counterexample file's (of the trial's first broken invariant).
-        EXPECT_THAT(body, HasSubstr("<pre>" + e["replay"].get<std::string>() + "\nkillpoint replay " +
-                                    (fs::path(e["file"].get<std::string>()).parent_path() /
-                                     ("trial-" + std::to_string(e["trial"].get<int>()) + "-"))
-                                        .string()))
+        EXPECT_THAT(body,
+                    HasSubstr("<pre>" + e["replay"].get<std::string>() + "\nkillpoint replay " +
+                              (fs::path(e["file"].get<std::string>()).parent_path() /
+                               ("trial-" + std::to_string(e["trial"].get<int>()) + "-"))
+                                  .string()))
             << s["name"];
       }
     }
@@ -179,8 +192,9 @@ TEST_F(Bundled, HtmlHasEveryScenarioAndEveryCounterexampleWithItsTimeline) {
 
 TEST_F(Bundled, ReportRerendersTheSameFilesFromTheSavedFolder) {
   fs::path dir = FreshDir("rerender");
-  Ran r = Report("rerender", {bundled_->dir.string(), "--html", (dir / "r.html").string(), "--junit",
-                              (dir / "j.xml").string(), "--markdown", (dir / "s.md").string()});
+  Ran r =
+      Report("rerender", {bundled_->dir.string(), "--html", (dir / "r.html").string(), "--junit",
+                          (dir / "j.xml").string(), "--markdown", (dir / "s.md").string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(Slurp(dir / "r.html"), Slurp(bundled_->dir / "report.html"));
   EXPECT_EQ(Slurp(dir / "j.xml"), Slurp(bundled_->dir / "junit.xml"));
@@ -191,7 +205,8 @@ TEST_F(Bundled, ReportRerendersTheSameFilesFromTheSavedFolder) {
 TEST_F(Bundled, MarkdownGoesToTheGithubStepSummaryToo) {
   fs::path summary = FreshDir("summary") / "step-summary.md";
   std::ofstream(summary) << "earlier step\n";
-  Ran r = Report("summary", {bundled_->dir.string(), "--quiet"}, {{"GITHUB_STEP_SUMMARY", summary.string()}});
+  Ran r = Report("summary", {bundled_->dir.string(), "--quiet"},
+                 {{"GITHUB_STEP_SUMMARY", summary.string()}});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "");
   std::string md = Slurp(bundled_->dir / "summary.md");
@@ -203,8 +218,9 @@ TEST_F(Bundled, MarkdownGoesToTheGithubStepSummaryToo) {
 TEST_F(Bundled, SeveralFoldersMakeOneReport) {
   ASSERT_EQ(hostile_->exit_code, 1) << hostile_->err;
   fs::path dir = FreshDir("combined");
-  Ran r = Report("combined", {bundled_->dir.string(), hostile_->dir.string(), "--junit", (dir / "j.xml").string(),
-                              "--html", (dir / "r.html").string(), "--quiet"});
+  Ran r = Report("combined",
+                 {bundled_->dir.string(), hostile_->dir.string(), "--junit",
+                  (dir / "j.xml").string(), "--html", (dir / "r.html").string(), "--quiet"});
   EXPECT_EQ(r.exit_code, 1) << r.err;  // the hostile job's must-hold violation decides
   nlohmann::json junit = ParseJunit(dir / "j.xml");
   EXPECT_EQ(junit["suites"].size(), bundled_->Results()["scenarios"].size() + 1);
@@ -219,17 +235,20 @@ TEST_F(Bundled, AJobThatPrintsMarkupCannotInjectIt) {
   EXPECT_THAT(html, Not(HasSubstr("<script")));
   EXPECT_THAT(html, Not(HasSubstr("<img")));
   // What the job printed is in the page, as text: its stderr, the key it published, its alert.
-  EXPECT_THAT(html, HasSubstr("job says: &lt;script&gt;document.title=&#39;PWNED&#39;&lt;/script&gt;"));
+  EXPECT_THAT(html,
+              HasSubstr("job says: &lt;script&gt;document.title=&#39;PWNED&#39;&lt;/script&gt;"));
   EXPECT_THAT(html, HasSubstr("publish &lt;script&gt;"));
   EXPECT_THAT(html, HasSubstr("alerted: &lt;script&gt;"));
   std::string md = Slurp(hostile_->dir / "summary.md");
   EXPECT_THAT(md, Not(HasSubstr("<script")));
-  nlohmann::json junit = ParseJunit(hostile_->dir / "junit.xml");  // well-formed despite NUL, ESC, bad UTF-8
+  nlohmann::json junit =
+      ParseJunit(hostile_->dir / "junit.xml");  // well-formed despite NUL, ESC, bad UTF-8
   ASSERT_EQ(junit["suites"].size(), 1u);
   EXPECT_EQ(junit["suites"][0]["name"], "fixture/hostile <script>document.title='PWNED'</script>");
   const nlohmann::json& c = junit["suites"][0]["cases"][0];
   EXPECT_EQ(c["outcome"], "failure");
-  EXPECT_THAT(c["body"].get<std::string>(), HasSubstr("killpoint run tests/fixtures/hostile-output.json --seed 1 --trial"));
+  EXPECT_THAT(c["body"].get<std::string>(),
+              HasSubstr("killpoint run tests/fixtures/hostile-output.json --seed 1 --trial"));
 }
 
 TEST(ReportCommand, ADamagedOrForeignResultsFileIsExitTwoNamingIt) {
@@ -237,11 +256,13 @@ TEST(ReportCommand, ADamagedOrForeignResultsFileIsExitTwoNamingIt) {
   std::ofstream(dir / "results.json") << "{\"format\": \"killpoint-results/1\", \"scenarios\": [";
   Ran r = Report("damaged", {dir.string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "killpoint: " + (dir / "results.json").string() + ": not valid JSON (damaged or truncated?)\n");
+  EXPECT_EQ(r.err, "killpoint: " + (dir / "results.json").string() +
+                       ": not valid JSON (damaged or truncated?)\n");
   std::ofstream(dir / "results.json", std::ios::trunc) << "{\"format\": \"killpoint-results/2\"}";
   r = Report("foreign", {dir.string()});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr((dir / "results.json").string() + ": results format \"killpoint-results/2\""));
+  EXPECT_THAT(r.err, HasSubstr((dir / "results.json").string() +
+                               ": results format \"killpoint-results/2\""));
   r = Report("missing", {(dir / "nope").string()});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("nope: no such file or folder"));
@@ -253,13 +274,14 @@ TEST(ReportCommand, ADamagedOrForeignResultsFileIsExitTwoNamingIt) {
 // NO_COLOR or --quiet.
 TEST(Terminal, ProgressAndColorsOnlyOnATerminal) {
   fs::path dir = FreshDir("tty");
-  std::string run = std::string(KILLPOINT_BIN_DIR "/killpoint") + " run tests/fixtures/python-failpoint.json --out " +
-                    (dir / "out").string();
+  std::string run = std::string(KILLPOINT_BIN_DIR "/killpoint") +
+                    " run tests/fixtures/python-failpoint.json --out " + (dir / "out").string();
   Ran tty = RunCommand("tty", {"/usr/bin/script", "-qefc", run, "/dev/null"});
   EXPECT_EQ(tty.exit_code, 0) << tty.out << tty.err;
   EXPECT_THAT(tty.out, HasSubstr("\rkillpoint: 2/2 trials, 0 with violations (0 must-hold)"));
   EXPECT_THAT(tty.out, HasSubstr("\033[32mheld\033[0m"));
-  Ran plain = RunCommand("tty-nocolor", {"/usr/bin/script", "-qefc", run, "/dev/null"}, {{"NO_COLOR", "1"}});
+  Ran plain = RunCommand("tty-nocolor", {"/usr/bin/script", "-qefc", run, "/dev/null"},
+                         {{"NO_COLOR", "1"}});
   EXPECT_EQ(plain.exit_code, 0);
   EXPECT_THAT(plain.out, Not(HasSubstr("\033[32m")));
   Ran quiet = RunCommand("tty-quiet", {"/usr/bin/script", "-qefc", run + " --quiet", "/dev/null"});

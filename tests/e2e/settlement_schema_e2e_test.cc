@@ -15,15 +15,20 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 CliRun RunSchema(const std::string& scenario) {
-  return RunKillpoint("schema-" + scenario,
-                      {"run", "tests/fixtures/settlement-schema/" + scenario + ".json", "--jobs", "1"});
+  return RunKillpoint(
+      "schema-" + scenario,
+      {"run", "tests/fixtures/settlement-schema/" + scenario + ".json", "--jobs", "1"});
 }
 
 TEST(SettlementSchema, UnconfiguredIsExit2NamingTheTableItsColumnsAndTheField) {
   CliRun r = RunSchema("unconfigured");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_THAT(r.err, HasSubstr("tests/fixtures/settlement-schema/unconfigured.json: check.settlement.table: "));
-  EXPECT_THAT(r.err, HasSubstr("reads columns biz_date, settle_key of table 'daily_settlement' in settle.db"));
+  EXPECT_THAT(
+      r.err,
+      HasSubstr("tests/fixtures/settlement-schema/unconfigured.json: check.settlement.table: "));
+  EXPECT_THAT(
+      r.err,
+      HasSubstr("reads columns biz_date, settle_key of table 'daily_settlement' in settle.db"));
   EXPECT_THAT(r.err, HasSubstr("tables there: sales, settlement"));
   EXPECT_THAT(r.err + r.out, Not(HasSubstr("VIOLATED")));
 }
@@ -31,9 +36,12 @@ TEST(SettlementSchema, UnconfiguredIsExit2NamingTheTableItsColumnsAndTheField) {
 TEST(SettlementSchema, ATableWithoutTheColumnIsExit2NamingTheColumn) {
   CliRun r = RunSchema("table-only");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  EXPECT_THAT(r.err, HasSubstr("table-only.json: check.settlement.date_column: one_row_per_date reads the business "
-                               "date from column 'biz_date' of table 'settlement' in settle.db, which has no such "
-                               "column (its columns: day, total); set check.settlement.date_column"));
+  EXPECT_THAT(
+      r.err,
+      HasSubstr(
+          "table-only.json: check.settlement.date_column: one_row_per_date reads the business "
+          "date from column 'biz_date' of table 'settlement' in settle.db, which has no such "
+          "column (its columns: day, total); set check.settlement.date_column"));
 }
 
 TEST(SettlementSchema, ConfiguredTheInvariantsHoldOnTheCorrectJob) {

@@ -13,8 +13,8 @@ class SqliteGuarantees : public ::testing::Test {
     fs::path root = fs::exists("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
     sandboxes_ = root / ("kp-sqlite-e2e-" + std::to_string(::getpid()));
     fs::create_directories(sandboxes_);
-    run_ = new CliRun(RunKillpoint("sqlite", {"run", "scenarios/sqlite", "--exhaustive", "--sandbox-root",
-                                              sandboxes_.string(), "--quiet"}));
+    run_ = new CliRun(RunKillpoint("sqlite", {"run", "scenarios/sqlite", "--exhaustive",
+                                              "--sandbox-root", sandboxes_.string(), "--quiet"}));
   }
   static void TearDownTestSuite() {
     delete run_;
@@ -43,7 +43,8 @@ class SqliteGuarantees : public ::testing::Test {
   }
 
   static inline const std::vector<std::string> kSettings = {
-      "delete-off", "delete-normal", "delete-full", "delete-extra", "wal-off", "wal-normal", "wal-full", "wal-extra"};
+      "delete-off", "delete-normal", "delete-full", "delete-extra",
+      "wal-off",    "wal-normal",    "wal-full",    "wal-extra"};
   static fs::path sandboxes_;
   static CliRun* run_;
 };

@@ -23,7 +23,8 @@ std::vector<std::string> Points(const std::string& scenario, const std::string& 
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> names;
   for (const auto& p : nlohmann::json::parse(r.out)) {
-    names.push_back(p["point"].get<std::string>() + "#" + std::to_string(p["occurrence"].get<int>()) +
+    names.push_back(p["point"].get<std::string>() + "#" +
+                    std::to_string(p["occurrence"].get<int>()) +
                     (p.contains("unseen") ? " unseen:" + p["unseen"].get<std::string>() : ""));
   }
   return names;
@@ -46,7 +47,8 @@ TEST(TempNames, MkstempIsTmp1InEveryRunOfPoints) {
   EXPECT_THAT(first, Contains("write:<tmp1>#1"));
   EXPECT_THAT(first, Contains("fsync:<tmp1>#1"));
   EXPECT_THAT(first, Contains("rename:<tmp1>:state.json#1"));
-  for (const std::string& p : first) EXPECT_THAT(p, ::testing::Not(HasSubstr(".tmp"))) << "a random name";
+  for (const std::string& p : first)
+    EXPECT_THAT(p, ::testing::Not(HasSubstr(".tmp"))) << "a random name";
 }
 
 // mktemp creates the file in its own process, bash opens it for printf, mv renames it from a
@@ -60,7 +62,8 @@ TEST(TempNames, BashMktempPrintfAndMvAgreeAcrossProcesses) {
   EXPECT_THAT(first, Contains("open:<tmp1>#2"));  // bash's > redirection
   EXPECT_THAT(first, Contains("write:<tmp1>#1 unseen:dup2"));
   EXPECT_THAT(first, Contains("rename:<tmp1>:state#1"));
-  for (const std::string& p : first) EXPECT_THAT(p, ::testing::Not(HasSubstr("tmp."))) << "a random name";
+  for (const std::string& p : first)
+    EXPECT_THAT(p, ::testing::Not(HasSubstr("tmp."))) << "a random name";
 }
 
 TEST(Patterns, ARenamePatternKillsAtTheTempFilesRename) {

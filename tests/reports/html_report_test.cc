@@ -10,8 +10,8 @@ namespace killpoint {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::HostileReport;
+using ::testing::Not;
 
 size_t Count(const std::string& s, const std::string& what) {
   size_t n = 0;
@@ -20,18 +20,23 @@ size_t Count(const std::string& s, const std::string& what) {
 }
 
 TEST(HtmlEscape, EscapesMarkupQuotesControlsAndBrokenUtf8) {
-  EXPECT_EQ(HtmlEscape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
-  EXPECT_EQ(HtmlEscape("a\x01" "b"), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(HtmlEscape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(HtmlEscape("a\x01"
+                       "b"),
+            "a\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(HtmlEscape("\xff"), "\xEF\xBF\xBD");
-  EXPECT_EQ(HtmlEscape("caf\xC3\xA9 \xF0\x9F\x92\xA5"), "caf\xC3\xA9 \xF0\x9F\x92\xA5");  // valid UTF-8 passes
+  EXPECT_EQ(HtmlEscape("caf\xC3\xA9 \xF0\x9F\x92\xA5"),
+            "caf\xC3\xA9 \xF0\x9F\x92\xA5");                      // valid UTF-8 passes
   EXPECT_EQ(HtmlEscape("\xC0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong NUL is not valid
 }
 
 TEST(HtmlEscape, RejectsWhatXmlForbidsToo) {
   const std::string kBad = "\xEF\xBF\xBD";
-  EXPECT_EQ(HtmlEscape("\xE0\x80\xAF"), kBad + kBad + kBad);  // overlong 3-byte '/'
-  EXPECT_EQ(HtmlEscape("\xED\xA0\x80"), kBad + kBad + kBad);  // a UTF-16 surrogate
-  EXPECT_EQ(HtmlEscape("\xEF\xBF\xBF"), kBad + kBad + kBad);  // U+FFFF
+  EXPECT_EQ(HtmlEscape("\xE0\x80\xAF"), kBad + kBad + kBad);             // overlong 3-byte '/'
+  EXPECT_EQ(HtmlEscape("\xED\xA0\x80"), kBad + kBad + kBad);             // a UTF-16 surrogate
+  EXPECT_EQ(HtmlEscape("\xEF\xBF\xBF"), kBad + kBad + kBad);             // U+FFFF
   EXPECT_EQ(HtmlEscape("\xF4\x90\x80\x80"), kBad + kBad + kBad + kBad);  // beyond U+10FFFF
   EXPECT_EQ(HtmlEscape("a\rb\x1b[31m"), "a" + kBad + "b" + kBad + "[31m");
   EXPECT_EQ(SanitizeText("<b>\n\t\x7f"), "<b>\n\t" + kBad);
@@ -52,8 +57,9 @@ TEST(HtmlReport, NothingAJobWroteBecomesMarkup) {
 
 TEST(HtmlReport, IsSelfContainedAndForbidsScriptAndFetches) {
   std::string html = RenderHtml(HostileReport());
-  EXPECT_THAT(html, HasSubstr("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-                              "style-src 'unsafe-inline'; img-src data:\">"));
+  EXPECT_THAT(
+      html, HasSubstr("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                      "style-src 'unsafe-inline'; img-src data:\">"));
   for (const char* fetch : {"<link", "@import", "url(", "src=\"http", "href=\"http", "<script"}) {
     EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;
   }
@@ -66,10 +72,12 @@ TEST(HtmlReport, ShowsTheVerdictFirstWithViolationsAndTradeOffs) {
   EXPECT_LT(verdict, html.find("Strategies &times; invariants"));
   EXPECT_THAT(html, HasSubstr("<b>no_loss</b> violated in 1 of 4 trials"));
   EXPECT_THAT(html, HasSubstr("Expected trade-offs: 1 shown, 1 not demonstrated."));
-  EXPECT_THAT(html, HasSubstr("<b>state_readable</b> was expected to break but held in all 4 trials"));
+  EXPECT_THAT(html,
+              HasSubstr("<b>state_readable</b> was expected to break but held in all 4 trials"));
   ReportData ok = HostileReport();
   ok.runs[0].results.scenarios[0].invariants[0].violated = 0;
-  EXPECT_THAT(RenderHtml(ok), HasSubstr("<b>Every must-hold invariant held</b> in 4 trials of 1 scenarios."));
+  EXPECT_THAT(RenderHtml(ok),
+              HasSubstr("<b>Every must-hold invariant held</b> in 4 trials of 1 scenarios."));
 }
 
 TEST(HtmlReport, ShowsTheMatrixAndAHeatMapPerInvariant) {
@@ -103,9 +111,11 @@ TEST(HtmlReport, DrawsEachCounterexampleTrialOnceWithItsTimelineAndReplay) {
 
 TEST(HtmlReport, ShowsTheRunMetadata) {
   std::string html = RenderHtml(HostileReport());
-  EXPECT_THAT(html, HasSubstr("<td><code>out/&lt;b&gt;dir&lt;/b&gt;</code></td><td>0.1.0</td><td>7</td><td>4</td>"
-                              "<td>process</td><td><code>0123456789abcdef0123456789abcdef01234567</code></td>"
-                              "<td>2026-11-29T10:00:00Z</td>"));
+  EXPECT_THAT(
+      html,
+      HasSubstr("<td><code>out/&lt;b&gt;dir&lt;/b&gt;</code></td><td>0.1.0</td><td>7</td><td>4</td>"
+                "<td>process</td><td><code>0123456789abcdef0123456789abcdef01234567</code></td>"
+                "<td>2026-11-29T10:00:00Z</td>"));
   EXPECT_THAT(html, HasSubstr("job commit: <code>0123456789abcdef0123456789abcdef01234567</code>"));
   EXPECT_THAT(html, HasSubstr("models: process"));
 }

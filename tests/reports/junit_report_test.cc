@@ -9,8 +9,8 @@ namespace killpoint {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::HostileReport;
+using ::testing::Not;
 
 // The <testcase ...>...</testcase> element of one invariant.
 std::string Case(const std::string& xml, const std::string& name) {
@@ -21,8 +21,11 @@ std::string Case(const std::string& xml, const std::string& name) {
 
 TEST(Junit, CountsAreTheResultsCounts) {
   std::string xml = RenderJunit(HostileReport());
-  EXPECT_THAT(xml, HasSubstr("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"killpoint\" tests=\"3\" "
-                             "failures=\"1\" errors=\"0\" skipped=\"1\""));
+  EXPECT_THAT(
+      xml,
+      HasSubstr(
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"killpoint\" tests=\"3\" "
+          "failures=\"1\" errors=\"0\" skipped=\"1\""));
   EXPECT_THAT(xml, HasSubstr("tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\" time=\"0.000\" "
                              "timestamp=\"2026-11-29T10:00:00\">"));
 }
@@ -30,7 +33,8 @@ TEST(Junit, CountsAreTheResultsCounts) {
 TEST(Junit, AViolatedMustHoldIsAFailureWithTheExplanationAndTheReplay) {
   std::string c = Case(RenderJunit(HostileReport()), "no_loss");
   EXPECT_THAT(c, HasSubstr("<failure message=\"lost: &lt;script&gt;"));
-  EXPECT_THAT(c, HasSubstr("type=\"must_hold\">killpoint run &#39;x&#39; --seed 1 --trial 3 --keep\n"));
+  EXPECT_THAT(
+      c, HasSubstr("type=\"must_hold\">killpoint run &#39;x&#39; --seed 1 --trial 3 --keep\n"));
   EXPECT_THAT(c, HasSubstr("violated in 1 of 4 trials"));
   EXPECT_THAT(c, HasSubstr("file=\"scenarios/&quot;&gt;&lt;img"));
 }
@@ -43,8 +47,10 @@ TEST(Junit, AShownTradeOffPassesWithANoteAndAnUnshownOneIsSkipped) {
   EXPECT_THAT(shown, HasSubstr("<system-out>expected trade-off, shown: broke in 2 of 4 trials"));
   EXPECT_THAT(shown, HasSubstr("replay: replay 3"));
   std::string unshown = Case(xml, "state_readable");
-  EXPECT_THAT(unshown, HasSubstr("<skipped message=\"expected to break, but held in all 4 trials: the trade-off was "
-                                 "not demonstrated"));
+  EXPECT_THAT(
+      unshown,
+      HasSubstr("<skipped message=\"expected to break, but held in all 4 trials: the trade-off was "
+                "not demonstrated"));
 }
 
 TEST(Junit, NothingFromAJobBreaksTheXml) {
@@ -53,7 +59,10 @@ TEST(Junit, NothingFromAJobBreaksTheXml) {
   EXPECT_THAT(xml, Not(HasSubstr("<img")));
   EXPECT_THAT(xml, Not(HasSubstr("<b>")));
   EXPECT_THAT(xml, HasSubstr("<testsuite name=\"evil/&lt;script&gt;"));
-  EXPECT_THAT(xml, HasSubstr("<property name=\"job_commit\" value=\"0123456789abcdef0123456789abcdef01234567\"/>"));
+  EXPECT_THAT(
+      xml,
+      HasSubstr(
+          "<property name=\"job_commit\" value=\"0123456789abcdef0123456789abcdef01234567\"/>"));
   EXPECT_THAT(xml, HasSubstr("<property name=\"results\" value=\"out/&lt;b&gt;dir&lt;/b&gt;\"/>"));
 }
 
@@ -62,9 +71,14 @@ TEST(Junit, OneSuitePerScenarioOfEveryRun) {
   r.runs.push_back(r.runs[0]);
   r.runs[1].results.scenarios[0].invariants[0].violated = 0;
   std::string xml = RenderJunit(r);
-  EXPECT_THAT(xml, HasSubstr("<testsuites name=\"killpoint\" tests=\"6\" failures=\"1\" errors=\"0\" skipped=\"2\""));
+  EXPECT_THAT(
+      xml,
+      HasSubstr(
+          "<testsuites name=\"killpoint\" tests=\"6\" failures=\"1\" errors=\"0\" skipped=\"2\""));
   size_t suites = 0;
-  for (size_t at = xml.find("<testsuite "); at != std::string::npos; at = xml.find("<testsuite ", at + 1)) ++suites;
+  for (size_t at = xml.find("<testsuite "); at != std::string::npos;
+       at = xml.find("<testsuite ", at + 1))
+    ++suites;
   EXPECT_EQ(suites, 2u);
 }
 

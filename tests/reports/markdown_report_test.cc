@@ -9,22 +9,28 @@ namespace killpoint {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::HostileReport;
+using ::testing::Not;
 
 TEST(Markdown, StartsWithTheVerdictAndTheRun) {
   std::string md = RenderMarkdown(HostileReport());
   EXPECT_EQ(md.rfind("## killpoint: \u274C a must-hold invariant was violated\n\n", 0), 0u) << md;
-  EXPECT_THAT(md, HasSubstr("- 4 trials of 1 scenarios \u00B7 seed 7 \u00B7 models process \u00B7 killpoint 0.1.0 \u00B7 "
-                            "job 0123456789abcdef0123456789abcdef01234567 \u00B7 started 2026-11-29T10:00:00Z"));
+  EXPECT_THAT(
+      md, HasSubstr(
+              "- 4 trials of 1 scenarios \u00B7 seed 7 \u00B7 models process \u00B7 killpoint "
+              "0.1.0 \u00B7 "
+              "job 0123456789abcdef0123456789abcdef01234567 \u00B7 started 2026-11-29T10:00:00Z"));
 }
 
 TEST(Markdown, HasOneTableRowPerInvariant) {
   std::string md = RenderMarkdown(HostileReport());
-  EXPECT_THAT(md, HasSubstr("| scenario | invariant | expectation | violated | verdict |\n| --- | --- | --- | ---: | --- |\n"));
+  EXPECT_THAT(md, HasSubstr("| scenario | invariant | expectation | violated | verdict |\n| --- | "
+                            "--- | --- | ---: | --- |\n"));
   EXPECT_THAT(md, HasSubstr("| no\\_loss | must hold | 1/4 | \u274C **VIOLATED** |\n"));
-  EXPECT_THAT(md, HasSubstr("|  | no\\_double\\_publish | expected to break | 2/4 | \u26A0\uFE0F expected, shown |\n"));
-  EXPECT_THAT(md, HasSubstr("|  | state\\_readable | expected to break | 0/4 | \u2796 expected, not demonstrated |\n"));
+  EXPECT_THAT(md, HasSubstr("|  | no\\_double\\_publish | expected to break | 2/4 | \u26A0\uFE0F "
+                            "expected, shown |\n"));
+  EXPECT_THAT(md, HasSubstr("|  | state\\_readable | expected to break | 0/4 | \u2796 expected, "
+                            "not demonstrated |\n"));
 }
 
 TEST(Markdown, ListsMustHoldCounterexamplesFirstWithTheirReplay) {
@@ -59,7 +65,8 @@ TEST(Markdown, ListsAtMostTheTopCounterexamples) {
   for (int i = 0; i < 12; ++i) scenarios.push_back(scenarios[0]);
   std::string md = RenderMarkdown(r);
   size_t replays = 0;
-  for (size_t at = md.find("```sh"); at != std::string::npos; at = md.find("```sh", at + 1)) ++replays;
+  for (size_t at = md.find("```sh"); at != std::string::npos; at = md.find("```sh", at + 1))
+    ++replays;
   EXPECT_EQ(replays, kMarkdownTopCounterexamples);
   EXPECT_THAT(md, HasSubstr("...and 16 more in the HTML report."));
 }

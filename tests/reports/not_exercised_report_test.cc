@@ -26,7 +26,8 @@ RunResults NeverFired() {
   s.invariants = {{"no_double_publish", kMustHold, 0, 0, {}, {}}};
   for (int t = 0; t < 4; ++t) {
     Plan p{"py/mkstemp", 1, t, {{"2026-11-01", 1, {{"open:tmpk3x9q1ab", 1, "", kPower}}}}};
-    s.Add(p, {Verdict::Held("no_double_publish")}, "", TrialExercise{{{"open:tmpk3x9q1ab", kPower, false}}, 0, 0, true});
+    s.Add(p, {Verdict::Held("no_double_publish")}, "",
+          TrialExercise{{{"open:tmpk3x9q1ab", kPower, false}}, 0, 0, true});
   }
   RunResults r;
   r.seed = 1;

@@ -15,12 +15,14 @@ using ::testing::Not;
 
 TEST(Progress, SaysDoneTotalViolationsElapsedAndTimeLeft) {
   ProgressState s{120, 560, true, 14, 2, 42};
-  EXPECT_EQ(FormatProgress(s, 200),
-            "killpoint: 120/560 trials, 14 with violations (2 must-hold), 0:42 elapsed, ~2:34 left");
+  EXPECT_EQ(
+      FormatProgress(s, 200),
+      "killpoint: 120/560 trials, 14 with violations (2 must-hold), 0:42 elapsed, ~2:34 left");
 }
 
 TEST(Progress, NoEstimateBeforeTheFirstTrialOrWhileTheTotalIsUnknown) {
-  EXPECT_EQ(FormatProgress({0, 40, true, 0, 0, 1}, 200), "killpoint: 0/40 trials, 0 with violations (0 must-hold), 0:01 elapsed");
+  EXPECT_EQ(FormatProgress({0, 40, true, 0, 0, 1}, 200),
+            "killpoint: 0/40 trials, 0 with violations (0 must-hold), 0:01 elapsed");
   EXPECT_EQ(FormatProgress({10, 40, false, 0, 0, 5}, 200),
             "killpoint: 10/40+ trials, 0 with violations (0 must-hold), 0:05 elapsed");
 }
@@ -42,7 +44,8 @@ TEST(ProgressLine, RedrawsInPlaceAtMostEveryIntervalAndAlwaysOnTheLastTrial) {
   std::ostringstream out;
   double now = 100;
   {
-    ProgressLine line(out, 200, [&] { return now; }, 0.5);
+    ProgressLine line(
+        out, 200, [&] { return now; }, 0.5);
     line.Expect(3);
     now = 101;
     line.OnTrial(false, false);  // first trial: drawn
@@ -54,10 +57,11 @@ TEST(ProgressLine, RedrawsInPlaceAtMostEveryIntervalAndAlwaysOnTheLastTrial) {
     EXPECT_EQ(line.state().violating, 2);
     EXPECT_EQ(line.state().must_hold_violating, 1);
   }  // destroyed: the line is erased
-  EXPECT_EQ(out.str(),
-            "\rkillpoint: 1/3 trials, 0 with violations (0 must-hold), 0:01 elapsed, ~0:02 left\033[K"
-            "\rkillpoint: 3/3 trials, 2 with violations (1 must-hold), 0:01 elapsed\033[K"
-            "\r\033[K");
+  EXPECT_EQ(
+      out.str(),
+      "\rkillpoint: 1/3 trials, 0 with violations (0 must-hold), 0:01 elapsed, ~0:02 left\033[K"
+      "\rkillpoint: 3/3 trials, 2 with violations (1 must-hold), 0:01 elapsed\033[K"
+      "\r\033[K");
 }
 
 TEST(ProgressLine, CountsExhaustiveScenariosWhenTheyStart) {
@@ -73,7 +77,9 @@ TEST(ProgressLine, CountsExhaustiveScenariosWhenTheyStart) {
 
 TEST(ProgressLine, ClearsNothingItDidNotDraw) {
   std::ostringstream out;
-  { ProgressLine line(out, 80, [] { return 0.0; }); }
+  {
+    ProgressLine line(out, 80, [] { return 0.0; });
+  }
   EXPECT_EQ(out.str(), "");
 }
 

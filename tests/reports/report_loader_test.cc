@@ -1,9 +1,8 @@
 #include "reports/report_loader.h"
 
-#include <unistd.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -29,7 +28,9 @@ fs::path FreshDir(const std::string& name) {
   return d;
 }
 
-void Write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+void Write(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
 
 TEST(ParseResults, ReadsWhatRunWrites) {
   auto r = ParseResults(ResultsText(), "out/results.json");
@@ -49,14 +50,16 @@ TEST(ParseResults, DamagedOrForeignFilesAreClearErrorsNamingTheFile) {
   expect("", "o/results.json: not valid JSON");
   expect("[1,2]", "o/results.json: not a killpoint results file");
   expect(R"({"format": "killpoint-results/9"})",
-         "o/results.json: results format \"killpoint-results/9\" is not the killpoint-results/1 this killpoint reads");
+         "o/results.json: results format \"killpoint-results/9\" is not the killpoint-results/1 "
+         "this killpoint reads");
   nlohmann::json j = nlohmann::json::parse(good);
   j["scenarios"][0]["invariants"][1].erase("held");
   expect(j.dump(), "o/results.json: scenarios[0] (\"evil/<script>");
   expect(j.dump(), "key 'held' not found");
   j = nlohmann::json::parse(good);
   j["scenarios"][0]["invariants"][0]["expectation"] = "maybe";
-  expect(j.dump(), "invariant no_loss: expectation \"maybe\" is neither must_hold nor expected_violation");
+  expect(j.dump(),
+         "invariant no_loss: expectation \"maybe\" is neither must_hold nor expected_violation");
   j = nlohmann::json::parse(good);
   j["seed"] = "seven";
   expect(j.dump(), "o/results.json: type must be number");
@@ -82,7 +85,8 @@ TEST(ReadTrialEvents, KeepsOnlyTheWantedTrialsAndDropsATornTail) {
 TEST(ReadTrialEvents, ABrokenLineOfAWantedTrialIsAnErrorNamingFileAndLine) {
   fs::path dir = FreshDir("broken");
   fs::path log = dir / "history.jsonl";
-  Write(log, FormatTrialHistory(1, testing::DoublePublishHistory()) + "{\"trial\":2,\"seq\":\"x\"}\n");
+  Write(log,
+        FormatTrialHistory(1, testing::DoublePublishHistory()) + "{\"trial\":2,\"seq\":\"x\"}\n");
   auto r = ReadTrialEvents(log, {2});
   ASSERT_FALSE(r);
   EXPECT_THAT(r.error().message, HasSubstr(log.string() + ":15: not a history event"));
@@ -125,7 +129,7 @@ TEST(LoadRun, SaysWhatIsMissing) {
   auto empty = LoadRun(dir);
   ASSERT_FALSE(empty);
   EXPECT_THAT(empty.error().message, HasSubstr("results.json is missing: is " + dir.string() +
-                                                   " the --out folder of a killpoint run?"));
+                                               " the --out folder of a killpoint run?"));
 }
 
 }  // namespace

@@ -17,9 +17,11 @@ RunResults Wide() {
   s.name = "publish/intent-done-without-a-directory-fsync-under-every-persistence-model";
   s.exhaustive_total = 123456;
   s.trials_by_model = {{"ext4-ordered", 1000}, {"power", 1000}, {"process", 1000}, {"torn", 1000}};
-  s.invariants[0].violated_by_model = {{"ext4-ordered", 10}, {"power", 500}, {"process", 0}, {"torn", 321}};
+  s.invariants[0].violated_by_model = {
+      {"ext4-ordered", 10}, {"power", 500}, {"process", 0}, {"torn", 321}};
   s.invariants[0].examples[0].explanation =
-      "2026-11-01 was published 3 times: deliveries 3, 5 and 9, after the state file's rename was lost with its "
+      "2026-11-01 was published 3 times: deliveries 3, 5 and 9, after the state file's rename was "
+      "lost with its "
       "directory entry (under the power model)";
   r.seed = 18446744073709551615u;
   r.elapsed_s = 12345.6;
@@ -44,7 +46,8 @@ TEST(TerminalTable, FitsIn80ColumnsButForTheReplayCommand) {
   EXPECT_THAT(plain, HasSubstr("    e.g. 2026-11-01 was published 3 times"));
   EXPECT_THAT(plain, HasSubstr("\n         state file's rename"));  // wrapped under the text
   EXPECT_THAT(plain, HasSubstr("    replay: killpoint run 'x' --seed 1 --trial 3 --keep\n"));
-  EXPECT_THAT(plain, HasSubstr("\na must-hold invariant was VIOLATED\n"));  // whole, on a line of its own
+  EXPECT_THAT(plain,
+              HasSubstr("\na must-hold invariant was VIOLATED\n"));  // whole, on a line of its own
 }
 
 TEST(TerminalTable, ColorsOnlyWhenAsked) {
@@ -55,7 +58,9 @@ TEST(TerminalTable, ColorsOnlyWhenAsked) {
 TEST(TerminalTable, KeepsAShortVerdictOnTheTotalsLine) {
   RunResults r = testing::HostileReport().runs[0].results;
   r.elapsed_s = 2;
-  EXPECT_THAT(RenderTable(r, false), HasSubstr("\n4 trials in 2.0s (2.0 trials/s), seed 7: a must-hold invariant was VIOLATED\n"));
+  EXPECT_THAT(
+      RenderTable(r, false),
+      HasSubstr("\n4 trials in 2.0s (2.0 trials/s), seed 7: a must-hold invariant was VIOLATED\n"));
 }
 
 // A scenario's own checks have long names: the columns after them stay aligned.
@@ -91,7 +96,8 @@ TEST(TerminalTable, SaysAnExhaustiveRunOfOneTrialRanItByTrial) {
   EXPECT_THAT(table, Not(HasSubstr("--limit")));
   EXPECT_THAT(table, HasSubstr("s (1 trial, "));
   EXPECT_THAT(table, Not(HasSubstr("1 trials")));
-  EXPECT_THAT(RenderTable(r, false), HasSubstr("1 of 33 (crash point, moment, model) combinations tried (--limit)"));
+  EXPECT_THAT(RenderTable(r, false),
+              HasSubstr("1 of 33 (crash point, moment, model) combinations tried (--limit)"));
 }
 
 }  // namespace

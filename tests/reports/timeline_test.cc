@@ -10,9 +10,9 @@ namespace killpoint {
 namespace {
 
 using ::testing::ElementsAre;
+using testing::Ev;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using testing::Ev;
 
 std::vector<MarkKind> Kinds(const Lane& lane) {
   std::vector<MarkKind> out;
@@ -25,7 +25,8 @@ TEST(Timeline, OneLanePerAttemptWithItsMarksWaitAndOutcome) {
   ASSERT_EQ(t.lanes.size(), 2u);
   const Lane& first = t.lanes[0];
   EXPECT_EQ(first.Title(), "2026-11-01 #1 a1");
-  EXPECT_THAT(Kinds(first), ElementsAre(MarkKind::kFailpoint, MarkKind::kPublish, MarkKind::kFailpoint, MarkKind::kKill));
+  EXPECT_THAT(Kinds(first), ElementsAre(MarkKind::kFailpoint, MarkKind::kPublish,
+                                        MarkKind::kFailpoint, MarkKind::kKill));
   EXPECT_EQ(first.marks[3].label, "after_publish");
   EXPECT_EQ(first.outcome, "killed (signal 9)");
   EXPECT_FALSE(first.succeeded);
@@ -83,15 +84,20 @@ TEST(Timeline, MarksAJobsWaitForALock) {
   std::vector<Event> h = {
       Ev(0, 0, "spawn", d, 1, 1, {{"pid", 10}}),
       Ev(1, 0, "job_wait", d, 1, 1,
-         {{"key", "payout lease"}, {"ms", 93}, {"acquired", true}, {"held_by", "instance 1 pid 9"}}),
-      Ev(2, 0, "job_wait", d, 1, 1, {{"key", "payout.lock"}, {"ms", 508}, {"acquired", false}, {"instance", 2}}),
+         {{"key", "payout lease"},
+          {"ms", 93},
+          {"acquired", true},
+          {"held_by", "instance 1 pid 9"}}),
+      Ev(2, 0, "job_wait", d, 1, 1,
+         {{"key", "payout.lock"}, {"ms", 508}, {"acquired", false}, {"instance", 2}}),
       Ev(3, 0, "exit", d, 1, 1, {{"code", 0}}),
   };
   Timeline t = BuildTimeline(h);
   ASSERT_EQ(t.lanes.size(), 1u);
   ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kLockWait, MarkKind::kLockWait));
   EXPECT_EQ(t.lanes[0].marks[0].label, "wait 93ms");
-  EXPECT_EQ(t.lanes[0].marks[0].detail, "waited 93ms for payout lease held by instance 1 pid 9: took it");
+  EXPECT_EQ(t.lanes[0].marks[0].detail,
+            "waited 93ms for payout lease held by instance 1 pid 9: took it");
   EXPECT_EQ(t.lanes[0].marks[1].label, "i2 wait 508ms");
   EXPECT_THAT(t.lanes[0].marks[1].detail, HasSubstr("waited 508ms for payout.lock: gave up"));
   EXPECT_THAT(RenderTimelineLegend(), HasSubstr("waited for a lock"));
@@ -109,12 +115,14 @@ TEST(Timeline, FinalStateSaysWhatWasDeliveredAndHowEachDateEnded) {
 
 TEST(Timeline, MarksTheFinalPassGiveUpAndTimeout) {
   const std::string d = "2026-11-02";
-  Timeline t = BuildTimeline({
-      Ev(0, 0, "spawn", d, 1, 1), Ev(1, 0, "timeout", d, 1, 1, {{"timeout_ms", 500}}),
-      Ev(2, 0, "exit", d, 1, 1, {{"code", 137}, {"signal", 9}}), Ev(3, 0, "give_up", d, 1, 1, {{"attempts", 1}}),
-      Ev(4, 0, "final_pass", "", 0, 0, {{"biz_dates", {d}}}), Ev(5, 0, "spawn", d, 2, 1),
-      Ev(6, 0, "publish", d, 2, 1, {{"key", "k"}, {"committed", false}, {"fault", "fail_before_commit"}}),
-      Ev(7, 0, "exit", d, 2, 1, {{"code", 1}})});
+  Timeline t = BuildTimeline(
+      {Ev(0, 0, "spawn", d, 1, 1), Ev(1, 0, "timeout", d, 1, 1, {{"timeout_ms", 500}}),
+       Ev(2, 0, "exit", d, 1, 1, {{"code", 137}, {"signal", 9}}),
+       Ev(3, 0, "give_up", d, 1, 1, {{"attempts", 1}}),
+       Ev(4, 0, "final_pass", "", 0, 0, {{"biz_dates", {d}}}), Ev(5, 0, "spawn", d, 2, 1),
+       Ev(6, 0, "publish", d, 2, 1,
+          {{"key", "k"}, {"committed", false}, {"fault", "fail_before_commit"}}),
+       Ev(7, 0, "exit", d, 2, 1, {{"code", 1}})});
   ASSERT_EQ(t.lanes.size(), 2u);
   EXPECT_EQ(t.lanes[0].outcome, "timed out after 500ms");
   EXPECT_TRUE(t.lanes[0].gave_up);
@@ -128,8 +136,8 @@ TEST(Timeline, MarksTheFinalPassGiveUpAndTimeout) {
 }
 
 TEST(Timeline, SaysOnePointNotOnePoints) {
-  std::vector<Event> events = {Ev(0, 0, "spawn", "d", 1, 1),
-                               Ev(1, 0, event::kPointsPassed, "d", 1, 1, {{"points", {{"fsync:f", 1}}}})};
+  std::vector<Event> events = {Ev(0, 0, "spawn", "d", 1, 1), Ev(1, 0, event::kPointsPassed, "d", 1,
+                                                                1, {{"points", {{"fsync:f", 1}}}})};
   Timeline t = BuildTimeline(events);
   ASSERT_EQ(t.lanes.size(), 1u);
   ASSERT_EQ(t.lanes[0].marks.size(), 1u);
@@ -142,24 +150,32 @@ TEST(Timeline, SaysOnePointNotOnePoints) {
 TEST(Timeline, SaysWhichWritesTheShimDidNotSee) {
   std::vector<Event> events = {
       Ev(0, 0, "spawn", "d", 1, 1),
-      Ev(1, 0, event::kPointsPassed, "d", 1, 1, {{"points", {{"write:out", 1}}}, {"unseen", {{"write:out", "dup2"}}}}),
-      Ev(2, 0, "failpoint", "d", 1, 1, {{"point", "write:<tmp1>"}, {"hit", 1}, {"bytes", 3}, {"unseen", "close"}}),
-      Ev(3, 0, "kill", "d", 1, 1, {{"point", "write:<tmp1>"}, {"hit", 1}, {"when", "after"}, {"unseen", "close"}})};
+      Ev(1, 0, event::kPointsPassed, "d", 1, 1,
+         {{"points", {{"write:out", 1}}}, {"unseen", {{"write:out", "dup2"}}}}),
+      Ev(2, 0, "failpoint", "d", 1, 1,
+         {{"point", "write:<tmp1>"}, {"hit", 1}, {"bytes", 3}, {"unseen", "close"}}),
+      Ev(3, 0, "kill", "d", 1, 1,
+         {{"point", "write:<tmp1>"}, {"hit", 1}, {"when", "after"}, {"unseen", "close"}})};
   Timeline t = BuildTimeline(events);
   ASSERT_EQ(t.lanes.size(), 1u);
   ASSERT_EQ(t.lanes[0].marks.size(), 3u);
-  EXPECT_THAT(t.lanes[0].marks[0].detail,
-              HasSubstr("written without a seen write (stdio, a raw syscall): write:out (noticed at dup2)"));
-  EXPECT_THAT(t.lanes[0].marks[1].detail, HasSubstr("3 bytes), written without a seen write (stdio, a raw syscall): "
-                                                    "killpoint noticed it at close"));
-  EXPECT_THAT(t.lanes[0].marks[2].detail, HasSubstr("kill -9 after write:<tmp1> (hit 1), written without a seen write"));
+  EXPECT_THAT(
+      t.lanes[0].marks[0].detail,
+      HasSubstr(
+          "written without a seen write (stdio, a raw syscall): write:out (noticed at dup2)"));
+  EXPECT_THAT(t.lanes[0].marks[1].detail,
+              HasSubstr("3 bytes), written without a seen write (stdio, a raw syscall): "
+                        "killpoint noticed it at close"));
+  EXPECT_THAT(t.lanes[0].marks[2].detail,
+              HasSubstr("kill -9 after write:<tmp1> (hit 1), written without a seen write"));
 }
 
 // A downstream point (plan/crash_point.h) is killed at, not before: the point is the moment.
 TEST(Timeline, NamesDownstreamPointsAndTheirKill) {
   const std::string p = "downstream:/publish:after_commit";
   std::vector<Event> events = {
-      Ev(0, 0, "spawn", "d", 1, 1), Ev(1, 0, "kill", "d", 1, 1, {{"point", p}, {"hit", 2}, {"when", "before"}})};
+      Ev(0, 0, "spawn", "d", 1, 1),
+      Ev(1, 0, "kill", "d", 1, 1, {{"point", p}, {"hit", 2}, {"when", "before"}})};
   Timeline t = BuildTimeline(events);
   ASSERT_EQ(t.lanes.size(), 1u);
   ASSERT_EQ(t.lanes[0].marks.size(), 1u);
@@ -169,17 +185,21 @@ TEST(Timeline, NamesDownstreamPointsAndTheirKill) {
 TEST(Timeline, CollapsesLongRunsOfPassedCrashPointsButKeepsTheLast) {
   std::vector<Event> events = {Ev(0, 0, "spawn", "d", 1, 1)};
   for (int i = 0; i < 10; ++i) {
-    events.push_back(Ev(1 + i, 0, "failpoint", "d", 1, 1, {{"point", "write:f" + std::to_string(i)}, {"hit", 1}}));
+    events.push_back(Ev(1 + i, 0, "failpoint", "d", 1, 1,
+                        {{"point", "write:f" + std::to_string(i)}, {"hit", 1}}));
   }
-  events.push_back(Ev(11, 0, "kill", "d", 1, 1, {{"point", "write:f9"}, {"hit", 1}, {"when", "mid"}, {"model", "power"}}));
-  events.push_back(Ev(12, 0, "rollback", "d", 1, 1, {{"model", "power"}, {"changes", {"f9: truncated"}}}));
+  events.push_back(Ev(11, 0, "kill", "d", 1, 1,
+                      {{"point", "write:f9"}, {"hit", 1}, {"when", "mid"}, {"model", "power"}}));
+  events.push_back(
+      Ev(12, 0, "rollback", "d", 1, 1, {{"model", "power"}, {"changes", {"f9: truncated"}}}));
   Timeline t = BuildTimeline(events);
   ASSERT_EQ(t.lanes.size(), 1u);
-  EXPECT_THAT(Kinds(t.lanes[0]),
-              ElementsAre(MarkKind::kFailpoints, MarkKind::kFailpoint, MarkKind::kKill, MarkKind::kRollback));
+  EXPECT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kFailpoints, MarkKind::kFailpoint,
+                                             MarkKind::kKill, MarkKind::kRollback));
   EXPECT_EQ(t.lanes[0].marks[0].label, "9 points");
   EXPECT_EQ(t.lanes[0].marks[1].label, "write:f9");
-  EXPECT_THAT(t.lanes[0].marks[2].detail, HasSubstr("kill -9 mid write:f9 (hit 1), then the power model"));
+  EXPECT_THAT(t.lanes[0].marks[2].detail,
+              HasSubstr("kill -9 mid write:f9 (hit 1), then the power model"));
   EXPECT_THAT(t.lanes[0].marks[3].detail, HasSubstr("f9: truncated"));
 }
 
@@ -187,16 +207,21 @@ TEST(Timeline, CollapsesLongRunsOfPassedCrashPointsButKeepsTheLast) {
 TEST(Timeline, ShowsWhatAReaderSawAfterTheCrash) {
   std::vector<Event> events = {
       Ev(0, 0, "spawn", "d", 1, 1),
-      Ev(1, 0, "kill", "d", 1, 1, {{"point", "write:w"}, {"hit", 1}, {"when", "after"}, {"model", "power"}}),
+      Ev(1, 0, "kill", "d", 1, 1,
+         {{"point", "write:w"}, {"hit", 1}, {"when", "after"}, {"model", "power"}}),
       Ev(2, 0, "crash_check", "d", 1, 1,
-         {{"point", "write:w"}, {"hit", 1}, {"model", "power"},
-          {"verdicts", {{{"invariant", "a"}, {"held", true}, {"explanation", "no row"}},
-                        {{"invariant", "b"}, {"held", false}, {"explanation", "1 row, day=d"}}}}})};
+         {{"point", "write:w"},
+          {"hit", 1},
+          {"model", "power"},
+          {"verdicts",
+           {{{"invariant", "a"}, {"held", true}, {"explanation", "no row"}},
+            {{"invariant", "b"}, {"held", false}, {"explanation", "1 row, day=d"}}}}})};
   Timeline t = BuildTimeline(events);
   ASSERT_EQ(t.lanes.size(), 1u);
   ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kKill, MarkKind::kCrashCheck));
   EXPECT_EQ(t.lanes[0].marks[1].label, "reader: broken");
-  EXPECT_EQ(t.lanes[0].marks[1].detail, "after the crash, a reader saw: a held; b VIOLATED: 1 row, day=d");
+  EXPECT_EQ(t.lanes[0].marks[1].detail,
+            "after the crash, a reader saw: a held; b VIOLATED: 1 row, day=d");
   EXPECT_THAT(RenderTimelineLegend(), HasSubstr("checked after the crash"));
 }
 
@@ -205,13 +230,15 @@ TEST(Timeline, MarksTheWritesOutsideTheSandbox) {
   std::vector<Event> events = {
       Ev(0, 0, "spawn", "d", 1, 1),
       Ev(1, 0, "outside_writes", "d", 1, 1,
-         {{"writes", {{{"path", "$KILLPOINT_WORKDIR/../x"}, {"kind", "trial"}, {"ops", {"open", "rename"}}},
-                      {{"path", "/tmp/y"}, {"kind", "temp"}, {"ops", {"unlink"}}}}}})};
+         {{"writes",
+           {{{"path", "$KILLPOINT_WORKDIR/../x"}, {"kind", "trial"}, {"ops", {"open", "rename"}}},
+            {{"path", "/tmp/y"}, {"kind", "temp"}, {"ops", {"unlink"}}}}}})};
   Timeline t = BuildTimeline(events);
   ASSERT_EQ(t.lanes.size(), 1u);
   ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kOutside));
   EXPECT_EQ(t.lanes[0].marks[0].label, "2 outside");
-  EXPECT_THAT(t.lanes[0].marks[0].detail, HasSubstr("$KILLPOINT_WORKDIR/../x (open, rename); /tmp/y (unlink)"));
+  EXPECT_THAT(t.lanes[0].marks[0].detail,
+              HasSubstr("$KILLPOINT_WORKDIR/../x (open, rename); /tmp/y (unlink)"));
   EXPECT_THAT(RenderTimelineLegend(), HasSubstr("wrote outside the sandbox"));
 }
 
@@ -224,12 +251,14 @@ std::vector<Event> OverlapHistory() {
           Ev(3, 0, "overlap", d, 1, 1, {{"point", "after_lock"}, {"hold_ms", 3000}}),
           Ev(4, 0, "spawn", d, 1, 1, {{"pid", 11}, {"instance", 2}}),
           Ev(5, 0, "failpoint", d, 1, 1, {{"point", "after_lock"}, {"hit", 1}, {"instance", 2}}),
-          Ev(6, 0, "publish", d, 1, 1, {{"key", "k"}, {"committed", true}, {"delivery_id", 1}, {"instance", 2}}),
+          Ev(6, 0, "publish", d, 1, 1,
+             {{"key", "k"}, {"committed", true}, {"delivery_id", 1}, {"instance", 2}}),
           Ev(7, 0, "overlap_end", d, 1, 1, {{"point", "after_lock"}, {"second_exited", false}}),
           Ev(8, 0, "resume", d, 1, 1, {{"point", "after_lock"}}),
           Ev(9, 0, "timeout", d, 1, 1, {{"timeout_ms", 500}, {"instance", 2}}),
           Ev(10, 0, "exit", d, 1, 1, {{"code", 137}, {"signal", 9}, {"instance", 2}}),
-          Ev(11, 0, "publish", d, 1, 1, {{"key", "k"}, {"committed", false}, {"fault", "fail_before_commit"}, {"burst", 1}}),
+          Ev(11, 0, "publish", d, 1, 1,
+             {{"key", "k"}, {"committed", false}, {"fault", "fail_before_commit"}, {"burst", 1}}),
           Ev(12, 0, "exit", d, 1, 1, {{"code", 0}})};
 }
 
@@ -237,9 +266,10 @@ TEST(Timeline, MarksPausesAndTheSecondInstanceOnTheAttemptsLane) {
   Timeline t = BuildTimeline(OverlapHistory());
   ASSERT_EQ(t.lanes.size(), 1u);
   const Lane& lane = t.lanes[0];
-  EXPECT_THAT(Kinds(lane), ElementsAre(MarkKind::kFailpoint, MarkKind::kPause, MarkKind::kOverlap, MarkKind::kFailpoint,
-                                       MarkKind::kPublish, MarkKind::kOverlap, MarkKind::kResume, MarkKind::kTimeout,
-                                       MarkKind::kOverlap, MarkKind::kPublishFailed));
+  EXPECT_THAT(Kinds(lane), ElementsAre(MarkKind::kFailpoint, MarkKind::kPause, MarkKind::kOverlap,
+                                       MarkKind::kFailpoint, MarkKind::kPublish, MarkKind::kOverlap,
+                                       MarkKind::kResume, MarkKind::kTimeout, MarkKind::kOverlap,
+                                       MarkKind::kPublishFailed));
   EXPECT_EQ(lane.marks[1].label, "pause 400ms");
   EXPECT_EQ(lane.marks[3].label, "i2 after_lock");
   EXPECT_THAT(lane.marks[4].detail, HasSubstr("instance 2: publish k"));
@@ -268,9 +298,13 @@ TEST(TimelineSvg, EscapesEverythingAndDrawsOneRowPerLane) {
 TEST(TimelineSvg, ShortensLabelsWithoutSplittingACharacter) {
   Timeline t;
   t.lanes.push_back({});
-  t.lanes[0].marks.push_back({MarkKind::kKill, "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9", ""});
+  t.lanes[0].marks.push_back({MarkKind::kKill,
+                              "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3"
+                              "\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9",
+                              ""});
   std::string svg = RenderTimelineSvg(t);
-  EXPECT_THAT(svg, HasSubstr(">\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xE2\x80\xA6</text>"));
+  EXPECT_THAT(svg, HasSubstr(">\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3"
+                             "\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xE2\x80\xA6</text>"));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The harness's side of the failpoint protocol v1.2 for the shim's tests: a TCP listener on
 // 127.0.0.1:0 that records every line it receives, in arrival order, and answers each HIT and
-// DONE (never a one-way SEEN) as a rule says: a line ("CONTINUE", "AFTER", "PARTIAL 5", "ERROR ..."), or a SIGKILL of the
-// job's process group and no answer, the way the real harness crashes a job.
+// DONE (never a one-way SEEN) as a rule says: a line ("CONTINUE", "AFTER", "PARTIAL 5", "ERROR
+// ..."), or a SIGKILL of the job's process group and no answer, the way the real harness crashes a
+// job.
 #ifndef KILLPOINT_TESTS_SHIM_FAKE_HARNESS_H_
 #define KILLPOINT_TESTS_SHIM_FAKE_HARNESS_H_
 
@@ -76,11 +77,11 @@ class FakeHarness {
   mutable std::mutex mu_;
   std::condition_variable group_set_;
   std::condition_variable served_;
-  int open_ = 0;                 // guarded by mu_: connections not read to EOF yet
-  pid_t group_ = 0;              // guarded by mu_
-  bool killed_ = false;          // guarded by mu_
-  std::vector<Line> lines_;      // guarded by mu_
-  std::vector<int> conn_fds_;    // guarded by mu_
+  int open_ = 0;                           // guarded by mu_: connections not read to EOF yet
+  pid_t group_ = 0;                        // guarded by mu_
+  bool killed_ = false;                    // guarded by mu_
+  std::vector<Line> lines_;                // guarded by mu_
+  std::vector<int> conn_fds_;              // guarded by mu_
   std::vector<std::thread> conn_threads_;  // only touched by the accept thread, then ~
   std::thread accept_thread_;
 };

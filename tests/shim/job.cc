@@ -63,7 +63,8 @@ JobResult RunJob(const JobSpec& spec, FakeHarness* harness) {
   std::vector<std::string> argv = spec.argv;
   std::vector<std::string> env;
   for (char** entry = environ; *entry != nullptr; ++entry) {
-    if (std::strncmp(*entry, "KILLPOINT_", 10) != 0 && std::strncmp(*entry, "LD_PRELOAD=", 11) != 0) {
+    if (std::strncmp(*entry, "KILLPOINT_", 10) != 0 &&
+        std::strncmp(*entry, "LD_PRELOAD=", 11) != 0) {
       env.emplace_back(*entry);
     }
   }

@@ -24,13 +24,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      fprintf(stderr, "shim_probe: line %d: %s (errno %d: %s)\n", __LINE__, \
-              #cond, errno, strerror(errno));                               \
-      exit(1);                                                              \
-    }                                                                       \
+#define CHECK(cond)                                                                       \
+  do {                                                                                    \
+    if (!(cond)) {                                                                        \
+      fprintf(stderr, "shim_probe: line %d: %s (errno %d: %s)\n", __LINE__, #cond, errno, \
+              strerror(errno));                                                           \
+      exit(1);                                                                            \
+    }                                                                                     \
   } while (0)
 
 static void write_file(const char *path, const char *text) {
@@ -96,7 +96,7 @@ static int probe_unseen(void) {
   CHECK(fd >= 0);
   CHECK(syscall(SYS_write, fd, "hello\n", 6) == 6);
   CHECK(close(fd) == 0);
-  int out = open("redirect.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);  /* as a shell's "> f" */
+  int out = open("redirect.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644); /* as a shell's "> f" */
   CHECK(out >= 0);
   int saved = dup(1);
   CHECK(saved >= 0);
@@ -135,7 +135,8 @@ static void *thread_main(void *arg) {
 
 static int probe_threads(void) {
   pthread_t threads[4];
-  for (long i = 0; i < 4; ++i) CHECK(pthread_create(&threads[i], NULL, thread_main, (void *)i) == 0);
+  for (long i = 0; i < 4; ++i)
+    CHECK(pthread_create(&threads[i], NULL, thread_main, (void *)i) == 0);
   for (int i = 0; i < 4; ++i) CHECK(pthread_join(threads[i], NULL) == 0);
   return 0;
 }

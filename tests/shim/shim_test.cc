@@ -49,10 +49,13 @@ os.close(fd)
 )PY";
 constexpr const char* kState = "{\"day\": \"2026-11-05\", \"n\": 42}\n";
 
-const std::vector<std::string> kAtomicReplaceHits = {
-    "open:state.json.tmp",  "write:state.json.tmp", "fsync:state.json.tmp",
-    "close:state.json.tmp", "rename:state.json.tmp:state.json", "fsync:.",
-    "close:."};
+const std::vector<std::string> kAtomicReplaceHits = {"open:state.json.tmp",
+                                                     "write:state.json.tmp",
+                                                     "fsync:state.json.tmp",
+                                                     "close:state.json.tmp",
+                                                     "rename:state.json.tmp:state.json",
+                                                     "fsync:.",
+                                                     "close:."};
 
 std::string Python() {
   for (const char* candidate : {"/usr/bin/python3", "/usr/local/bin/python3"}) {
@@ -66,8 +69,8 @@ class ShimTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(Exists(ShimPath())) << ShimPath();
     const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                          "/kp-shim-test-XXXXXX";
+    std::string pattern =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/kp-shim-test-XXXXXX";
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     root_ = pattern;
     sandbox_ = root_ + "/sandbox";
@@ -183,7 +186,8 @@ try:
     os.open(os.path.join(w, "lock"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
 except FileExistsError:
     pass
-)PY"}, &harness);
+)PY"},
+                         &harness);
   ASSERT_EQ(result.exit_code, 0) << result;
   std::vector<std::string> excl, opens;
   for (const Line& line : harness.lines()) {
@@ -204,9 +208,9 @@ TEST_F(ShimTest, KillBeforeRenameLeavesOnlyTheTempFile) {
   JobResult result = RunAtomicReplace(&harness);
   EXPECT_EQ(result.term_signal, SIGKILL) << result;
   EXPECT_TRUE(harness.killed());
-  EXPECT_THAT(harness.hits(), ElementsAre("open:state.json.tmp", "write:state.json.tmp",
-                                          "fsync:state.json.tmp", "close:state.json.tmp",
-                                          "rename:state.json.tmp:state.json"));
+  EXPECT_THAT(harness.hits(),
+              ElementsAre("open:state.json.tmp", "write:state.json.tmp", "fsync:state.json.tmp",
+                          "close:state.json.tmp", "rename:state.json.tmp:state.json"));
   EXPECT_FALSE(Exists(Sandbox("state.json")));
   EXPECT_EQ(ReadFile(Sandbox("state.json.tmp")), kState);
 }
@@ -262,8 +266,7 @@ TEST_F(ShimTest, ErrorAnswerExits70WithTheMessage) {
 
 TEST_F(ShimTest, ErrorAnswerToDoneExits70) {
   REQUIRE_PYTHON();
-  FakeHarness harness(
-      At("fsync:state.json.tmp", Reply::Send("AFTER"), Reply::Send("ERROR gone")));
+  FakeHarness harness(At("fsync:state.json.tmp", Reply::Send("AFTER"), Reply::Send("ERROR gone")));
   JobResult result = RunAtomicReplace(&harness);
   EXPECT_EQ(result.exit_code, 70) << result;
   EXPECT_THAT(result.err, HasSubstr("killpoint shim: at fsync:state.json.tmp (DONE): ERROR gone"));
@@ -402,23 +405,25 @@ TEST_F(ShimTest, WritesOutsideTheSandboxAreReportedOnceByTheirRealPath) {
   ASSERT_EQ(::symlink(outside_.c_str(), Sandbox("out-link").c_str()), 0);
   ASSERT_EQ(::symlink(sandbox_.c_str(), (root_ + "/in-link").c_str()), 0);
   FakeHarness harness;
-  JobResult result = Run({"/bin/sh", "-c",
-                          "echo a > inside; echo b > ../outside/f1; echo c > ../outside/f1; "
-                          "echo d > out-link/f2; echo e > ../in-link/f3; echo f > /dev/null; "
-                          "echo g > /proc/self/fd/1; echo h > /dev/stdout; "
-                          "mkdir ../outside/d && rmdir ../outside/d && mv ../outside/f1 ../outside/f4 && "
-                          "ln -s x ../outside/s && ln ../outside/f4 ../outside/h && rm ../outside/h ../outside/s && "
-                          "cat inside > ../in-link/f5"},
-                         &harness);
+  JobResult result = Run(
+      {"/bin/sh", "-c",
+       "echo a > inside; echo b > ../outside/f1; echo c > ../outside/f1; "
+       "echo d > out-link/f2; echo e > ../in-link/f3; echo f > /dev/null; "
+       "echo g > /proc/self/fd/1; echo h > /dev/stdout; "
+       "mkdir ../outside/d && rmdir ../outside/d && mv ../outside/f1 ../outside/f4 && "
+       "ln -s x ../outside/s && ln ../outside/f4 ../outside/h && rm ../outside/h ../outside/s && "
+       "cat inside > ../in-link/f5"},
+      &harness);
   ASSERT_EQ(result.exit_code, 0) << result;
   std::string o = Real(outside_);
   std::vector<std::string> reported;
   for (const Line& l : Only(harness.lines(), "OUTSIDE")) reported.push_back(l.name + " " + l.path);
   std::sort(reported.begin(), reported.end());
-  EXPECT_THAT(reported, ElementsAre("link " + o + "/h", "mkdir " + o + "/d", "open " + o + "/f1",
-                                    "open " + o + "/f2", "rename " + o + "/f1", "rename " + o + "/f4",
-                                    "rmdir " + o + "/d", "symlink " + o + "/s", "unlink " + o + "/h",
-                                    "unlink " + o + "/s"));
+  EXPECT_THAT(
+      reported,
+      ElementsAre("link " + o + "/h", "mkdir " + o + "/d", "open " + o + "/f1", "open " + o + "/f2",
+                  "rename " + o + "/f1", "rename " + o + "/f4", "rmdir " + o + "/d",
+                  "symlink " + o + "/s", "unlink " + o + "/h", "unlink " + o + "/s"));
   EXPECT_EQ(ReadFile(outside_ + "/f2"), "d\n");
   EXPECT_EQ(ReadFile(Sandbox("f5")), "a\n");
 }
@@ -441,10 +446,9 @@ TEST_F(ShimTest, DupedFdsKeepTheOriginalName) {
   FakeHarness harness;
   JobResult result = RunProbe({"dup"}, &harness);
   ASSERT_EQ(result.exit_code, 0) << result;
-  EXPECT_THAT(harness.hits(),
-              ElementsAre("open:data.bin", "write:data.bin", "fdatasync:data.bin",
-                          "truncate:data.bin", "close:data.bin", "close:data.bin",
-                          "close:data.bin"));
+  EXPECT_THAT(harness.hits(), ElementsAre("open:data.bin", "write:data.bin", "fdatasync:data.bin",
+                                          "truncate:data.bin", "close:data.bin", "close:data.bin",
+                                          "close:data.bin"));
   EXPECT_EQ(harness.lines()[1].bytes, 12);
   EXPECT_EQ(ReadFile(Sandbox("data.bin")), "hello world");
 }
@@ -455,8 +459,9 @@ TEST_F(ShimTest, UnseenWritesAreReportedBeforeTheCloseOrDupThatNoticesThem) {
   FakeHarness harness;
   JobResult result = RunProbe({"unseen"}, &harness);
   ASSERT_EQ(result.exit_code, 0) << result;
-  EXPECT_THAT(harness.hits(), ElementsAre("open:raw.txt", "write:raw.txt", "close:raw.txt", "open:redirect.txt",
-                                          "close:redirect.txt", "write:redirect.txt"));
+  EXPECT_THAT(harness.hits(),
+              ElementsAre("open:raw.txt", "write:raw.txt", "close:raw.txt", "open:redirect.txt",
+                          "close:redirect.txt", "write:redirect.txt"));
   std::vector<Line> lines = harness.lines();
   ASSERT_EQ(lines.size(), 6u);
   EXPECT_EQ(lines[1].unseen, "close");
@@ -485,17 +490,20 @@ TEST_F(ShimTest, BashPrintfThroughStdioIsAnUnseenWrite) {
   if (!Exists("/bin/bash")) GTEST_SKIP() << "no bash";
   FakeHarness harness;
   // printf (stdio) alone; cat's seen writes then printf's through the same redirect; cat alone.
-  JobResult result =
-      Run({"/bin/bash", "-c", "printf '%s\\n' x > f; { cat f; printf y; } > g; cat f > h; echo done"}, &harness);
+  JobResult result = Run(
+      {"/bin/bash", "-c", "printf '%s\\n' x > f; { cat f; printf y; } > g; cat f > h; echo done"},
+      &harness);
   ASSERT_EQ(result.exit_code, 0) << result;
   std::vector<std::string> unseen;
   for (const Line& l : harness.lines()) {
-    if (!l.unseen.empty()) unseen.push_back(l.name + " " + std::to_string(l.bytes) + " at " + l.unseen);
+    if (!l.unseen.empty())
+      unseen.push_back(l.name + " " + std::to_string(l.bytes) + " at " + l.unseen);
   }
   // bash restores its stdout with dup2 after each redirect: there the shim notices. cat's
   // bytes in g were seen (by cat's own shim, which left the stamp on the file): only printf's
   // byte is unseen, and h, which only cat wrote, has none.
-  EXPECT_THAT(unseen, ElementsAre("write:f 2 at dup2", "write:g 1 at dup2")) << ::testing::PrintToString(harness.hits());
+  EXPECT_THAT(unseen, ElementsAre("write:f 2 at dup2", "write:g 1 at dup2"))
+      << ::testing::PrintToString(harness.hits());
   EXPECT_THAT(harness.hits(), Contains("write:h"));
   EXPECT_EQ(ReadFile(Sandbox("g")), "x\ny");
 }
@@ -521,12 +529,12 @@ TEST_F(ShimTest, DirfdsDotDotAndOutsidePaths) {
   FakeHarness harness;
   JobResult result = RunProbe({"paths", outside_ + "/in"}, &harness);
   ASSERT_EQ(result.exit_code, 0) << result;
-  EXPECT_THAT(harness.hits(),
-              ElementsAre("mkdir:sub", "open:sub/x", "write:sub/x", "close:sub/x",
-                          "rename:sub/x:y", "truncate:y",
-                          // a path outside the sandbox is absolute; ' ' is not a name character
-                          "rename:" + outside_ + "/in:moved_in", "unlink:y", "close:sub",
-                          "unlink:sub"));
+  EXPECT_THAT(
+      harness.hits(),
+      ElementsAre("mkdir:sub", "open:sub/x", "write:sub/x", "close:sub/x", "rename:sub/x:y",
+                  "truncate:y",
+                  // a path outside the sandbox is absolute; ' ' is not a name character
+                  "rename:" + outside_ + "/in:moved_in", "unlink:y", "close:sub", "unlink:sub"));
   EXPECT_EQ(ReadFile(Sandbox("moved in")), "from outside\n");
 }
 
@@ -563,10 +571,10 @@ TEST_F(ShimTest, ForkedChildHitsOnItsOwnConnectionWithItsPid) {
   FakeHarness harness;
   JobResult result = RunProbe({"fork"}, &harness);
   ASSERT_EQ(result.exit_code, 0) << result;
-  EXPECT_THAT(harness.hits(), ElementsAre("open:parent.txt", "write:parent.txt", "close:parent.txt",
-                                          "open:child.txt", "write:child.txt", "close:child.txt",
-                                          "open:parent.txt", "write:parent.txt",
-                                          "close:parent.txt"));
+  EXPECT_THAT(harness.hits(),
+              ElementsAre("open:parent.txt", "write:parent.txt", "close:parent.txt",
+                          "open:child.txt", "write:child.txt", "close:child.txt", "open:parent.txt",
+                          "write:parent.txt", "close:parent.txt"));
   std::vector<Line> lines = harness.lines();
   ASSERT_EQ(lines.size(), 9u);
   EXPECT_NE(lines[3].pid, lines[0].pid);
@@ -615,8 +623,9 @@ TEST_F(ShimTest, OnlyTheArmedPointWaitsAndTheOthersArriveBeforeIt) {
   JobResult result = RunAtomicReplace(&harness);
   EXPECT_EQ(result.term_signal, SIGKILL) << result;
   EXPECT_THAT(Kinds(Points(harness)),
-              ElementsAre("SEEN open:state.json.tmp", "SEEN write:state.json.tmp", "SEEN fsync:state.json.tmp",
-                          "SEEN close:state.json.tmp", "HIT rename:state.json.tmp:state.json"));
+              ElementsAre("SEEN open:state.json.tmp", "SEEN write:state.json.tmp",
+                          "SEEN fsync:state.json.tmp", "SEEN close:state.json.tmp",
+                          "HIT rename:state.json.tmp:state.json"));
   EXPECT_EQ(Points(harness)[1].bytes, static_cast<long long>(std::string(kState).size()));
   EXPECT_FALSE(Exists(Sandbox("state.json")));
 }
@@ -642,9 +651,9 @@ TEST_F(ShimTest, WaitOpsStillWaitInOrderWithTheOneWayLines) {
   JobResult result = RunAtomicReplace(&harness);
   ASSERT_EQ(result.exit_code, 0) << result;
   EXPECT_THAT(Kinds(Points(harness)),
-              ElementsAre("SEEN open:state.json.tmp", "SEEN write:state.json.tmp", "HIT fsync:state.json.tmp",
-                          "SEEN close:state.json.tmp", "HIT rename:state.json.tmp:state.json", "HIT fsync:.",
-                          "SEEN close:."));
+              ElementsAre("SEEN open:state.json.tmp", "SEEN write:state.json.tmp",
+                          "HIT fsync:state.json.tmp", "SEEN close:state.json.tmp",
+                          "HIT rename:state.json.tmp:state.json", "HIT fsync:.", "SEEN close:."));
 }
 
 TEST_F(ShimTest, OneWayLinesOutgrowingTheBufferKeepTheirOrder) {
@@ -684,7 +693,8 @@ TEST_F(ShimTest, ForkedChildSendsOnlyItsOwnOneWayLines) {
     if (l.name == "write:child.txt") child = l.pid;
   }
   ASSERT_NE(child, 0);
-  for (const Line& l : lines) EXPECT_EQ(l.pid == child, l.name.find("child") != std::string::npos) << l.name;
+  for (const Line& l : lines)
+    EXPECT_EQ(l.pid == child, l.name.find("child") != std::string::npos) << l.name;
 }
 
 TEST_F(ShimTest, OneWayLinesLeaveBeforeExecReplacesTheProcess) {
@@ -751,12 +761,13 @@ TEST_F(ShimTest, SqliteJournalProtocolIsVisible) {
   std::vector<std::string> hits = harness.hits();
   // The rollback journal's steps, in order: journal written and synced, database written and
   // synced, journal deleted.
-  std::vector<std::string> expected = {"open:t.db", "open:t.db-journal", "write:t.db-journal",
+  std::vector<std::string> expected = {"open:t.db",  "open:t.db-journal",   "write:t.db-journal",
                                        "write:t.db", "unlink:t.db-journal", "close:t.db"};
   auto at = hits.begin();
   for (const std::string& name : expected) {
     at = std::find(at, hits.end(), name);
-    ASSERT_NE(at, hits.end()) << name << " missing or out of order in " << ::testing::PrintToString(hits);
+    ASSERT_NE(at, hits.end()) << name << " missing or out of order in "
+                              << ::testing::PrintToString(hits);
   }
   std::set<std::string> syncs;
   for (const std::string& name : hits) {

@@ -49,10 +49,18 @@ class CheckFixture {
 
   // settle.db with the reference job's schema; orders of 100 and 250 cents on 2026-11-01.
   SQLite::Database SettleDb() {
-    SQLite::Database db((dir_ / "settle.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec("CREATE TABLE IF NOT EXISTS orders(order_id INTEGER PRIMARY KEY, biz_date TEXT NOT NULL, amount_cents INTEGER NOT NULL)");
-    db.exec("CREATE TABLE IF NOT EXISTS daily_settlement(settle_key TEXT PRIMARY KEY, biz_date TEXT NOT NULL, amount_cents INTEGER NOT NULL, order_count INTEGER NOT NULL, computed_at TEXT NOT NULL)");
-    db.exec("INSERT OR IGNORE INTO orders VALUES (1, '2026-11-01', 100), (2, '2026-11-01', 250), (3, '2026-11-02', 40)");
+    SQLite::Database db((dir_ / "settle.db").string(),
+                        SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(
+        "CREATE TABLE IF NOT EXISTS orders(order_id INTEGER PRIMARY KEY, biz_date TEXT NOT NULL, "
+        "amount_cents INTEGER NOT NULL)");
+    db.exec(
+        "CREATE TABLE IF NOT EXISTS daily_settlement(settle_key TEXT PRIMARY KEY, biz_date TEXT "
+        "NOT NULL, amount_cents INTEGER NOT NULL, order_count INTEGER NOT NULL, computed_at TEXT "
+        "NOT NULL)");
+    db.exec(
+        "INSERT OR IGNORE INTO orders VALUES (1, '2026-11-01', 100), (2, '2026-11-01', 250), (3, "
+        "'2026-11-02', 40)");
     return db;
   }
 
@@ -67,8 +75,10 @@ class CheckFixture {
   }
 
   void Publish(const std::string& date, bool committed, int delivery_id) {
-    history_.Add(event::kPublish, {{"key", "publish-" + date}, {"biz_date", date},
-                                   {"committed", committed}, {"delivery_id", delivery_id}});
+    history_.Add(event::kPublish, {{"key", "publish-" + date},
+                                   {"biz_date", date},
+                                   {"committed", committed},
+                                   {"delivery_id", delivery_id}});
   }
 
  private:

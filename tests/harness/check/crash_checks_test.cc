@@ -16,22 +16,28 @@ class CrashCheckTest : public ::testing::Test {
   CrashCheckTest() {
     SqlCheck c;
     c.db = "ledger.db";
-    c.sql = "SELECT DISTINCT p.day FROM payments p LEFT JOIN daily_totals t ON t.day = p.day WHERE t.day IS NULL";
+    c.sql =
+        "SELECT DISTINCT p.day FROM payments p LEFT JOIN daily_totals t ON t.day = p.day WHERE "
+        "t.day IS NULL";
     c.says = "a date that has payments has no row in daily_totals";
     c.after_every_crash = true;
     f_.scenario().checks["every_day_has_its_total"] = c;
     f_.scenario().must_hold = {"every_day_has_its_total"};
     work_ = f_.dir() / "work";
     std::filesystem::create_directories(work_);
-    SQLite::Database db((work_ / "ledger.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    SQLite::Database db((work_ / "ledger.db").string(),
+                        SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db.exec("PRAGMA synchronous=OFF");
-    db.exec("CREATE TABLE payments(day TEXT, cents INTEGER); CREATE TABLE daily_totals(day TEXT, total_cents INTEGER)");
+    db.exec(
+        "CREATE TABLE payments(day TEXT, cents INTEGER); CREATE TABLE daily_totals(day TEXT, "
+        "total_cents INTEGER)");
     db.exec("INSERT INTO payments VALUES ('2026-11-01', 5), ('2026-11-02', 7)");
     db.exec("INSERT INTO daily_totals VALUES ('2026-11-01', 5), ('2026-11-02', 7)");
   }
 
   void Exec(const std::string& sql) {
-    SQLite::Database((work_ / "ledger.db").string(), SQLite::OPEN_READWRITE).exec("PRAGMA synchronous=OFF; " + sql);
+    SQLite::Database((work_ / "ledger.db").string(), SQLite::OPEN_READWRITE)
+        .exec("PRAGMA synchronous=OFF; " + sql);
   }
 
   // A kill at `point` in attempt 1 of 2026-11-01, then the crash state as the runner records it.
@@ -40,7 +46,9 @@ class CrashCheckTest : public ::testing::Test {
     f_.history().Add(event::kKill, {{"point", point}, {"hit", 1}, {"model", "power"}});
     auto verdicts = CheckCrashState(f_.scenario(), work_, f_.dir() / "scratch");
     ASSERT_TRUE(verdicts) << verdicts.error().message;
-    f_.history().Add(event::kCrashCheck, {{"point", point}, {"hit", 1}, {"model", "power"}, {"verdicts", verdicts.value()}});
+    f_.history().Add(
+        event::kCrashCheck,
+        {{"point", point}, {"hit", 1}, {"model", "power"}, {"verdicts", verdicts.value()}});
   }
 
   Result<Verdict> Checked() {
@@ -64,7 +72,8 @@ TEST_F(CrashCheckTest, ARowMissingOnlyBetweenAttemptsIsAViolationNamingTheCrash)
   ASSERT_TRUE(v) << v.error().message;
   EXPECT_FALSE(v.value().held);
   EXPECT_EQ(v.value().explanation,
-            "after the crash at fsync:ledger.db-wal (2026-11-01 attempt 1, power), a reader saw: a date that has "
+            "after the crash at fsync:ledger.db-wal (2026-11-01 attempt 1, power), a reader saw: a "
+            "date that has "
             "payments has no row in daily_totals: 1 row in ledger.db, day=2026-11-01");
 }
 
@@ -101,7 +110,8 @@ TEST_F(CrashCheckTest, ReadsACopyWithItsWalAndLeavesTheCrashStateAsItWas) {
 }
 
 TEST_F(CrashCheckTest, AKillNeverFollowedByACheckIsAHarnessError) {
-  f_.history().Add(event::kKill, {{"point", "write:ledger.db-wal"}, {"hit", 1}, {"model", "process"}});
+  f_.history().Add(event::kKill,
+                   {{"point", "write:ledger.db-wal"}, {"hit", 1}, {"model", "process"}});
   auto v = Checked();
   ASSERT_FALSE(v);
   EXPECT_THAT(v.error().message, HasSubstr("none of the trial's 1 kills was followed by a check"));

@@ -72,7 +72,9 @@ TEST(Converges, NeedsTheLastAttemptOfEveryDateToSucceed) {
   Verdict v = f.Check("converges");
   EXPECT_FALSE(v.held);
   EXPECT_THAT(v.explanation, HasSubstr("2026-11-02 did not succeed"));
-  EXPECT_THAT(v.explanation, HasSubstr("after 2 attempts the last exited with code 3 (stderr: state file is unreadable)"));
+  EXPECT_THAT(
+      v.explanation,
+      HasSubstr("after 2 attempts the last exited with code 3 (stderr: state file is unreadable)"));
 }
 
 TEST(Converges, CatchesADateThatNeverRan) {

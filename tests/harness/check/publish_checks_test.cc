@@ -42,7 +42,9 @@ TEST(NoSilentLoss, AcceptsAnAlertInsteadOfADelivery) {
   CheckFixture f;
   f.Publish("2026-11-01", true, 1);
   EXPECT_FALSE(f.Check("no_silent_loss").held);
-  f.history().Add(event::kAlert, {{"key", "publish-2026-11-02"}, {"biz_date", "2026-11-02"}, {"reason", "pending"}});
+  f.history().Add(
+      event::kAlert,
+      {{"key", "publish-2026-11-02"}, {"biz_date", "2026-11-02"}, {"reason", "pending"}});
   EXPECT_TRUE(f.Check("no_silent_loss").held);
   EXPECT_FALSE(f.Check("no_loss").held);
 }

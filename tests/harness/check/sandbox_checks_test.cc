@@ -23,13 +23,16 @@ TEST(WritesInSandbox, HoldsWithoutAWriteOutside) {
 
 TEST(WritesInSandbox, NamesTheFirstPathItsOpsAndTheAttempt) {
   CheckFixture f;
-  Outside(f, 2, {{{"path", "/var/lib/app/state.json"}, {"kind", "elsewhere"}, {"ops", {"open", "rename"}}},
-                 {{"path", "/var/lib/app/x"}, {"kind", "elsewhere"}, {"ops", {"unlink"}}}});
+  Outside(
+      f, 2,
+      {{{"path", "/var/lib/app/state.json"}, {"kind", "elsewhere"}, {"ops", {"open", "rename"}}},
+       {{"path", "/var/lib/app/x"}, {"kind", "elsewhere"}, {"ops", {"unlink"}}}});
   Outside(f, 3, {{{"path", "/tmp/y"}, {"kind", "temp"}, {"ops", {"open"}}}});
   Verdict v = f.Check("writes_in_sandbox");
   EXPECT_FALSE(v.held);
   EXPECT_EQ(v.explanation,
-            "attempt 2 of 2026-11-01 wrote /var/lib/app/state.json (open, rename) outside its sandbox: no persistence "
+            "attempt 2 of 2026-11-01 wrote /var/lib/app/state.json (open, rename) outside its "
+            "sandbox: no persistence "
             "model applied to it, and the next trial sees it (2 more paths in this trial)");
 }
 
@@ -37,7 +40,8 @@ TEST(WritesInSandbox, NextToTheSandboxTheLaterAttemptsSeeIt) {
   CheckFixture f;
   Outside(f, 1, {{{"path", "$KILLPOINT_WORKDIR/../x"}, {"kind", "trial"}, {"ops", {"mkdir"}}}});
   EXPECT_THAT(f.Check("writes_in_sandbox").explanation,
-              HasSubstr("wrote $KILLPOINT_WORKDIR/../x (mkdir) outside its sandbox: no persistence model applied to "
+              HasSubstr("wrote $KILLPOINT_WORKDIR/../x (mkdir) outside its sandbox: no persistence "
+                        "model applied to "
                         "it, and the later attempts of the trial see it"));
 }
 

@@ -1,6 +1,5 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 
@@ -13,7 +12,8 @@ using ::testing::HasSubstr;
 
 TEST(OneRowPerDate, HoldsWithOneRowPerDate) {
   CheckFixture f;
-  f.SettleDb().exec("INSERT INTO daily_settlement VALUES ('2026-11-01', '2026-11-01', 350, 2, 'x')");
+  f.SettleDb().exec(
+      "INSERT INTO daily_settlement VALUES ('2026-11-01', '2026-11-01', 350, 2, 'x')");
   EXPECT_TRUE(f.Check("one_row_per_date").held);
 }
 
@@ -30,13 +30,16 @@ TEST(OneRowPerDate, NamesTheDateAndTheKeysOfTheDuplicates) {
 
 TEST(AmountMatchesSource, HoldsForAFullRecompute) {
   CheckFixture f;
-  f.SettleDb().exec("INSERT INTO daily_settlement VALUES ('2026-11-01', '2026-11-01', 350, 2, 'x'), ('2026-11-02', '2026-11-02', 40, 1, 'x')");
+  f.SettleDb().exec(
+      "INSERT INTO daily_settlement VALUES ('2026-11-01', '2026-11-01', 350, 2, 'x'), "
+      "('2026-11-02', '2026-11-02', 40, 1, 'x')");
   EXPECT_TRUE(f.Check("amount_matches_source").held) << f.Check("amount_matches_source");
 }
 
 TEST(AmountMatchesSource, CatchesADoubledIncrementWithTheEvidence) {
   CheckFixture f;
-  f.SettleDb().exec("INSERT INTO daily_settlement VALUES ('2026-11-01', '2026-11-01', 700, 4, 'x')");
+  f.SettleDb().exec(
+      "INSERT INTO daily_settlement VALUES ('2026-11-01', '2026-11-01', 700, 4, 'x')");
   Verdict v = f.Check("amount_matches_source");
   EXPECT_FALSE(v.held);
   EXPECT_THAT(v.explanation, HasSubstr("2026-11-01"));
@@ -50,7 +53,8 @@ TEST(AmountMatchesSource, CatchesASuccessWithoutARow) {
   f.Exit("2026-11-02", 0);
   Verdict v = f.Check("amount_matches_source");
   EXPECT_FALSE(v.held);
-  EXPECT_THAT(v.explanation, HasSubstr("2026-11-02: the job exited 0 but daily_settlement has no row"));
+  EXPECT_THAT(v.explanation,
+              HasSubstr("2026-11-02: the job exited 0 but daily_settlement has no row"));
 }
 
 TEST(AmountMatchesSource, ReportsAnUnreadableDatabaseAsAViolation) {
@@ -72,7 +76,8 @@ namespace {
 // job's next start would, not an error and not the uncommitted rows.
 TEST(SettlementCheckers, SeeTheDatabaseAsRolledBackAfterAKillMidTransaction) {
   CheckFixture f;
-  f.SettleDb().exec("INSERT INTO daily_settlement VALUES ('2026-11-01', '2026-11-01', 350, 2, 'x')");
+  f.SettleDb().exec(
+      "INSERT INTO daily_settlement VALUES ('2026-11-01', '2026-11-01', 350, 2, 'x')");
   pid_t child = ::fork();
   if (child == 0) {
     SQLite::Database db((f.dir() / "settle.db").string(), SQLite::OPEN_READWRITE);
@@ -103,10 +108,13 @@ namespace {
 class OtherSchema : public ::testing::Test {
  protected:
   void SetUp() override {
-    SQLite::Database db((f_.dir() / "settle.db").string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    SQLite::Database db((f_.dir() / "settle.db").string(),
+                        SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     db.exec("CREATE TABLE sales(id INTEGER PRIMARY KEY, day TEXT, cents INTEGER)");
     db.exec("CREATE TABLE settlement(day TEXT, total INTEGER)");
-    db.exec("INSERT INTO sales(day, cents) VALUES ('2026-11-01', 100), ('2026-11-01', 250), ('2026-11-02', 40)");
+    db.exec(
+        "INSERT INTO sales(day, cents) VALUES ('2026-11-01', 100), ('2026-11-01', 250), "
+        "('2026-11-02', 40)");
     f_.scenario().file = "scenarios/mine.json";
   }
   void Configure() {
@@ -120,7 +128,9 @@ class OtherSchema : public ::testing::Test {
     s.source_date_column = "day";
     s.source_amount_column = "cents";
   }
-  void Exec(const std::string& sql) { SQLite::Database((f_.dir() / "settle.db").string(), SQLite::OPEN_READWRITE).exec(sql); }
+  void Exec(const std::string& sql) {
+    SQLite::Database((f_.dir() / "settle.db").string(), SQLite::OPEN_READWRITE).exec(sql);
+  }
 
   CheckFixture f_;
 };
@@ -143,9 +153,10 @@ TEST_F(OtherSchema, AMissingColumnIsTheScenariosMistakeEvenBeforeTheJobFinished)
   f_.scenario().check.settlement.amount_column = "amount_cents";
   Result<Verdict> r = f_.TryCheck("amount_matches_source");
   ASSERT_FALSE(r) << r.value();
-  EXPECT_THAT(r.error().message, HasSubstr("check.settlement.amount_column: amount_matches_source reads the settled "
-                                           "amount from column 'amount_cents' of table 'settlement' in settle.db, "
-                                           "which has no such column (its columns: day, total)"));
+  EXPECT_THAT(r.error().message,
+              HasSubstr("check.settlement.amount_column: amount_matches_source reads the settled "
+                        "amount from column 'amount_cents' of table 'settlement' in settle.db, "
+                        "which has no such column (its columns: day, total)"));
 }
 
 TEST_F(OtherSchema, ATableNotWrittenYetIsNoMistakeWhileTheJobHasNotFinished) {
@@ -164,12 +175,16 @@ TEST_F(OtherSchema, ConfiguredTheInvariantsHoldAndCatchOnThatSchema) {
   Exec("INSERT INTO settlement VALUES ('2026-11-01', 350)");
   Verdict twice = f_.Check("one_row_per_date");
   EXPECT_FALSE(twice.held);
-  EXPECT_THAT(twice.explanation, HasSubstr("2026-11-01 has 2 rows in settlement (keys rowid 1, rowid 3)"));
-  Exec("DELETE FROM settlement WHERE rowid = 3; UPDATE settlement SET total = 700 WHERE day = '2026-11-01'");
+  EXPECT_THAT(twice.explanation,
+              HasSubstr("2026-11-01 has 2 rows in settlement (keys rowid 1, rowid 3)"));
+  Exec(
+      "DELETE FROM settlement WHERE rowid = 3; UPDATE settlement SET total = 700 WHERE day = "
+      "'2026-11-01'");
   Verdict wrong = f_.Check("amount_matches_source");
   EXPECT_FALSE(wrong.held);
-  EXPECT_THAT(wrong.explanation, HasSubstr("2026-11-01: settlement row 'rowid 1' says 700, but the 2 sales rows of "
-                                           "the date sum to 350"));
+  EXPECT_THAT(wrong.explanation,
+              HasSubstr("2026-11-01: settlement row 'rowid 1' says 700, but the 2 sales rows of "
+                        "the date sum to 350"));
 }
 
 TEST(SettlementCheckers, AMissingDatabaseIsTheScenariosMistakeOnceTheJobFinished) {
@@ -179,7 +194,9 @@ TEST(SettlementCheckers, AMissingDatabaseIsTheScenariosMistakeOnceTheJobFinished
   f.Exit("2026-11-01", 0);
   Result<Verdict> r = f.TryCheck("one_row_per_date");
   ASSERT_FALSE(r) << r.value();
-  EXPECT_THAT(r.error().message, HasSubstr("check.db: one_row_per_date reads settle.db, which the job did not create"));
+  EXPECT_THAT(
+      r.error().message,
+      HasSubstr("check.db: one_row_per_date reads settle.db, which the job did not create"));
 }
 
 }  // namespace
@@ -200,10 +217,13 @@ TEST(CommitsSurvive, AJobWithoutTheCommitsTableIsTheScenariosMistake) {
   f.Exit("2026-11-01", 0);
   Result<Verdict> r = f.TryCheck("commits_survive");
   ASSERT_FALSE(r) << r.value();
-  EXPECT_THAT(r.error().message, HasSubstr("s.json: invariants.must_hold: commits_survive reads table "
-                                           "commits(biz_date, attempt) in settle.db"));
+  EXPECT_THAT(r.error().message,
+              HasSubstr("s.json: invariants.must_hold: commits_survive reads table "
+                        "commits(biz_date, attempt) in settle.db"));
   SQLite::Database((f.dir() / "settle.db").string(), SQLite::OPEN_READWRITE)
-      .exec("CREATE TABLE commits(biz_date TEXT, attempt INTEGER); INSERT INTO commits VALUES ('2026-11-01', 1)");
+      .exec(
+          "CREATE TABLE commits(biz_date TEXT, attempt INTEGER); INSERT INTO commits VALUES "
+          "('2026-11-01', 1)");
   EXPECT_TRUE(f.Check("commits_survive").held) << f.Check("commits_survive");
 }
 

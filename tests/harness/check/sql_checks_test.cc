@@ -63,8 +63,7 @@ TEST_F(SqlCheckTest, NamesTheFirstThreeRowsAndCountsTheRest) {
 TEST_F(SqlCheckTest, ValuesArePrintableAndBounded) {
   Db().exec("INSERT INTO order_status VALUES (1, 'a' || char(10) || 'b', 'x'), (1, '" +
             std::string(500, 'z') + "', 'y')");
-  Verdict v =
-      Run({"orders.db", "SELECT biz_date, NULL AS absent FROM order_status", "odd", false});
+  Verdict v = Run({"orders.db", "SELECT biz_date, NULL AS absent FROM order_status", "odd", false});
   EXPECT_THAT(v.explanation, HasSubstr("biz_date=a\\x0ab, absent=NULL"));
   EXPECT_EQ(v.explanation.find('\n'), std::string::npos);
   EXPECT_LT(v.explanation.size(), 700u);
@@ -104,7 +103,8 @@ TEST_F(SqlCheckTest, CheckTrialRunsTheScenariosOwnChecksBesideTheBuiltIns) {
   s.expected_violations = {"no_double_publish"};
   Plan plan;
   std::vector<Event> events;
-  std::vector<Verdict> verdicts = CheckTrial({s, plan, events, f_.dir()}, BuiltinCheckers()).value();
+  std::vector<Verdict> verdicts =
+      CheckTrial({s, plan, events, f_.dir()}, BuiltinCheckers()).value();
   ASSERT_EQ(verdicts.size(), 2u);
   EXPECT_EQ(verdicts[0].invariant, "one_status_per_order");
   EXPECT_FALSE(verdicts[0].held);

@@ -66,12 +66,14 @@ RC_GTEST_PROP(ScheduleGen, DrawsOnlySchedulesTheScenarioAllows, ()) {
         RC_ASSERT(std::count(moments.begin(), moments.end(), f.when) == 1);
       }
       if (!f.downstream_fault.empty()) {
-        RC_ASSERT(std::count(s.downstream.faults.begin(), s.downstream.faults.end(), f.downstream_fault) == 1);
+        RC_ASSERT(std::count(s.downstream.faults.begin(), s.downstream.faults.end(),
+                             f.downstream_fault) == 1);
       }
     }
   }
   RC_ASSERT(models.size() <= 1u);  // one persistence model a schedule
-  if (!models.empty()) RC_ASSERT(std::count(s.models.begin(), s.models.end(), *models.begin()) == 1);
+  if (!models.empty())
+    RC_ASSERT(std::count(s.models.begin(), s.models.end(), *models.begin()) == 1);
 }
 
 // Issue 17: explore's first finding must not be a fault the scenario never enabled. Without
@@ -129,7 +131,8 @@ TEST(ScheduleGen, AllFaultsWidensToEveryKind) {
       }
     }
     if (widened) {
-      EXPECT_EQ(seen, (std::set<std::string>{"backfill", "burst", "downstream", "duplicate", "overlap", "pause"}));
+      EXPECT_EQ(seen, (std::set<std::string>{"backfill", "burst", "downstream", "duplicate",
+                                             "overlap", "pause"}));
     } else {
       EXPECT_TRUE(seen.empty()) << *seen.begin();
     }

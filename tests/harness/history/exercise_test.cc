@@ -12,7 +12,8 @@ namespace {
 
 using enum PersistenceModel;
 
-Event At(const char* type, const std::string& date, int attempt, nlohmann::json data = nlohmann::json::object()) {
+Event At(const char* type, const std::string& date, int attempt,
+         nlohmann::json data = nlohmann::json::object()) {
   return {0, 0, type, date, 1, attempt, std::move(data)};
 }
 
@@ -25,17 +26,21 @@ AttemptFault Kill(const std::string& point, PersistenceModel model = kProcess) {
 
 // Two dates: 11-01 planned kills in attempts 1 and 2, 11-02 one in attempt 1.
 Plan TwoDates() {
-  return {"s", 1, 0, {{"2026-11-01", 1, {Kill("write:state.json", kPower), Kill("after_publish")}},
-                      {"2026-11-02", 1, {Kill("open:tmpk3x9q1ab", kTorn)}}}};
+  return {"s",
+          1,
+          0,
+          {{"2026-11-01", 1, {Kill("write:state.json", kPower), Kill("after_publish")}},
+           {"2026-11-02", 1, {Kill("open:tmpk3x9q1ab", kTorn)}}}};
 }
 
 TEST(ExerciseOf, AKillFiredOnlyWhenItsAttemptHasAKillEvent) {
-  std::vector<Event> events = {
-      At(event::kSpawn, "2026-11-01", 1), At(event::kKill, "2026-11-01", 1, {{"point", "write:state.json"}}),
-      At(event::kSpawn, "2026-11-01", 2), At(event::kExit, "2026-11-01", 2),  // ran past after_publish
-      At(event::kSpawn, "2026-11-02", 1),
-      // a kill of another date's attempt 1 is not this one's
-      At(event::kExit, "2026-11-02", 1)};
+  std::vector<Event> events = {At(event::kSpawn, "2026-11-01", 1),
+                               At(event::kKill, "2026-11-01", 1, {{"point", "write:state.json"}}),
+                               At(event::kSpawn, "2026-11-01", 2),
+                               At(event::kExit, "2026-11-01", 2),  // ran past after_publish
+                               At(event::kSpawn, "2026-11-02", 1),
+                               // a kill of another date's attempt 1 is not this one's
+                               At(event::kExit, "2026-11-02", 1)};
   TrialExercise e = ExerciseOf(TwoDates(), events);
   ASSERT_EQ(e.kills.size(), 3u);
   EXPECT_TRUE(e.kills[0].fired);
@@ -50,7 +55,8 @@ TEST(ExerciseOf, AKillFiredOnlyWhenItsAttemptHasAKillEvent) {
 
 TEST(ExerciseOf, AnyPointNameFiresAPlannedPattern) {
   Plan p{"s", 1, 0, {{"2026-11-01", 1, {Kill("write:state*.json*")}}}};
-  TrialExercise e = ExerciseOf(p, {At(event::kKill, "2026-11-01", 1, {{"point", "write:state.json.tmp"}})});
+  TrialExercise e =
+      ExerciseOf(p, {At(event::kKill, "2026-11-01", 1, {{"point", "write:state.json.tmp"}})});
   ASSERT_EQ(e.kills.size(), 1u);
   EXPECT_TRUE(e.kills[0].fired);
   EXPECT_TRUE(e.AllFired());
@@ -89,7 +95,9 @@ TEST(FiredOnly, DropsTheKillsThatNeverFiredAndKeepsTheRest) {
   EXPECT_TRUE(trimmed.runs[0].attempts[1].None());
   EXPECT_TRUE(trimmed.runs[1].attempts[0].kill_point.empty());
   EXPECT_EQ(trimmed.runs[1].attempts[0].pause.point, "before_publish");
-  EXPECT_EQ(trimmed.Summary(), "2026-11-01#1 a1 kill@write:state.json#1/power; 2026-11-02#1 a1 pause@before_publish 5ms");
+  EXPECT_EQ(
+      trimmed.Summary(),
+      "2026-11-01#1 a1 kill@write:state.json#1/power; 2026-11-02#1 a1 pause@before_publish 5ms");
 }
 
 TEST(HistoryOfFiredOnly, RewritesThePlanTheSpawnAndTheArmedSyscallPoints) {
@@ -99,9 +107,11 @@ TEST(HistoryOfFiredOnly, RewritesThePlanTheSpawnAndTheArmedSyscallPoints) {
       At(event::kTrialStart, "", 0, {{"plan", p}}),
       At(event::kSpawn, "2026-11-01", 1, {{"fault", p.runs[0].attempts[0]}}),
       At(event::kFailpoint, "2026-11-01", 1, {{"point", "fsync:state.json"}, {"hit", 1}}),
-      At(event::kFailpoint, "2026-11-01", 1, {{"point", "before_publish"}, {"hit", 1}}),  // a named point stays
+      At(event::kFailpoint, "2026-11-01", 1,
+         {{"point", "before_publish"}, {"hit", 1}}),  // a named point stays
       At(event::kFailpoint, "2026-11-01", 1, {{"point", "rename:a:b"}, {"hit", 1}}),
-      At(event::kPointsPassed, "2026-11-01", 1, {{"points", {{"write:state.json", 2}, {"rename:a:b", 1}}}}),
+      At(event::kPointsPassed, "2026-11-01", 1,
+         {{"points", {{"write:state.json", 2}, {"rename:a:b", 1}}}}),
       At(event::kExit, "2026-11-01", 1, {{"code", 0}}),
       At(event::kFinalPass, "", 0)};
   for (size_t i = 0; i < events.size(); ++i) events[i].seq = static_cast<int64_t>(i);
@@ -146,11 +156,22 @@ namespace {
 TEST(ExerciseOf, CollectsTheWritesOutsideTheSandboxOfEveryAttempt) {
   Plan plan{"s", 1, 0, {{"2026-11-01", 1, {AttemptFault{}, AttemptFault{}}}}};
   std::vector<Event> events = {
-      {0, 0, event::kOutsideWrites, "2026-11-01", 1, 1,
+      {0,
+       0,
+       event::kOutsideWrites,
+       "2026-11-01",
+       1,
+       1,
        {{"writes", {{{"path", "/tmp/b"}, {"kind", "temp"}, {"ops", {"open"}}}}}}},
-      {1, 0, event::kOutsideWrites, "2026-11-01", 1, 2,
-       {{"writes", {{{"path", "/tmp/a"}, {"kind", "temp"}, {"ops", {"mkdir"}}},
-                    {{"path", "/tmp/b"}, {"kind", "temp"}, {"ops", {"rename"}}}}}}}};
+      {1,
+       0,
+       event::kOutsideWrites,
+       "2026-11-01",
+       1,
+       2,
+       {{"writes",
+         {{{"path", "/tmp/a"}, {"kind", "temp"}, {"ops", {"mkdir"}}},
+          {{"path", "/tmp/b"}, {"kind", "temp"}, {"ops", {"rename"}}}}}}}};
   TrialExercise e = ExerciseOf(plan, events);
   ASSERT_EQ(e.outside.size(), 2u);
   EXPECT_EQ(e.outside[0], (OutsideWrite{"/tmp/a", "temp", {"mkdir"}}));

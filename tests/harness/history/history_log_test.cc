@@ -14,7 +14,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path TempFile(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("kp-history-" + std::to_string(::getpid()) + "-" + name);
+  fs::path p =
+      fs::temp_directory_path() / ("kp-history-" + std::to_string(::getpid()) + "-" + name);
   fs::remove(p);
   return p;
 }
@@ -80,7 +81,8 @@ TEST(AtomicFile, ReplacesWholeAndLeavesNoTemporary) {
   ASSERT_TRUE(WriteFileAtomically(f, "second"));
   EXPECT_EQ(ReadFile(f).value(), "second");
   for (const auto& e : fs::directory_iterator(f.parent_path())) {
-    EXPECT_EQ(e.path().string().find(f.filename().string() + ".tmp"), std::string::npos) << e.path();
+    EXPECT_EQ(e.path().string().find(f.filename().string() + ".tmp"), std::string::npos)
+        << e.path();
   }
   fs::remove(f);
 }
@@ -88,12 +90,12 @@ TEST(AtomicFile, ReplacesWholeAndLeavesNoTemporary) {
 // Found by fuzz/fuzz_history.cc: get<int>() converted 1e300 (undefined behaviour) and 2^32+1
 // (silently wrapped) instead of rejecting the line.
 TEST(HistoryLog, RejectsNumbersOutOfRange) {
-  for (const char* line : {R"({"seq":0,"t_ms":0,"type":"x","trial":1e300})",
-                           R"({"seq":0,"t_ms":0,"type":"x","trial":0,"attempt":4294967297})",
-                           R"({"seq":-1,"t_ms":0,"type":"x","trial":0})",
-                           R"({"seq":0,"t_ms":1.5,"type":"x","trial":0})",
-                           R"({"seq":0,"t_ms":0,"type":"x","trial":18446744073709551615})",
-                           R"([1,2])", R"("x")"}) {
+  for (const char* line :
+       {R"({"seq":0,"t_ms":0,"type":"x","trial":1e300})",
+        R"({"seq":0,"t_ms":0,"type":"x","trial":0,"attempt":4294967297})",
+        R"({"seq":-1,"t_ms":0,"type":"x","trial":0})",
+        R"({"seq":0,"t_ms":1.5,"type":"x","trial":0})",
+        R"({"seq":0,"t_ms":0,"type":"x","trial":18446744073709551615})", R"([1,2])", R"("x")"}) {
     auto r = ParseHistoryLog(std::string(line) + "\n", "h.jsonl");
     ASSERT_FALSE(r) << line;
     EXPECT_THAT(r.error().message, ::testing::HasSubstr("h.jsonl:1: not a history event")) << line;

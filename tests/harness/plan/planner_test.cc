@@ -1,12 +1,12 @@
 #include "plan/planner.h"
 
-#include "plan/point_pattern.h"
-
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <set>
 #include <utility>
+
+#include "plan/point_pattern.h"
 
 namespace killpoint {
 namespace {
@@ -101,13 +101,20 @@ TEST(Planner, IsStableAcrossVersions) {
   s.failpoints = {"before_write", "before_commit", "after_commit"};
   s.duplicate_trigger_probability = 0.2;
   EXPECT_EQ(MakePlan(s, 1, 0).Summary(), MakePlan(s, 1, 0).Summary());
-  EXPECT_EQ(MakePlan(s, 1, 0).Summary(), "2026-11-01#1 a1 kill@before_commit#1; 2026-11-02#1 a2 kill@before_write#1");
+  EXPECT_EQ(MakePlan(s, 1, 0).Summary(),
+            "2026-11-01#1 a1 kill@before_commit#1; 2026-11-02#1 a2 kill@before_write#1");
 }
 
 // Patterns (plan/point_pattern.h) draw among the discovered hits they match.
 std::vector<CrashPoint> Discovered() {
-  return {{"open:<tmp1>", 1}, {"write:<tmp1>", 1}, {"write:<tmp1>", 2}, {"fsync:<tmp1>", 1},
-          {"rename:<tmp1>:state.json", 1}, {"fsync:.", 1}, {"before_publish", 1}, {"fsync:.", 2}};
+  return {{"open:<tmp1>", 1},
+          {"write:<tmp1>", 1},
+          {"write:<tmp1>", 2},
+          {"fsync:<tmp1>", 1},
+          {"rename:<tmp1>:state.json", 1},
+          {"fsync:.", 1},
+          {"before_publish", 1},
+          {"fsync:.", 2}};
 }
 
 // Names draw the same plans with or without discovery, but for the occurrence of a
@@ -149,9 +156,11 @@ TEST(Planner, ANameIsNeverPlannedAtAHitTheDiscoveryDidNotSee) {
     }
   }
   // before_publish was passed once, write:<tmp1> twice, after_publish not at all (kept at 1..2).
-  EXPECT_EQ(drawn, (std::set<std::pair<std::string, int>>{{"before_publish", 1}, {"write:<tmp1>", 1},
-                                                         {"write:<tmp1>", 2}, {"after_publish", 1},
-                                                         {"after_publish", 2}}));
+  EXPECT_EQ(drawn, (std::set<std::pair<std::string, int>>{{"before_publish", 1},
+                                                          {"write:<tmp1>", 1},
+                                                          {"write:<tmp1>", 2},
+                                                          {"after_publish", 1},
+                                                          {"after_publish", 2}}));
 }
 
 TEST(Planner, APatternDrawsEveryDiscoveredHitItMatchesAndOnlyThose) {
@@ -179,9 +188,12 @@ TEST(Planner, APatternDrawsEveryDiscoveredHitItMatchesAndOnlyThose) {
   }
   // Every syscall hit but the held one, at its own occurrence: the second write and the
   // second fsync:. too, which max_occurrence 1 would never reach.
-  EXPECT_EQ(drawn, (std::set<std::pair<std::string, int>>{
-                       {"open:<tmp1>", 1}, {"write:<tmp1>", 1}, {"write:<tmp1>", 2},
-                       {"rename:<tmp1>:state.json", 1}, {"fsync:.", 1}, {"fsync:.", 2}}));
+  EXPECT_EQ(drawn, (std::set<std::pair<std::string, int>>{{"open:<tmp1>", 1},
+                                                          {"write:<tmp1>", 1},
+                                                          {"write:<tmp1>", 2},
+                                                          {"rename:<tmp1>:state.json", 1},
+                                                          {"fsync:.", 1},
+                                                          {"fsync:.", 2}}));
 }
 
 TEST(Planner, APatternWithoutAMatchIsPlannedAsThePattern) {

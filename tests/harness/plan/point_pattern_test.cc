@@ -39,8 +39,10 @@ TEST(PointPattern, OpsMatchingIsWhatAShimPointOfThePatternCanBe) {
 }
 
 TEST(PointPattern, PointsMatchingLeavesOutHeldPoints) {
-  std::vector<CrashPoint> found = {{"open:<tmp1>", 1}, {"write:<tmp1>", 1}, {"write:<tmp1>", 2}, {"before_commit", 1}};
-  EXPECT_EQ(PointsMatching("write:*", found, {}), (std::vector<CrashPoint>{{"write:<tmp1>", 1}, {"write:<tmp1>", 2}}));
+  std::vector<CrashPoint> found = {
+      {"open:<tmp1>", 1}, {"write:<tmp1>", 1}, {"write:<tmp1>", 2}, {"before_commit", 1}};
+  EXPECT_EQ(PointsMatching("write:*", found, {}),
+            (std::vector<CrashPoint>{{"write:<tmp1>", 1}, {"write:<tmp1>", 2}}));
   EXPECT_EQ(PointsMatching("*", found, {"before_commit", "open:<tmp1>"}).size(), 2u);
 }
 

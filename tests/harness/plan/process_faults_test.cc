@@ -203,8 +203,8 @@ TEST(HoldPoints, ThePlannerOverlapsThereAndNeverKillsThere) {
 TEST(HoldPoints, TheExhaustiveSpaceKillsEverywhereButThere) {
   Scenario s = HeldAtTheLock();
   s.syscall_points = true;  // else open:lock.db is left out: no kill could fire there
-  std::vector<CrashPoint> discovered = {{"open:lock.db", 1}, {"after_lock", 1}, {"after_lock", 2},
-                                        {"before_commit", 1}};
+  std::vector<CrashPoint> discovered = {
+      {"open:lock.db", 1}, {"after_lock", 1}, {"after_lock", 2}, {"before_commit", 1}};
   std::vector<AttemptFault> space = ExhaustiveSpace(s, discovered);
   std::vector<std::string> killed, overlapped;
   for (const AttemptFault& f : space) {

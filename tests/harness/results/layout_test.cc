@@ -17,12 +17,14 @@ TEST(Layout, NamesEveryFileOfARunsFolder) {
 }
 
 TEST(Layout, NamesCounterexampleFilesAndReadsTheirTrialBack) {
-  EXPECT_EQ(TrialCounterexampleFile("out/s", 12, "no_loss"), "out/s/counterexamples/trial-12-no_loss.json");
-  EXPECT_EQ(ExploreCounterexampleFile("out/s", "no_loss"), "out/s/counterexamples/explore-no_loss.json");
+  EXPECT_EQ(TrialCounterexampleFile("out/s", 12, "no_loss"),
+            "out/s/counterexamples/trial-12-no_loss.json");
+  EXPECT_EQ(ExploreCounterexampleFile("out/s", "no_loss"),
+            "out/s/counterexamples/explore-no_loss.json");
   EXPECT_EQ(TrialOfCounterexample("trial-12-no_loss.json"), 12);
   EXPECT_EQ(TrialOfCounterexample(TrialCounterexampleFile("d", 7, "x").filename().string()), 7);
-  for (const char* other : {"explore-no_loss.json", "trial--x.json", "trial-1x-y.json", "trial-12", "notes.txt",
-                            "trial-999999999999-x.json"}) {
+  for (const char* other : {"explore-no_loss.json", "trial--x.json", "trial-1x-y.json", "trial-12",
+                            "notes.txt", "trial-999999999999-x.json"}) {
     EXPECT_EQ(TrialOfCounterexample(other), -1) << other;
   }
 }

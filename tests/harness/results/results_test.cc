@@ -15,7 +15,8 @@ Plan PlanWithKill(int trial, const std::string& point) {
 ScenarioResult Empty() {
   ScenarioResult r;
   r.name = "s";
-  r.invariants = {{"no_loss", kMustHold, 0, 0, {}, {}}, {"no_double_publish", kExpectedViolation, 0, 0, {}, {}}};
+  r.invariants = {{"no_loss", kMustHold, 0, 0, {}, {}},
+                  {"no_double_publish", kExpectedViolation, 0, 0, {}, {}}};
   return r;
 }
 
@@ -23,7 +24,8 @@ TEST(ScenarioResult, CountsVerdictsAndKeepsTheFirstExamples) {
   ScenarioResult r = Empty();
   for (int t = 0; t < 5; ++t) {
     r.Add(PlanWithKill(t, "after_publish"),
-          {Verdict::Held("no_loss"), Verdict::Violated("no_double_publish", "twice")}, "replay " + std::to_string(t));
+          {Verdict::Held("no_loss"), Verdict::Violated("no_double_publish", "twice")},
+          "replay " + std::to_string(t));
   }
   EXPECT_EQ(r.trials, 5);
   EXPECT_EQ(r.invariants[0].Status(), InvariantStatus::kHeld);
@@ -37,7 +39,8 @@ TEST(ScenarioResult, CountsVerdictsAndKeepsTheFirstExamples) {
 
 TEST(ScenarioResult, AMustHoldViolationFailsAndAnUnshownExpectationIsSaidSo) {
   ScenarioResult r = Empty();
-  r.Add(PlanWithKill(0, "before_publish"), {Verdict::Violated("no_loss", "lost"), Verdict::Held("no_double_publish")}, "");
+  r.Add(PlanWithKill(0, "before_publish"),
+        {Verdict::Violated("no_loss", "lost"), Verdict::Held("no_double_publish")}, "");
   EXPECT_EQ(r.invariants[0].Status(), InvariantStatus::kViolated);
   EXPECT_EQ(r.invariants[1].Status(), InvariantStatus::kNotDemonstrated);
   EXPECT_TRUE(r.MustHoldViolated());
@@ -84,8 +87,10 @@ namespace {
 
 TEST(ScenarioResult, CountsEachInvariantPerCrashPointForTheHeatMap) {
   ScenarioResult r = Empty();
-  r.Add(PlanWithKill(0, "after_publish"), {Verdict::Held("no_loss"), Verdict::Violated("no_double_publish", "x")}, "");
-  r.Add(PlanWithKill(1, "after_publish"), {Verdict::Violated("no_loss", "y"), Verdict::Violated("no_double_publish", "x")}, "");
+  r.Add(PlanWithKill(0, "after_publish"),
+        {Verdict::Held("no_loss"), Verdict::Violated("no_double_publish", "x")}, "");
+  r.Add(PlanWithKill(1, "after_publish"),
+        {Verdict::Violated("no_loss", "y"), Verdict::Violated("no_double_publish", "x")}, "");
   r.Add(PlanWithKill(2, "after_publish"), {Verdict::Violated("not_listed", "z")}, "");
   const PointStat& p = r.points.at("after_publish");
   EXPECT_EQ(p.trials, 3);
@@ -118,7 +123,8 @@ TEST(Counterexample, ReplayCommandsAddTheFileWhenOneWasSaved) {
   EXPECT_EQ(c.ReplayCommands(), "killpoint run x.json --seed 1 --trial 3 --keep");
   c.file = "out/x/counterexamples/trial-3-no_loss.json";
   EXPECT_EQ(c.ReplayCommands(),
-            "killpoint run x.json --seed 1 --trial 3 --keep\nkillpoint replay out/x/counterexamples/trial-3-no_loss.json");
+            "killpoint run x.json --seed 1 --trial 3 --keep\nkillpoint replay "
+            "out/x/counterexamples/trial-3-no_loss.json");
   nlohmann::json old = c;
   old.erase("file");  // results.json written before the field existed
   EXPECT_EQ(old.get<Counterexample>().file, "");
@@ -136,7 +142,8 @@ TrialExercise Fired(std::vector<PlannedKill> kills) { return {std::move(kills), 
 TEST(ScenarioResult, APlannedPointThatNeverFiredMakesTheScenarioNotExercised) {
   ScenarioResult r = Empty();
   for (int t = 0; t < 4; ++t) {
-    r.Add(PlanWithKill(t, "open:tmpk3x9q1ab"), {Verdict::Held("no_loss"), Verdict::Held("no_double_publish")}, "",
+    r.Add(PlanWithKill(t, "open:tmpk3x9q1ab"),
+          {Verdict::Held("no_loss"), Verdict::Held("no_double_publish")}, "",
           Fired({{"open:tmpk3x9q1ab", kPower, false}}));
   }
   EXPECT_FALSE(r.MustHoldViolated());
@@ -158,7 +165,8 @@ TEST(ScenarioResult, APlannedPointThatNeverFiredMakesTheScenarioNotExercised) {
 
 TEST(ScenarioResult, EveryPointFiredSomewhereIsExercisedByDefault) {
   ScenarioResult r = Empty();
-  r.Add(PlanWithKill(0, "a"), {Verdict::Held("no_loss")}, "", Fired({{"a", kPower, true}, {"b", kTorn, false}}));
+  r.Add(PlanWithKill(0, "a"), {Verdict::Held("no_loss")}, "",
+        Fired({{"a", kPower, true}, {"b", kTorn, false}}));
   r.Add(PlanWithKill(1, "b"), {Verdict::Held("no_loss")}, "", Fired({{"b", kTorn, true}}));
   EXPECT_FALSE(r.NotExercised());
   EXPECT_EQ(r.exercise.kills_unfired, 1);
@@ -174,7 +182,8 @@ TEST(ScenarioResult, EveryPointFiredSomewhereIsExercisedByDefault) {
 
 TEST(ScenarioResult, AViolationStaysAViolationAndNothingPlannedIsNothingMissed) {
   ScenarioResult r = Empty();
-  r.Add(PlanWithKill(0, "a"), {Verdict::Violated("no_loss", "lost")}, "", Fired({{"a", kProcess, false}}));
+  r.Add(PlanWithKill(0, "a"), {Verdict::Violated("no_loss", "lost")}, "",
+        Fired({{"a", kProcess, false}}));
   EXPECT_TRUE(r.NotExercised());
   EXPECT_EQ(r.StatusOf(r.invariants[0]), InvariantStatus::kViolated);
   ScenarioResult none = Empty();
@@ -186,7 +195,8 @@ TEST(ScenarioResult, AViolationStaysAViolationAndNothingPlannedIsNothingMissed) 
 TEST(ScenarioResult, AnExampleListsOnlyTheKillsThatFiredUnderTheModelsApplied) {
   ScenarioResult r = Empty();
   Plan p{"s", 1, 0, {{"2026-11-01", 1, {{"a", 1, "", kPower}, {"b", 1, "", kTorn}}}}};
-  r.Add(p, {Verdict::Violated("no_loss", "lost")}, "", Fired({{"a", kPower, true}, {"b", kTorn, false}}));
+  r.Add(p, {Verdict::Violated("no_loss", "lost")}, "",
+        Fired({{"a", kPower, true}, {"b", kTorn, false}}));
   EXPECT_EQ(r.invariants[0].examples[0].plan, "2026-11-01#1 a1 kill@a#1/power");
   EXPECT_EQ(r.invariants[0].examples[0].explanation, "lost (under the power model)");
 }
@@ -226,7 +236,8 @@ TrialExercise WroteOutside(std::vector<OutsideWrite> writes) {
 // each, a warning unless writes_in_sandbox is checked; kept through JSON (merge, resume).
 TEST(ScenarioResult, CountsWritesOutsideTheSandboxPerPath) {
   ScenarioResult r = Empty();
-  r.Add(PlanWithKill(0, "x"), {}, "", WroteOutside({{"/tmp/a", "temp", {"open"}}, {"/var/b", "elsewhere", {"rename"}}}));
+  r.Add(PlanWithKill(0, "x"), {}, "",
+        WroteOutside({{"/tmp/a", "temp", {"open"}}, {"/var/b", "elsewhere", {"rename"}}}));
   r.Add(PlanWithKill(1, "x"), {}, "", WroteOutside({{"/tmp/a", "temp", {"unlink"}}}));
   r.Add(PlanWithKill(2, "x"), {}, "", WroteOutside({}));
   ASSERT_EQ(r.outside_writes.size(), 2u);
@@ -234,8 +245,10 @@ TEST(ScenarioResult, CountsWritesOutsideTheSandboxPerPath) {
   EXPECT_EQ(r.outside_writes[1].trials, 1);
   std::vector<std::string> notes = r.OutsideWriteNotes();
   ASSERT_EQ(notes.size(), 2u);
-  EXPECT_EQ(notes[0], "this job wrote /tmp/a (open, unlink) outside its sandbox in 2 of 3 trials: no persistence "
-                      "model applied to it, and the next trial sees it");
+  EXPECT_EQ(
+      notes[0],
+      "this job wrote /tmp/a (open, unlink) outside its sandbox in 2 of 3 trials: no persistence "
+      "model applied to it, and the next trial sees it");
   EXPECT_NE(r.OutsideWriteHint().find("writes_in_sandbox"), std::string::npos);
   RunResults run;
   run.scenarios.push_back(r);
@@ -251,12 +264,14 @@ TEST(ScenarioResult, CountsWritesOutsideTheSandboxPerPath) {
 TEST(ScenarioResult, KeepsTheFirstOutsidePathsAndCountsTheRest) {
   ScenarioResult r = Empty();
   for (int t = 0; t < static_cast<int>(kMaxOutsidePaths) + 3; ++t) {
-    r.Add(PlanWithKill(t, "x"), {}, "", WroteOutside({{"/tmp/random-" + std::to_string(1000 + t), "temp", {"open"}}}));
+    r.Add(PlanWithKill(t, "x"), {}, "",
+          WroteOutside({{"/tmp/random-" + std::to_string(1000 + t), "temp", {"open"}}}));
   }
   EXPECT_EQ(r.outside_writes.size(), kMaxOutsidePaths);
   EXPECT_EQ(r.outside_more, 3);
-  EXPECT_EQ(r.OutsideWriteNotes().back(),
-            "and 3 more writes to other paths outside its sandbox (the results keep the first 20 paths)");
+  EXPECT_EQ(
+      r.OutsideWriteNotes().back(),
+      "and 3 more writes to other paths outside its sandbox (the results keep the first 20 paths)");
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ TEST(AttemptStateCaps, KeepsTheFirstNamesAndCountsTheRest) {
 TEST(AttemptStateCaps, KeepsTheFirstEventsOfANameHitInALoop) {
   Attempt a;
   for (int i = 0; i < kMaxPointEvents + 7; ++i) a.Hit("step");
-  EXPECT_EQ(OfType(a.history.Events(), event::kFailpoint).size(), static_cast<size_t>(kMaxPointEvents));
+  EXPECT_EQ(OfType(a.history.Events(), event::kFailpoint).size(),
+            static_cast<size_t>(kMaxPointEvents));
   auto dropped = a.Of(event::kPointsDropped);
   ASSERT_EQ(dropped.size(), 1u);
   EXPECT_EQ(dropped[0].data["hits"], 7);

@@ -24,7 +24,9 @@ class Client {
     EXPECT_EQ(::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
   }
   ~Client() { ::close(fd_); }
-  void Send(const std::string& s) { ASSERT_EQ(::send(fd_, s.data(), s.size(), 0), static_cast<ssize_t>(s.size())); }
+  void Send(const std::string& s) {
+    ASSERT_EQ(::send(fd_, s.data(), s.size(), 0), static_cast<ssize_t>(s.size()));
+  }
   // The next line, or "<eof>" when the harness closed the connection.
   std::string Line() {
     std::string out;
@@ -55,7 +57,8 @@ TEST(ControlChannel, AnswersContinueAndReportsEachHit) {
   c.Send("HIT after_commit\n");  // pid is optional
   EXPECT_EQ(c.Line(), "CONTINUE");
   std::lock_guard lock(mu);
-  EXPECT_EQ(hits, (std::vector<std::pair<std::string, int>>{{"before_commit", 42}, {"after_commit", 0}}));
+  EXPECT_EQ(hits,
+            (std::vector<std::pair<std::string, int>>{{"before_commit", 42}, {"after_commit", 0}}));
 }
 
 TEST(ControlChannel, NeverAnswersAHitItsHandlerKilled) {
@@ -129,7 +132,8 @@ TEST(ControlChannel, SpeaksTheShimsAfterPartialAndDone) {
   c.Send("HIT write:a 7 100\n");
   EXPECT_EQ(c.Line(), "PARTIAL 50");
   std::lock_guard lock(mu);
-  EXPECT_EQ(seen, (std::vector<std::string>{"HIT rename:a:b -1", "DONE rename:a:b -1", "HIT write:a 100"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"HIT rename:a:b -1", "DONE rename:a:b -1",
+                                            "HIT write:a 100"}));
 }
 
 TEST(ControlChannel, ServesSeveralConnectionsAtOnce) {

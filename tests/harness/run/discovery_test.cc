@@ -27,9 +27,11 @@ TEST(Discovery, AnUnseenWriteIsKilledAfterItOnly) {
   ASSERT_EQ(space.size(), 8u);
   DropImpossibleMoments(space, points, unseen);
   std::vector<std::string> left;
-  for (const AttemptFault& f : space) left.push_back(f.kill_point + "#" + std::to_string(f.occurrence) + " " + f.when);
-  EXPECT_THAT(left, ::testing::ElementsAre("write:f#1 before", "write:f#1 after", "write:f#1 mid", "write:f#2 after",
-                                           "close:f#1 before", "close:f#1 after"));
+  for (const AttemptFault& f : space)
+    left.push_back(f.kill_point + "#" + std::to_string(f.occurrence) + " " + f.when);
+  EXPECT_THAT(left,
+              ::testing::ElementsAre("write:f#1 before", "write:f#1 after", "write:f#1 mid",
+                                     "write:f#2 after", "close:f#1 before", "close:f#1 after"));
   EXPECT_THAT(KillMoments("write:f", "close"), ::testing::ElementsAre(std::string(kAfter)));
 }
 

@@ -43,7 +43,8 @@ void ExpectMatches(const json& spec, const json& response, const httplib::Result
   for (const auto& name : schema.value("required", json::array())) {
     ASSERT_TRUE(body.contains(name)) << what << " lacks " << name << ": " << answer->body;
     std::string type = schema["properties"][name.get<std::string>()].value("type", "");
-    EXPECT_TRUE(HasType(body[name.get<std::string>()], type)) << what << "." << name << " is not " << type;
+    EXPECT_TRUE(HasType(body[name.get<std::string>()], type))
+        << what << "." << name << " is not " << type;
   }
 }
 

@@ -43,7 +43,8 @@ struct Publish : rc::state::Command<Ledger, LedgerService> {
   }
   void run(const Ledger& m, LedgerService& s) const override {
     s.downstream->ArmFault(fault);
-    auto res = s.client->Post("/publish", json{{"key", key}, {"biz_date", "2026-11-01"}}.dump(), "application/json");
+    auto res = s.client->Post("/publish", json{{"key", key}, {"biz_date", "2026-11-01"}}.dump(),
+                              "application/json");
     RC_ASSERT(res);
     if (fault == kFailBeforeCommit) {
       RC_ASSERT(res->status == 503);
@@ -54,7 +55,9 @@ struct Publish : rc::state::Command<Ledger, LedgerService> {
     bool duplicate = m.dedupe && m.deliveries.count(key) && m.deliveries.at(key) > 0;
     RC_ASSERT(body["deduplicated"].get<bool>() == duplicate);
   }
-  void show(std::ostream& os) const override { os << "Publish(" << key << (fault.empty() ? "" : ", " + fault) << ")"; }
+  void show(std::ostream& os) const override {
+    os << "Publish(" << key << (fault.empty() ? "" : ", " + fault) << ")";
+  }
 };
 
 struct Query : rc::state::Command<Ledger, LedgerService> {
@@ -82,7 +85,8 @@ RC_GTEST_PROP(DownstreamLedger, AgreesWithTheModel, ()) {
   // The history's committed publishes add up to what the service answers for each key.
   std::map<std::string, int> committed, answered;
   for (const Event& e : s.history.Events()) {
-    if (e.type == event::kPublish && e.data.value("committed", false)) ++committed[e.data.value("key", "")];
+    if (e.type == event::kPublish && e.data.value("committed", false))
+      ++committed[e.data.value("key", "")];
   }
   for (const auto& key : kKeys) {
     auto res = s.client->Get("/deliveries?key=" + key);

@@ -1,9 +1,8 @@
 #include "run/downstream.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
-
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -32,7 +31,8 @@ struct Service {
     return c;
   }
   httplib::Result Publish(const std::string& key) {
-    return Client().Post("/publish", json{{"key", key}, {"biz_date", "2026-11-01"}, {"payload", "x"}}.dump(),
+    return Client().Post("/publish",
+                         json{{"key", key}, {"biz_date", "2026-11-01"}, {"payload", "x"}}.dump(),
                          "application/json");
   }
   std::vector<Event> Of(const char* type) { return OfType(history.Events(), type); }
@@ -97,7 +97,8 @@ TEST(Downstream, DelayCommitsAndAnswersLate) {
   auto r = s.Publish("k");
   ASSERT_TRUE(r);  // within the client's 200 ms
   EXPECT_EQ(r->status, 200);
-  EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(kDownstreamDelayMs));
+  EXPECT_GE(std::chrono::steady_clock::now() - started,
+            std::chrono::milliseconds(kDownstreamDelayMs));
   auto events = s.Of(event::kPublish);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].data["committed"], true);
@@ -106,7 +107,8 @@ TEST(Downstream, DelayCommitsAndAnswersLate) {
 
 TEST(Downstream, RecordsAlertsAndBadRequests) {
   Service s(false);
-  auto alert = s.Client().Post("/alert", R"({"key":"k","biz_date":"2026-11-01","reason":"pending"})", "application/json");
+  auto alert = s.Client().Post(
+      "/alert", R"({"key":"k","biz_date":"2026-11-01","reason":"pending"})", "application/json");
   ASSERT_TRUE(alert);
   EXPECT_EQ(alert->status, 200);
   EXPECT_EQ(s.Of(event::kAlert).at(0).data["reason"], "pending");
@@ -134,18 +136,23 @@ namespace {
 TEST(Downstream, RecordsAJobsWaitForALock) {
   Service s(false);
   httplib::Headers second = {{"X-Killpoint-Instance", "2"}};
-  auto ok = s.Client().Post("/wait", second,
-                            R"({"key":"payout lease","ms":93,"acquired":true,"held_by":"instance 1 pid 9"})",
-                            "application/json");
+  auto ok = s.Client().Post(
+      "/wait", second,
+      R"({"key":"payout lease","ms":93,"acquired":true,"held_by":"instance 1 pid 9"})",
+      "application/json");
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);
   auto waits = s.Of(event::kJobWait);
   ASSERT_EQ(waits.size(), 1u);
-  EXPECT_EQ(waits[0].data, (json{{"key", "payout lease"}, {"ms", 93}, {"acquired", true},
-                                 {"held_by", "instance 1 pid 9"}, {"instance", 2}}));
-  for (const char* body : {R"({"key":"l","acquired":true})", R"({"key":"l","ms":-1,"acquired":true})",
-                           R"({"key":"l","ms":"93","acquired":true})", R"({"key":"l","ms":93})",
-                           R"({"ms":93,"acquired":false})"}) {
+  EXPECT_EQ(waits[0].data, (json{{"key", "payout lease"},
+                                 {"ms", 93},
+                                 {"acquired", true},
+                                 {"held_by", "instance 1 pid 9"},
+                                 {"instance", 2}}));
+  for (const char* body :
+       {R"({"key":"l","acquired":true})", R"({"key":"l","ms":-1,"acquired":true})",
+        R"({"key":"l","ms":"93","acquired":true})", R"({"key":"l","ms":93})",
+        R"({"ms":93,"acquired":false})"}) {
     auto bad = s.Client().Post("/wait", body, "application/json");
     ASSERT_TRUE(bad);
     EXPECT_EQ(bad->status, 400) << body;
@@ -288,12 +295,14 @@ TEST(DownstreamLimits, RefusesABodyOverTheLimit) {
   hex << std::hex << chunk.size();
   std::string chunked =
       "POST /publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-      "Transfer-Encoding: chunked\r\n\r\n" + hex.str() + "\r\n" + chunk + "\r\n1\r\n \r\n0\r\n\r\n";
+      "Transfer-Encoding: chunked\r\n\r\n" +
+      hex.str() + "\r\n" + chunk + "\r\n1\r\n \r\n0\r\n\r\n";
   answer = RawExchange(s.downstream->BaseUrl(), chunked, std::chrono::milliseconds(2000));
   EXPECT_NE(answer.find(" 411 "), std::string::npos) << answer.substr(0, 200);
   EXPECT_TRUE(s.Of(event::kPublish).empty());
   auto fits = s.Client().Post(
-      "/publish", json{{"key", "k"}, {"biz_date", "2026-11-01"}, {"payload", std::string(1000, 'x')}}.dump(),
+      "/publish",
+      json{{"key", "k"}, {"biz_date", "2026-11-01"}, {"payload", std::string(1000, 'x')}}.dump(),
       "application/json");
   ASSERT_TRUE(fits);
   EXPECT_EQ(fits->status, 200);

@@ -558,8 +558,8 @@ std::string Describe(const Case& c, const std::vector<Op>& done, PersistenceMode
 // Runs the case under `model`; fails the property if the tree Apply leaves is not allowed.
 // `journal`: as with the shim under power, regular files' syncs reach the tracker through the
 // durability journal.
-void Check(const Case& c, const std::vector<Op>& done, const Reference& ref,
-           PersistenceModel model, uint64_t seed, bool journal = false) {
+void Check(const Case& c, const std::vector<Op>& done, const Reference& ref, PersistenceModel model,
+           uint64_t seed, bool journal = false) {
   ScratchDir box(c);
   RC_ASSERT(static_cast<bool>(
       box.tracker().Begin(box.root(), model, journal ? box.journal() : fs::path{})));

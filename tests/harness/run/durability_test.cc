@@ -26,7 +26,8 @@ class DurabilityTest : public ::testing::Test {
  protected:
   void SetUp() override {
     static int n = 0;
-    work_ = fs::temp_directory_path() / ("kp-durability-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+    work_ = fs::temp_directory_path() /
+            ("kp-durability-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
     fs::remove_all(work_);
     fs::create_directories(work_);
   }
@@ -161,7 +162,8 @@ TEST_F(DurabilityTest, PowerLosesARenameWhoseDirectoryWasNeverSynced) {
   ASSERT_TRUE(changes) << changes.error().message;
   EXPECT_EQ(Read("state.json"), "old");
   EXPECT_FALSE(fs::exists(work_ / "state.json.tmp"));
-  EXPECT_THAT(changes.value(), ::testing::Contains(HasSubstr("state.json: 3 bytes before the crash")));
+  EXPECT_THAT(changes.value(),
+              ::testing::Contains(HasSubstr("state.json: 3 bytes before the crash")));
 }
 
 TEST_F(DurabilityTest, PowerKeepsARenameOnceTheDirectoryIsSynced) {
@@ -178,7 +180,8 @@ TEST_F(DurabilityTest, PowerLosesAFirstSaveWithoutDirectorySync) {
   auto changes = tracker_.Apply(kModelPower, 1);
   ASSERT_TRUE(changes);
   EXPECT_FALSE(fs::exists(work_ / "state.json"));
-  EXPECT_THAT(changes.value(), ::testing::Contains(HasSubstr("state.json: its name was never made durable")));
+  EXPECT_THAT(changes.value(),
+              ::testing::Contains(HasSubstr("state.json: its name was never made durable")));
 }
 
 TEST_F(DurabilityTest, PowerLeavesADurablyNamedButNeverSyncedFileEmpty) {
@@ -229,7 +232,8 @@ TEST_F(DurabilityTest, TornMixesSectorsOfOldAndNewDeterministically) {
   for (size_t at = 0; at < a.size(); at += 512) {
     std::string sector = a.substr(at, 512);
     EXPECT_TRUE(sector[0] == 'o' || sector[0] == 'n' || sector[0] == '\0') << at;
-    EXPECT_EQ(sector.find_first_not_of(sector[0]), std::string::npos) << "sector at " << at << " is mixed";
+    EXPECT_EQ(sector.find_first_not_of(sector[0]), std::string::npos)
+        << "sector at " << at << " is mixed";
   }
   std::set<std::string> seen;
   for (uint64_t seed = 0; seed < 20; ++seed) seen.insert(torn(seed));
@@ -247,13 +251,17 @@ TEST_F(DurabilityTest, TornKeepsAnFsyncedFileRenamedOntoAnotherWholeOrNotAtAll) 
     if (!first_save) initial["state.json"] = std::string(700, 'o');
     std::set<std::string> outcomes;
     for (uint64_t seed = 0; seed < 32; ++seed) {
-      Crash(kModelTorn, initial, [&] { ReplaceByRename(fresh, true, false); }, seed);
+      Crash(
+          kModelTorn, initial, [&] { ReplaceByRename(fresh, true, false); }, seed);
       std::string state = fs::exists(work_ / "state.json") ? Read("state.json") : "(none)";
       std::string tmp = fs::exists(work_ / "state.json.tmp") ? Read("state.json.tmp") : "(none)";
       std::string old_state = first_save ? "(none)" : initial["state.json"];
-      EXPECT_TRUE(state == fresh || state == old_state) << "seed " << seed << ": " << state.size() << " bytes";
-      EXPECT_TRUE(tmp == fresh || tmp == "(none)") << "seed " << seed << ": " << tmp.size() << " bytes";
-      EXPECT_FALSE(state == fresh && tmp == fresh) << "seed " << seed << ": the rename happened and did not";
+      EXPECT_TRUE(state == fresh || state == old_state)
+          << "seed " << seed << ": " << state.size() << " bytes";
+      EXPECT_TRUE(tmp == fresh || tmp == "(none)")
+          << "seed " << seed << ": " << tmp.size() << " bytes";
+      EXPECT_FALSE(state == fresh && tmp == fresh)
+          << "seed " << seed << ": the rename happened and did not";
       outcomes.insert(state);
     }
     EXPECT_EQ(outcomes.size(), 2u) << "both the rename and its loss are reachable";
@@ -295,7 +303,8 @@ TEST_F(DurabilityTest, TornNeverMixesTwoFilesThatHadTheSameName) {
   }
   EXPECT_EQ(outcomes.size(), 3u);
   Crash(kModelPower, {{"t.db", std::string(2048, 'A')}}, steps);
-  EXPECT_EQ(Read("t.db-journal"), first);  // the name as the directory's fsync saw it: the first file
+  EXPECT_EQ(Read("t.db-journal"),
+            first);  // the name as the directory's fsync saw it: the first file
   EXPECT_EQ(Read("t.db"), std::string(2048, 'B'));
 }
 
@@ -339,11 +348,13 @@ TEST_F(DurabilityTest, Ext4KeepsARenameOnceAnyLaterFsyncCommitsTheJournal) {
 TEST_F(DurabilityTest, Ext4KeepsNothingAfterTheLastCommitNotEvenAfterSeconds) {
   // No periodic commit (commit=5): the crash comes right after the kill. The fsync of the
   // temp file committed its creation, so it is left over; the rename after it is lost.
-  auto changes = Crash(kModelExt4Ordered, {{"state.json", "old"}}, [&] { ReplaceByRename("new", true, false); });
+  auto changes = Crash(kModelExt4Ordered, {{"state.json", "old"}},
+                       [&] { ReplaceByRename("new", true, false); });
   EXPECT_EQ(Read("state.json"), "old");
   EXPECT_EQ(Read("state.json.tmp"), "new");
-  EXPECT_THAT(changes, ::testing::Contains(HasSubstr("state.json: 3 bytes before the crash, 3 after (the rename or "
-                                                     "re-creation that replaced it was never committed")));
+  EXPECT_THAT(changes, ::testing::Contains(
+                           HasSubstr("state.json: 3 bytes before the crash, 3 after (the rename or "
+                                     "re-creation that replaced it was never committed")));
   Crash(kModelPower, {{"state.json", "old"}}, [&] { ReplaceByRename("new", true, false); });
   EXPECT_FALSE(fs::exists(work_ / "state.json.tmp"));
 }
@@ -523,7 +534,8 @@ TEST_F(DurabilityTest, Ext4InPlaceOverwriteWithoutFsyncKeepsTheOldBytes) {
     SyncAnotherFile();
   });
   EXPECT_EQ(Read("a"), "0123");
-  EXPECT_THAT(changes, ::testing::Contains(HasSubstr("a: 4 bytes before the crash, 4 after (data not written back")));
+  EXPECT_THAT(changes, ::testing::Contains(HasSubstr(
+                           "a: 4 bytes before the crash, 4 after (data not written back")));
 }
 
 // A write the shim did not see (bash's printf, stdio): the data reaches the file with no write
@@ -534,7 +546,7 @@ TEST_F(DurabilityTest, AnUnseenWriteIsUnsyncedUntilTheFsyncUnderEveryModel) {
   auto rewrite = [this](bool sync) {
     return [this, sync] {
       Op("open:list");
-      Write("list", "");  // O_TRUNC
+      Write("list", "");                           // O_TRUNC
       Append("list", "2026-11-01\n2026-11-02\n");  // printf through stdio: no write point
       Op("write:list");  // the unseen write, reported when the shim noticed it
       if (sync) Op("fsync:list");

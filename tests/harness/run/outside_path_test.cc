@@ -5,7 +5,8 @@
 namespace killpoint {
 namespace {
 
-const OutsidePlaces kPlaces = {{"/dev/shm/kp-run/trial-Ab12", "/real/trial-Ab12"}, {"/tmp", "/var/tmp", "/scratch/t"}};
+const OutsidePlaces kPlaces = {{"/dev/shm/kp-run/trial-Ab12", "/real/trial-Ab12"},
+                               {"/tmp", "/var/tmp", "/scratch/t"}};
 
 OutsideWrite Classified(const std::string& path) {
   auto w = ClassifyOutside(path, {"rename", "open"}, kPlaces);
@@ -18,7 +19,8 @@ TEST(OutsidePath, NextToTheSandboxIsNamedFromTheWorkdir) {
   EXPECT_EQ(w.path, "$KILLPOINT_WORKDIR/../x");
   EXPECT_EQ(w.kind, outside_kind::kTrial);
   EXPECT_EQ(w.ops, (std::vector<std::string>{"open", "rename"}));
-  EXPECT_EQ(Classified("/real/trial-Ab12/logs/a/b").path, "$KILLPOINT_WORKDIR/../logs/a/b");  // its realpath
+  EXPECT_EQ(Classified("/real/trial-Ab12/logs/a/b").path,
+            "$KILLPOINT_WORKDIR/../logs/a/b");  // its realpath
   EXPECT_EQ(Classified("/dev/shm/kp-run/trial-Ab12").path, "$KILLPOINT_WORKDIR/..");
   // A sibling whose name starts like the sandbox's is not in it.
   EXPECT_EQ(Classified("/dev/shm/kp-run/trial-Ab123/x").kind, outside_kind::kElsewhere);
@@ -33,7 +35,8 @@ TEST(OutsidePath, TemporaryFoldersAndElsewhere) {
 }
 
 TEST(OutsidePath, BytecodeCachesAreNotRecorded) {
-  EXPECT_FALSE(ClassifyOutside("/src/jobs/__pycache__/job.cpython-311.pyc.140234", {"open"}, kPlaces));
+  EXPECT_FALSE(
+      ClassifyOutside("/src/jobs/__pycache__/job.cpython-311.pyc.140234", {"open"}, kPlaces));
   EXPECT_FALSE(ClassifyOutside("/src/jobs/__pycache__", {"mkdir"}, kPlaces));
   EXPECT_FALSE(ClassifyOutside("/src/jobs/job.pyc", {"open"}, kPlaces));
   EXPECT_TRUE(ClassifyOutside("/src/jobs/not__pycache__/x", {"open"}, kPlaces));

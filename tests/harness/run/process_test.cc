@@ -80,7 +80,8 @@ TEST_F(ProcessTest, KillGroupEndsTheJobWithSigkill) {
 TEST_F(ProcessTest, RejectsAMissingProgramClearly) {
   auto p = Spawn({{"/no/such/job"}, {}, dir_, dir_ / "out", dir_ / "err"});
   ASSERT_FALSE(p);
-  EXPECT_THAT(p.error().message, ::testing::HasSubstr("'/no/such/job' is missing or not executable"));
+  EXPECT_THAT(p.error().message,
+              ::testing::HasSubstr("'/no/such/job' is missing or not executable"));
 }
 
 TEST_F(ProcessTest, DoesNotLeakTheHarnessKillpointVariables) {
@@ -102,7 +103,10 @@ TEST_F(ProcessTest, AFileBeyondTheSizeLimitKillsTheJobWithSigxfsz) {
   EXPECT_EQ(s.signal, SIGXFSZ);
   EXPECT_EQ(fs::file_size(dir_ / "big"), 4096u);
   EXPECT_THAT(s.Describe(), ::testing::HasSubstr("SIGXFSZ"));
-  EXPECT_THAT(Read("err"), ::testing::HasSubstr("[killpoint: killed by SIGXFSZ: a file reached the sandbox's size limit of 4096 bytes"));
+  EXPECT_THAT(
+      Read("err"),
+      ::testing::HasSubstr(
+          "[killpoint: killed by SIGXFSZ: a file reached the sandbox's size limit of 4096 bytes"));
 }
 
 TEST_F(ProcessTest, TheDefaultSizeLimitIsSetAndNoCoreFiles) {
@@ -120,7 +124,9 @@ TEST_F(ProcessTest, CapturedOutputIsCappedAndTheCutIsMarked) {
   ASSERT_TRUE(p);
   ExitStatus s = p.value()->Wait(60s);
   EXPECT_EQ(s.code, 0);
-  EXPECT_EQ(Read("out"), std::string(1000, 'o') + "\n[killpoint: stdout truncated: kept the first 1000 bytes, dropped 99000]\n");
+  EXPECT_EQ(Read("out"),
+            std::string(1000, 'o') +
+                "\n[killpoint: stdout truncated: kept the first 1000 bytes, dropped 99000]\n");
   EXPECT_EQ(Read("err"), "tail\n");
 }
 
@@ -142,9 +148,10 @@ bool Ours(int pid) {
 
 TEST_F(ProcessTest, KillsWhatLeftTheProcessGroupAfterTheJobExits) {
   // setsid and a double fork: neither is in the job's group any more.
-  auto p = Spawn(Shell("setsid sleep 1000 & echo $! > setsid_pid; "
-                       "(setsid sh -c 'echo $$ > daemon_pid.tmp; mv daemon_pid.tmp daemon_pid; exec sleep 1000' &); "
-                       "until [ -s daemon_pid ]; do sleep 0.01; done"));
+  auto p = Spawn(Shell(
+      "setsid sleep 1000 & echo $! > setsid_pid; "
+      "(setsid sh -c 'echo $$ > daemon_pid.tmp; mv daemon_pid.tmp daemon_pid; exec sleep 1000' &); "
+      "until [ -s daemon_pid ]; do sleep 0.01; done"));
   ASSERT_TRUE(p);
   ExitStatus s = p.value()->Wait(600s);
   EXPECT_EQ(s.code, 0);
@@ -160,14 +167,18 @@ TEST_F(ProcessTest, KillsWhatLeftTheProcessGroupAfterTheJobExits) {
 bool Sleeps1017(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline");
   std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return cmdline == std::string("sleep\0" "1017\0", 11);
+  return cmdline == std::string(
+                        "sleep\0"
+                        "1017\0",
+                        11);
 }
 
 // `env -i` clears the tag and setsid leaves the group and session: only the subreaper finds it.
 TEST_F(ProcessTest, KillsAnOrphanThatClearedItsEnvironmentThroughTheSubreaper) {
   ASSERT_TRUE(BecomeSubreaper());
-  auto p = Spawn(Shell("env -i setsid sleep 1017 & echo $! > escaped_pid; "
-                       "until [ \"$(tr '\\0' ' ' < /proc/$!/cmdline)\" = 'sleep 1017 ' ]; do sleep 0.01; done"));
+  auto p = Spawn(Shell(
+      "env -i setsid sleep 1017 & echo $! > escaped_pid; "
+      "until [ \"$(tr '\\0' ' ' < /proc/$!/cmdline)\" = 'sleep 1017 ' ]; do sleep 0.01; done"));
   ASSERT_TRUE(p);
   ExitStatus s = p.value()->Wait(600s);
   EXPECT_EQ(s.code, 0);

@@ -41,7 +41,8 @@ TEST(ProtocolLine, ReadsTheExclusiveCreateFlag) {  // v1.3
   ASSERT_TRUE(seen);
   EXPECT_TRUE(seen->excl);
   EXPECT_FALSE(ParseProtocolLine("HIT open:x 1")->excl);
-  for (const char* line : {"DONE open:x 1 excl", "HIT open:x excl", "HIT open:x 1 excl 2", "HIT open:x 1 EXCL"}) {
+  for (const char* line :
+       {"DONE open:x 1 excl", "HIT open:x excl", "HIT open:x 1 excl 2", "HIT open:x 1 EXCL"}) {
     EXPECT_FALSE(ParseProtocolLine(line)) << '"' << line << '"';
   }
 }
@@ -55,9 +56,10 @@ TEST(ProtocolLine, ReadsTheUnseenWriteFlag) {  // v1.4
   ASSERT_TRUE(seen);
   EXPECT_EQ(seen->unseen, "close");
   EXPECT_EQ(ParseProtocolLine("HIT write:x 1 5")->unseen, "");
-  for (const char* line : {"DONE write:x 1 5 unseen:close", "HIT write:x 1 unseen:close", "HIT write:x 1 5 unseen:",
-                           "HIT write:x 1 5 unseen", "HIT write:x 1 5 unseen:Close", "HIT write:x 1 5 unseen:close 2",
-                           "HIT open:x 1 excl unseen:close"}) {
+  for (const char* line :
+       {"DONE write:x 1 5 unseen:close", "HIT write:x 1 unseen:close",
+        "HIT write:x 1 5 unseen:", "HIT write:x 1 5 unseen", "HIT write:x 1 5 unseen:Close",
+        "HIT write:x 1 5 unseen:close 2", "HIT open:x 1 excl unseen:close"}) {
     EXPECT_FALSE(ParseProtocolLine(line)) << '"' << line << '"';
   }
 }
@@ -71,20 +73,23 @@ TEST(ProtocolLine, ReadsAWriteOutsideTheSandbox) {  // v1.5
   EXPECT_EQ(hit->pid, 42);
   // Spaces, '%' and bytes that are not printable ASCII come as %XX; what is not printable
   // UTF-8 once decoded is escaped.
-  EXPECT_EQ(ParseProtocolLine("OUTSIDE open 7 /tmp/my%20file%25%C3%A9")->name, "/tmp/my file%\xc3\xa9");
+  EXPECT_EQ(ParseProtocolLine("OUTSIDE open 7 /tmp/my%20file%25%C3%A9")->name,
+            "/tmp/my file%\xc3\xa9");
   EXPECT_EQ(ParseProtocolLine("OUTSIDE open 7 /tmp/a%0Ab")->name, "/tmp/a\\x0ab");
   EXPECT_EQ(ParseProtocolLine("HIT open:x 1")->outside, "");
-  for (const char* line : {"OUTSIDE open 7", "OUTSIDE open 7 tmp/x", "OUTSIDE 7 /tmp/x", "OUTSIDE Open 7 /tmp/x",
-                           "OUTSIDE open x /tmp/x", "OUTSIDE open 7 /tmp/a b", "OUTSIDE open 7 /tmp/%4",
-                           "OUTSIDE open 7 /tmp/%zz", "OUTSIDE open 7 /tmp/x "}) {
+  for (const char* line :
+       {"OUTSIDE open 7", "OUTSIDE open 7 tmp/x", "OUTSIDE 7 /tmp/x", "OUTSIDE Open 7 /tmp/x",
+        "OUTSIDE open x /tmp/x", "OUTSIDE open 7 /tmp/a b", "OUTSIDE open 7 /tmp/%4",
+        "OUTSIDE open 7 /tmp/%zz", "OUTSIDE open 7 /tmp/x "}) {
     EXPECT_FALSE(ParseProtocolLine(line)) << '"' << line << '"';
   }
 }
 
 TEST(ProtocolLine, RejectsWhatIsNotTheProtocol) {
-  for (const char* line : {"", "HIT", "HIT ", "hit x 1", "PING x 1", "HIT  x", "HIT x  1", "HIT x 1 ",
-                           "HIT x y", "HIT x 1 2 3", "HIT x 1234567890", "HIT x 1 1234567890123456789",
-                           "HIT a b 1", "HIT x\t1", "HIT x -1", "HIT na\xc3\xa9me 1", "SEEN", "DONE x 1 -5"}) {
+  for (const char* line :
+       {"", "HIT", "HIT ", "hit x 1", "PING x 1", "HIT  x", "HIT x  1", "HIT x 1 ", "HIT x y",
+        "HIT x 1 2 3", "HIT x 1234567890", "HIT x 1 1234567890123456789", "HIT a b 1", "HIT x\t1",
+        "HIT x -1", "HIT na\xc3\xa9me 1", "SEEN", "DONE x 1 -5"}) {
     EXPECT_FALSE(ParseProtocolLine(line)) << '"' << line << '"';
   }
 }
@@ -95,7 +100,8 @@ RC_GTEST_PROP(ProtocolLine, WhatTheShimFormatsReadsBack, ()) {
   int pid = *rc::gen::inRange(1, 999999999);
   int64_t bytes = *rc::gen::inRange<int64_t>(0, 999999999999999999);
   std::string kind = *rc::gen::element<std::string>("HIT", "DONE", "SEEN");
-  auto hit = ParseProtocolLine(kind + " " + name + " " + std::to_string(pid) + " " + std::to_string(bytes));
+  auto hit = ParseProtocolLine(kind + " " + name + " " + std::to_string(pid) + " " +
+                               std::to_string(bytes));
   RC_ASSERT(hit.has_value());
   RC_ASSERT(hit->name == name);
   RC_ASSERT(hit->pid == pid);

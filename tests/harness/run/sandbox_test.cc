@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 
 bool OnRam(const fs::path& p) {
   struct statfs info {};
-  return ::statfs(p.c_str(), &info) == 0 && (info.f_type == TMPFS_MAGIC || info.f_type == RAMFS_MAGIC);
+  return ::statfs(p.c_str(), &info) == 0 &&
+         (info.f_type == TMPFS_MAGIC || info.f_type == RAMFS_MAGIC);
 }
 
 TEST(SandboxRootTest, RamFolderIsARamFileSystemOrNothing) {

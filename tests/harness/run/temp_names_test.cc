@@ -9,7 +9,8 @@ namespace killpoint {
 namespace {
 
 // The names a sequence of (point, excl) gets.
-std::vector<std::string> Names(TempNames& t, const std::vector<std::pair<std::string, bool>>& points) {
+std::vector<std::string> Names(TempNames& t,
+                               const std::vector<std::pair<std::string, bool>>& points) {
   std::vector<std::string> out;
   for (const auto& [point, excl] : points) out.push_back(t.Rename(point, excl));
   return out;
@@ -35,7 +36,9 @@ TEST(TempNames, MkstempThenReplaceIsNamedByCreationOrder) {
 TEST(TempNames, TwoRunsWithOtherRandomNamesGetTheSameNames) {
   TempNames a, b;
   auto run = [](TempNames& t, const std::string& x, const std::string& y) {
-    return Names(t, {{"open:" + x, true}, {"open:" + y, true}, {"write:" + y, false},
+    return Names(t, {{"open:" + x, true},
+                     {"open:" + y, true},
+                     {"write:" + y, false},
                      {"rename:" + x + ":" + y, false}});
   };
   std::vector<std::string> first = run(a, "tmp.AbC", "tmp.x:y");  // a ':' in a path, too

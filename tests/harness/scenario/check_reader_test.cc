@@ -50,7 +50,10 @@ TEST(Checks, MissingDbMayBeDeclaredHeld) {
 }
 
 TEST(Checks, MayBeCheckedAfterEveryCrashOfAScenarioThatCrashes) {
-  EXPECT_FALSE(ParseScenario(kWithCheck, "s.json").value().checks.at("one_status_per_order").after_every_crash);
+  EXPECT_FALSE(ParseScenario(kWithCheck, "s.json")
+                   .value()
+                   .checks.at("one_status_per_order")
+                   .after_every_crash);
   nlohmann::json j = nlohmann::json::parse(kWithCheck);
   j["checks"]["one_status_per_order"]["after_every_crash"] = true;
   j["syscall_points"] = true;
@@ -63,9 +66,9 @@ TEST(Checks, MayBeCheckedAfterEveryCrashOfAScenarioThatCrashes) {
 }
 
 TEST(Checks, MayBeExpectedViolations) {
-  auto s =
-      ParseCheckWith("/invariants",
-                R"({"must_hold": ["converges"], "expected_violations": ["one_status_per_order"]})");
+  auto s = ParseCheckWith(
+      "/invariants",
+      R"({"must_hold": ["converges"], "expected_violations": ["one_status_per_order"]})");
   ASSERT_TRUE(s) << s.error().message;
 }
 
@@ -115,7 +118,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCheck{"/checks/one_status_per_order/after_every_crash", "\"yes\"",
                  "checks.one_status_per_order.after_every_crash: expected true or false"},
         BadCheck{"/checks/one_status_per_order/after_every_crash", "true",
-                 "checks.one_status_per_order.after_every_crash: no attempt can crash: the scenario lists no "
+                 "checks.one_status_per_order.after_every_crash: no attempt can crash: the "
+                 "scenario lists no "
                  "failpoints and sets no syscall_points"},
         BadCheck{"/checks/one_status_per_order/colour", "\"red\"",
                  "checks.one_status_per_order.colour: unknown field"},
@@ -126,7 +130,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Checks, AnUnknownNameListsTheScenariosOwnChecks) {
   std::string message = ErrorOf(ParseCheckWith("/invariants/must_hold/0", "\"nope\""));
-  EXPECT_THAT(message, HasSubstr("retry_policy_respected, writes_in_sandbox, one_status_per_order)"));
+  EXPECT_THAT(message,
+              HasSubstr("retry_policy_respected, writes_in_sandbox, one_status_per_order)"));
 }
 
 TEST(SqlProblem, AcceptsQueriesOverTablesItCannotSee) {

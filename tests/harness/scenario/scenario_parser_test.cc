@@ -35,15 +35,20 @@ Result<Scenario> ParseWith(const std::string& pointer, const std::string& value)
 // Issue 17: patterns and temporary files' aliases in failpoints; "every syscall point" when
 // the shim is on and nothing is listed.
 TEST(ScenarioParser, AcceptsPatternsAndAliasesInFailpoints) {
-  auto s = ParseWith("/failpoints", R"(["rename:*:state.json", "write:state?.json*", "*", "fsync:<tmp1>", "open:sub/<tmp12>"])");
+  auto s = ParseWith(
+      "/failpoints",
+      R"(["rename:*:state.json", "write:state?.json*", "*", "fsync:<tmp1>", "open:sub/<tmp12>"])");
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(s.value().failpoints.size(), 5u);
-  EXPECT_TRUE(ParseWith("/failpoints", R"(["write:<tmp*"])"));  // a pattern may match part of an alias
+  EXPECT_TRUE(
+      ParseWith("/failpoints", R"(["write:<tmp*"])"));  // a pattern may match part of an alias
   for (const char* bad : {"write:<tmp>", "write:<x1>", "write:tmp1>", "write:<tmp1"}) {
     EXPECT_THAT(ErrorOf(ParseWith("/failpoints/0", std::string("\"") + bad + "\"")),
-                HasSubstr("failpoints[0]: a failpoint name is")) << bad;
+                HasSubstr("failpoints[0]: a failpoint name is"))
+        << bad;
   }
-  EXPECT_THAT(ErrorOf(ParseWith("/hold_points", R"(["fsync:*"])")), HasSubstr("hold_points[0]: a failpoint name is"));
+  EXPECT_THAT(ErrorOf(ParseWith("/hold_points", R"(["fsync:*"])")),
+              HasSubstr("hold_points[0]: a failpoint name is"));
 }
 
 TEST(ScenarioParser, TheShimWithoutFailpointsKillsAtEverySyscallPoint) {
@@ -98,47 +103,66 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"/job/timeout_ms", "-5", "job.timeout_ms: expected an integer from 1"},
         BadCase{"/dates/1", "\"2026-02-30\"", "dates[1]: expected a date YYYY-MM-DD"},
         BadCase{"/dates", "\"2026-11-01\"", "dates: expected a list of strings"},
-        BadCase{"/retry/max_attempts", "-2", "retry.max_attempts: expected an integer from 1 to 100"},
+        BadCase{"/retry/max_attempts", "-2",
+                "retry.max_attempts: expected an integer from 1 to 100"},
         BadCase{"/retry/max_attempts", "1e300", "retry.max_attempts: expected an integer"},
         BadCase{"/retry/max_attempts", "2.5", "retry.max_attempts: expected an integer"},
-        BadCase{"/retry/maximum_interval_ms", "10", "retry.maximum_interval_ms: must be >= initial"},
-        BadCase{"/invariants/must_hold/0", "\"one_row\"", "invariants.must_hold[0]: unknown invariant 'one_row'"},
-        BadCase{"/invariants/expected_violations/0", "\"one_row_per_date\"", "is also in must_hold"},
+        BadCase{"/retry/maximum_interval_ms", "10",
+                "retry.maximum_interval_ms: must be >= initial"},
+        BadCase{"/invariants/must_hold/0", "\"one_row\"",
+                "invariants.must_hold[0]: unknown invariant 'one_row'"},
+        BadCase{"/invariants/expected_violations/0", "\"one_row_per_date\"",
+                "is also in must_hold"},
         BadCase{"/failpoints/0", "\"bad name\"", "failpoints[0]: a failpoint name is"},
-        BadCase{"/failpoints/1", "\"before_commit\"", "failpoints[1]: 'before_commit' is listed twice"},
-        BadCase{"/models", "[\"ext9\"]", "models[0]: unknown or unavailable persistence model 'ext9'"},
-        BadCase{"/models", "[\"process\", \"pwer\"]",
-                "models[1]: unknown or unavailable persistence model 'pwer' (did you mean 'power'?"},
+        BadCase{"/failpoints/1", "\"before_commit\"",
+                "failpoints[1]: 'before_commit' is listed twice"},
+        BadCase{"/models", "[\"ext9\"]",
+                "models[0]: unknown or unavailable persistence model 'ext9'"},
+        BadCase{
+            "/models", "[\"process\", \"pwer\"]",
+            "models[1]: unknown or unavailable persistence model 'pwer' (did you mean 'power'?"},
         BadCase{"/syscall_points", "\"yes\"", "syscall_points: expected true or false"},
-        BadCase{"/downstream", "{\"faults\": [\"explode\"]}", "downstream.faults[0]: unknown downstream fault"},
+        BadCase{"/downstream", "{\"faults\": [\"explode\"]}",
+                "downstream.faults[0]: unknown downstream fault"},
         BadCase{"/check/db", "\"../x.db\"", "check.db: expected a path relative to the sandbox"},
         BadCase{"/trials", "-1", "trials: expected an integer from 0"},
-        BadCase{"/trials", "99999999999999999999999", "trials: expected an integer from 0 to 10000000, got number 9.99"},
+        BadCase{"/trials", "99999999999999999999999",
+                "trials: expected an integer from 0 to 10000000, got number 9.99"},
         BadCase{"/name", "\"..\"", "name: must contain a letter or a digit"},
         BadCase{"/name", "\"a\\nb\"", "name: must not contain control characters"},
-        BadCase{"/dates", "[\"2026-11-01\", \"2026-11-01\"]", "dates[1]: '2026-11-01' is listed twice"},
+        BadCase{"/dates", "[\"2026-11-01\", \"2026-11-01\"]",
+                "dates[1]: '2026-11-01' is listed twice"},
         BadCase{"/dates/0", "\"2026-1-011\"", "dates[0]: expected a date YYYY-MM-DD"},
         BadCase{"/models", "[\"power\", \"power\"]", "models[1]: 'power' is listed twice"},
-        BadCase{"/job/command", "[\"echo\", \"a\\u0000b\"]", "job.command[1]: must not contain a NUL character"},
+        BadCase{"/job/command", "[\"echo\", \"a\\u0000b\"]",
+                "job.command[1]: must not contain a NUL character"},
         BadCase{"/job/setup", "[\"\"]", "job.setup[0]: the program must not be empty"},
         BadCase{"/job/env", "{\"A=B\": \"1\"}", "job.env.A=B: an environment variable name"},
-        BadCase{"/job/env", "{\"KILLPOINT_CTL\": \"x\"}", "job.env.KILLPOINT_CTL: KILLPOINT_* variables are set by the harness"},
+        BadCase{"/job/env", "{\"KILLPOINT_CTL\": \"x\"}",
+                "job.env.KILLPOINT_CTL: KILLPOINT_* variables are set by the harness"},
         BadCase{"/job/env", "{\"X\": \"{nope}\"}", "job.env.X: unknown placeholder {nope}"},
         BadCase{"/job/max_file_bytes", "-1", "job.max_file_bytes: expected an integer from 0"},
         // catalogue: dedupe_by
-        BadCase{"/downstream", "{\"dedupe\": true, \"dedupe_by\": \"body\"}", "downstream.dedupe_by: expected \"key\" or"},
-        BadCase{"/downstream", "{\"dedupe_by\": \"key\"}", "downstream.dedupe_by: is set but dedupe is false"},
+        BadCase{"/downstream", "{\"dedupe\": true, \"dedupe_by\": \"body\"}",
+                "downstream.dedupe_by: expected \"key\" or"},
+        BadCase{"/downstream", "{\"dedupe_by\": \"key\"}",
+                "downstream.dedupe_by: is set but dedupe is false"},
         // docs/faults.md
-        BadCase{"/faults", "{\"pause\": {\"points\": [\"after_lock\"], \"probability\": 0.5}}",
-                "faults.pause.points[0]: unknown point 'after_lock': it must be one of the scenario's "
-                "failpoints or hold_points (before_commit, after_commit)"},
+        BadCase{
+            "/faults", "{\"pause\": {\"points\": [\"after_lock\"], \"probability\": 0.5}}",
+            "faults.pause.points[0]: unknown point 'after_lock': it must be one of the scenario's "
+            "failpoints or hold_points (before_commit, after_commit)"},
         BadCase{"/hold_points", "[\"before_commit\"]",
-                "hold_points[0]: 'before_commit' is also in failpoints: a point is either killed at or only held"},
-        BadCase{"/hold_points", "[\"after_lock\"]",
-                "hold_points[0]: 'after_lock' is a point of neither faults.pause nor faults.overlap"},
+                "hold_points[0]: 'before_commit' is also in failpoints: a point is either killed "
+                "at or only held"},
+        BadCase{
+            "/hold_points", "[\"after_lock\"]",
+            "hold_points[0]: 'after_lock' is a point of neither faults.pause nor faults.overlap"},
         BadCase{"/hold_points", "[\"after lock\"]", "hold_points[0]: a failpoint name is"},
         BadCase{"/hold_points", "\"after_lock\"", "hold_points: expected a list"},
-        BadCase{"/faults", "{\"pause\": {\"points\": [\"before_commit\"], \"duration_ms\": -1, \"probability\": 0.5}}",
+        BadCase{"/faults",
+                "{\"pause\": {\"points\": [\"before_commit\"], \"duration_ms\": -1, "
+                "\"probability\": 0.5}}",
                 "faults.pause.duration_ms: expected an integer from 1"},
         BadCase{"/faults", "{\"overlap\": {\"points\": [\"before_commit\"], \"probability\": 2}}",
                 "faults.overlap.probability: expected a number from 0"},
@@ -174,7 +198,8 @@ TEST(ScenarioParser, ReadsTheSettlementSchemaAndNoDefaultStateFile) {
 }
 
 TEST(ScenarioParser, ReadsTheFaultsObject) {
-  auto s = ParseWith("/faults", R"({"pause": {"points": ["after_commit"], "duration_ms": 400, "probability": 0.5},
+  auto s = ParseWith(
+      "/faults", R"({"pause": {"points": ["after_commit"], "duration_ms": 400, "probability": 0.5},
       "overlap": {"points": ["before_commit", "after_commit"], "probability": 0.25, "hold_ms": 3000},
       "downstream_burst": {"length": 3, "probability": 0.2}})");
   ASSERT_TRUE(s) << s.error().message;
@@ -227,7 +252,8 @@ TEST(ScenarioParser, WritesInSandboxLoadsTheShimWithoutSyscallPoints) {
   }
   EXPECT_THAT(ErrorOf(ParseWith("/invariants/must_hold/0", "\"writes_in_sandbx\"")),
               HasSubstr("unknown invariant 'writes_in_sandbx' (known: "));
-  EXPECT_THAT(ErrorOf(ParseWith("/invariants/must_hold/0", "\"writes_in_sandbx\"")), HasSubstr("writes_in_sandbox"));
+  EXPECT_THAT(ErrorOf(ParseWith("/invariants/must_hold/0", "\"writes_in_sandbx\"")),
+              HasSubstr("writes_in_sandbox"));
 }
 
 // Retry strategies (docs/retry.md).
@@ -294,13 +320,15 @@ TEST(ScenarioParser, AnOldRetryBlockReadsWithoutStrategies) {
 TEST(ScenarioParser, RejectsAMissingJob) {
   nlohmann::json j = nlohmann::json::parse(kValid);
   j.erase("job");
-  EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")), HasSubstr("s.json: job.command: is required"));
+  EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")),
+              HasSubstr("s.json: job.command: is required"));
 }
 
 TEST(ScenarioParser, RejectsTruncatedJsonWithItsPositionAndField) {
   std::string text = kValid;
   std::string message = ErrorOf(ParseScenario(text.substr(0, 60), "s.json"));
-  EXPECT_THAT(message, HasSubstr("s.json: job.command[0]: not valid JSON: parse error at line 3, column"));
+  EXPECT_THAT(message,
+              HasSubstr("s.json: job.command[0]: not valid JSON: parse error at line 3, column"));
 }
 
 TEST(ScenarioParser, RejectsInvalidUtf8PrintingItEscaped) {
@@ -318,19 +346,23 @@ TEST(ScenarioParser, RejectsANumberBeyondADoubleInsteadOfCrashing) {
   nlohmann::json j = nlohmann::json::parse(kValid);
   std::string text = j.dump();
   text.insert(text.size() - 1, ",\"trials\":1e400");
-  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: trials: number overflow parsing '1e400'"));
+  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")),
+              HasSubstr("s.json: trials: number overflow parsing '1e400'"));
   text = kValid;
   text.replace(text.find("\"max_attempts\": 4"), 17, "\"max_attempts\": -1e999");
-  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: retry.max_attempts: number overflow"));
+  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")),
+              HasSubstr("s.json: retry.max_attempts: number overflow"));
 }
 
 TEST(ScenarioParser, RejectsADuplicateKeyNamingIt) {
   std::string text = kValid;
   text.insert(text.find("\"dates\""), "\"name\": \"again\", ");
-  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: name: listed twice in one object"));
+  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")),
+              HasSubstr("s.json: name: listed twice in one object"));
   text = kValid;
   text.insert(text.find("\"max_attempts\""), "\"max_attempts\": 1, ");
-  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: retry.max_attempts: listed twice"));
+  EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")),
+              HasSubstr("s.json: retry.max_attempts: listed twice"));
 }
 
 TEST(ScenarioParser, RejectsDeepNestingWithoutRecursing) {
@@ -351,8 +383,9 @@ TEST(ScenarioParser, RejectsHugeStringsWithoutRecursing) {
 }
 
 TEST(ScenarioParser, EveryErrorIsOneLine) {
-  for (const auto& m : {ErrorOf(ParseWith("/nm\nae", "1")), ErrorOf(ParseScenario("{\"a\n", "x\ny.json")),
-                        ErrorOf(ParseWith("/dates/0", "\"2026\\n\""))}) {
+  for (const auto& m :
+       {ErrorOf(ParseWith("/nm\nae", "1")), ErrorOf(ParseScenario("{\"a\n", "x\ny.json")),
+        ErrorOf(ParseWith("/dates/0", "\"2026\\n\""))}) {
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
     EXPECT_THAT(m, HasSubstr("\\x0a"));
   }
@@ -377,7 +410,8 @@ TEST(ScenarioParser, EveryErrorIsShortWhateverItQuotes) {
 
 TEST(ScenarioParser, RejectsATooLargeText) {
   std::string text = kValid;
-  text.insert(text.size() - 1, ", \"description\": \"" + std::string(kMaxScenarioBytes, 'd') + "\"");
+  text.insert(text.size() - 1,
+              ", \"description\": \"" + std::string(kMaxScenarioBytes, 'd') + "\"");
   EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("s.json: (root): "));
 }
 
@@ -391,7 +425,8 @@ TEST(ScenarioParser, TheFileSizeLimitDefaultsToOneGibibyte) {
 }
 
 TEST(ScenarioParser, RejectsARootThatIsNotAnObject) {
-  EXPECT_THAT(ErrorOf(ParseScenario("[1,2]", "s.json")), HasSubstr("s.json: (root): expected an object"));
+  EXPECT_THAT(ErrorOf(ParseScenario("[1,2]", "s.json")),
+              HasSubstr("s.json: (root): expected an object"));
 }
 
 TEST(ScenarioParser, RejectsAFifoInsteadOfBlockingOnIt) {
@@ -434,7 +469,8 @@ TEST(ScenarioParser, ASymlinkLoopIsNamedAsUnreadable) {
   for (const auto& r : {folder, direct}) {
     ASSERT_FALSE(r);
     EXPECT_EQ(r.error().kind, ErrorKind::kBadInput);
-    EXPECT_THAT(r.error().message, HasSubstr("loop.json: cannot be read: Too many levels of symbolic links"));
+    EXPECT_THAT(r.error().message,
+                HasSubstr("loop.json: cannot be read: Too many levels of symbolic links"));
   }
 }
 
@@ -455,11 +491,14 @@ TEST(ScenarioParser, NamesBeyondAsciiAndOneFolderAName) {
   fs::remove_all(dir);
   ASSERT_TRUE(japanese) << japanese.error().message;
   ASSERT_FALSE(invisible);
-  EXPECT_THAT(invisible.error().message, HasSubstr("name: must contain a letter or a digit, got '\\u200b\\u202e'"));
+  EXPECT_THAT(invisible.error().message,
+              HasSubstr("name: must contain a letter or a digit, got '\\u200b\\u202e'"));
   ASSERT_FALSE(clash);
-  EXPECT_THAT(clash.error().message,
-              HasSubstr("d.json: name: 'settle:up' and 'settle up' of another scenario of this run share the "
-                        "output folder 'settle-up'"));
+  EXPECT_THAT(
+      clash.error().message,
+      HasSubstr(
+          "d.json: name: 'settle:up' and 'settle up' of another scenario of this run share the "
+          "output folder 'settle-up'"));
 }
 
 TEST(ScenarioParser, LoadsEveryBundledScenario) {

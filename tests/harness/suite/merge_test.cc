@@ -207,7 +207,9 @@ namespace killpoint {
 namespace {
 
 // Trial t plans a kill at "a" (fired in odd trials only) and one at "never" (never fired).
-TrialExercise ExerciseOfTrial(int t) { return {{{"a", kPower, t % 2 == 1}, {"never", kTorn, false}}, 0, 0, true}; }
+TrialExercise ExerciseOfTrial(int t) {
+  return {{{"a", kPower, t % 2 == 1}, {"never", kTorn, false}}, 0, 0, true};
+}
 
 fs::path MakeExercisedShard(const fs::path& root, int index, int count, int total) {
   fs::path dir = root / ("shard-" + std::to_string(index));
@@ -222,7 +224,9 @@ fs::path MakeExercisedShard(const fs::path& root, int index, int count, int tota
   std::string trials;
   for (int t = index; t < total; t += count) {
     s.Add(PlanOf(t, 5), VerdictsOf(t), Replay(t, 5), ExerciseOfTrial(t));
-    trials += nlohmann::json({{"trial", t}, {"plan", PlanOf(t, 5)}, {"verdicts", VerdictsOf(t)},
+    trials += nlohmann::json({{"trial", t},
+                              {"plan", PlanOf(t, 5)},
+                              {"verdicts", VerdictsOf(t)},
                               {"exercise", ExerciseOfTrial(t)}})
                   .dump() +
               "\n";
@@ -237,7 +241,8 @@ fs::path MakeExercisedShard(const fs::path& root, int index, int count, int tota
 TEST(MergeShards, FoldsTheExerciseCountsAsOneRunWould) {
   fs::path root = Fresh("exercise");
   // Shard 0 holds the even trials, where "a" never fired: reached only through shard 1.
-  std::vector<fs::path> dirs = {MakeExercisedShard(root, 0, 2, 8), MakeExercisedShard(root, 1, 2, 8)};
+  std::vector<fs::path> dirs = {MakeExercisedShard(root, 0, 2, 8),
+                                MakeExercisedShard(root, 1, 2, 8)};
   nlohmann::json first = nlohmann::json::parse(ReadFile(dirs[0] / "results.json").value());
   ASSERT_EQ(first["scenarios"][0]["exercise"]["never_reached"], nlohmann::json({"a", "never"}));
   auto merged = MergeShards(dirs, root / "merged");
@@ -254,11 +259,13 @@ TEST(MergeShards, FoldsTheExerciseCountsAsOneRunWould) {
   EXPECT_TRUE(merged.value().NotExercised());  // 0 of 8 trials had every kill fire
   ScenarioResult expected = Empty();
   expected.exercise.min_exercised = 0.25;
-  for (int t = 0; t < 8; ++t) expected.Add(PlanOf(t, 5), VerdictsOf(t), Replay(t, 5), ExerciseOfTrial(t));
+  for (int t = 0; t < 8; ++t)
+    expected.Add(PlanOf(t, 5), VerdictsOf(t), Replay(t, 5), ExerciseOfTrial(t));
   expected.elapsed_s = 0;
   EXPECT_EQ(merged.value().scenarios[0], expected);
   // Read back as `killpoint report` reads it.
-  RunResults again = nlohmann::json::parse(ReadFile(root / "merged" / "results.json").value()).get<RunResults>();
+  RunResults again =
+      nlohmann::json::parse(ReadFile(root / "merged" / "results.json").value()).get<RunResults>();
   EXPECT_EQ(again.scenarios[0].exercise, e);
 }
 

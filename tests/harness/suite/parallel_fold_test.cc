@@ -57,7 +57,8 @@ RC_GTEST_PROP(ParallelFold, AnyFinishingOrderGivesTheSequentialRunsExamplesAndFi
   std::vector<int> order(trials);
   for (int t = 0; t < trials; ++t) order[t] = t;
   std::vector<int> finishing = order;
-  for (int i = trials - 1; i > 0; --i) std::swap(finishing[i], finishing[*rc::gen::inRange(0, i + 1)]);
+  for (int i = trials - 1; i > 0; --i)
+    std::swap(finishing[i], finishing[*rc::gen::inRange(0, i + 1)]);
 
   // The sequential run: the first kMax violators of each invariant.
   const size_t kMax = 3;

@@ -5,7 +5,8 @@
 namespace killpoint {
 namespace {
 
-const std::vector<std::string> kRunOptions = {"--trials", "--seed", "--jobs", "--out", "--keep", "--resume"};
+const std::vector<std::string> kRunOptions = {"--trials", "--seed", "--jobs",
+                                              "--out",    "--keep", "--resume"};
 
 TEST(ClosestName, NamesTheOptionOrFieldATypoMeant) {
   EXPECT_EQ(ClosestName("--trails", kRunOptions), "--trials");  // a swap

@@ -7,16 +7,17 @@ namespace {
 
 TEST(Printable, KeepsPrintableAsciiAndValidUtf8) {
   EXPECT_EQ(Printable("job.command[0]: got 'x'"), "job.command[0]: got 'x'");
-  EXPECT_EQ(Printable("d\xc3\xa9j\xc3\xa0 \xe2\x82\xac \xf0\x9f\x98\x80"), "d\xc3\xa9j\xc3\xa0 \xe2\x82\xac \xf0\x9f\x98\x80");
+  EXPECT_EQ(Printable("d\xc3\xa9j\xc3\xa0 \xe2\x82\xac \xf0\x9f\x98\x80"),
+            "d\xc3\xa9j\xc3\xa0 \xe2\x82\xac \xf0\x9f\x98\x80");
 }
 
 TEST(Printable, EscapesControlCharactersAndBrokenUtf8) {
   EXPECT_EQ(Printable("a\nb\r\tc\x7f"), "a\\x0ab\\x0d\\x09c\\x7f");
   EXPECT_EQ(Printable(std::string("nul\0x", 5)), "nul\\x00x");
   EXPECT_EQ(Printable("\xff\xfe"), "\\xff\\xfe");
-  EXPECT_EQ(Printable("\xc3"), "\\xc3");                   // truncated sequence
-  EXPECT_EQ(Printable("\xc0\xaf"), "\\xc0\\xaf");          // overlong '/'
-  EXPECT_EQ(Printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
+  EXPECT_EQ(Printable("\xc3"), "\\xc3");                             // truncated sequence
+  EXPECT_EQ(Printable("\xc0\xaf"), "\\xc0\\xaf");                    // overlong '/'
+  EXPECT_EQ(Printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate
   EXPECT_EQ(Printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
 }
 

@@ -72,13 +72,14 @@ tsan_filter() {  # TEST: its gtest filter
 }
 
 # ASan+UBSan: what is built and what runs. Left to the plain pass (they rerun code the tests
-# here already reach, hundreds of times): the whole bundled suite (e2e_test's BundledSuite,
-# Catalogue and CorrectStrategies; the catalogue's jobs run here in catalogue_test and
+# here already reach, hundreds of times): the whole bundled suite (e2e_test, of which
+# e2e_test.asan runs a part; the catalogue's jobs run here in catalogue_test and
 # catalogue_lock_test), sqlite_guarantees_test (a grid of SQLite settings over the same trial
-# loop), parallel_e2e_test (workers: TSan's) and the corpus (Python and
-# bash jobs, which no sanitizer instruments). Of --resume's and the dogfood's tests, each a
-# run of its own (about 27 s under ASan), those that reach the same code as another are left
-# out: the resume of a torn journal, of a damaged one and the equality of results stay.
+# loop), parallel_e2e_test (workers: TSan's), the corpus (Python and bash jobs, which no
+# sanitizer instruments), the interruption property and the dogfood's unfsynced writer (each a
+# run of its own that reaches the same code as another). The parts of the whole-run suites that
+# do run here are CTest tests of the ASan build (tests/e2e/CMakeLists.txt: e2e_test.asan,
+# explore_e2e_test.asan, interrupt_e2e_test.Resumed.asan), scheduled with the rest.
 asan_targets=(killpoint kp-settle kp-publish kp-retry kp-catalogue kp-sqlite-commit kp-selftest-writer
   killpoint_shim kp-shim-probe kp-failpoint-probe
   scenario_test plan_test history_test check_test run_test results_test explore_test suite_test interrupt_test
@@ -88,18 +89,10 @@ asan_targets=(killpoint kp-settle kp-publish kp-retry kp-catalogue kp-sqlite-com
   e2e_test explore_e2e_test report_e2e_test shard_e2e_test interrupt_e2e_test
   process_faults_e2e_test malformed_scenarios_test bad_jobs_test settlement_schema_e2e_test
   exercise_e2e_test temp_names_e2e_test)
-asan_not_run='^(e2e_test|explore_e2e_test|sqlite_guarantees_test|parallel_e2e_test|corpus_fast|InterruptProperty\..*|Resumed\.(AScenarioTheKilledRunNeverReachedRunsWhole|NothingToContinueStartsTheRun|ResumingAFinishedRunIsANoOp|OtherOptionsThanTheInterruptedRunAreRefused|AFolderWithoutARunIsRefused|TheKilledRunWasCutMidScenario|JournalsAndCounterexampleFilesEqualAnUninterruptedRun)|Dogfood\.WithoutItsFsyncTheWriterLosesFinishedTrials)$'
-asan_e2e_filter='Gate.*:PythonJob.*:HungJob.*:Replay.*:Points.*:Syscalls.*:Torn.*:Exhaustive.*'
-# One search with its shrinking (the two other shrink tests run the same code on other jobs),
-# the bad-input path, and `run`'s counterexample files replayed.
-asan_explore_filter='Explore.IncrementShrinksToOneDateAndTwoAttempts:Explore.UnknownInvariantIsBadInput:Run.*:Replay.*'
+asan_not_run='^(e2e_test|explore_e2e_test|interrupt_e2e_test\.Resumed|sqlite_guarantees_test|parallel_e2e_test|corpus_fast|InterruptProperty\..*|Dogfood\.WithoutItsFsyncTheWriterLosesFinishedTrials)$'
 
 run_asan_tests() {
-  local failed=0
-  ctest --test-dir build-asan --output-on-failure -j "$jobs" -E "$asan_not_run" || failed=1
-  (cd build-asan && tests/e2e_test --gtest_filter="$asan_e2e_filter" --gtest_brief=1) || failed=1
-  (cd build-asan && tests/explore_e2e_test --gtest_filter="$asan_explore_filter" --gtest_brief=1) || failed=1
-  return "$failed"
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" -E "$asan_not_run"
 }
 
 # All at once (most of their time is spent waiting on jobs); fails if any fails.

@@ -379,13 +379,13 @@ class Builder {
         f.hit != k.hit)
       return;
     if (f.bytes) {
-      const char* what = k.when == kAfter ? "written"
-                         : k.when == kMid ? "a prefix of them written"
-                                          : "not written";
+      const char* what = k.when == kAfter ? " written"
+                         : k.when == kMid ? ", a prefix of them written"
+                                          : " not written";
       std::string hit = fmt::format("(hit {})", k.hit);
       size_t at = kill.detail.find(hit);
       if (at != std::string::npos)
-        kill.detail.insert(at + hit.size() - 1, fmt::format(", {} bytes {}", *f.bytes, what));
+        kill.detail.insert(at + hit.size() - 1, fmt::format(", {} bytes{}", *f.bytes, what));
     }
     lane.marks.pop_back();
   }
@@ -441,7 +441,7 @@ class Builder {
         for (int64_t id : d->second) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
         line += d->second.size() == 1
                     ? "delivered once (delivery " + ids + ")"
-                    : fmt::format("delivered {} times (deliveries {})", d->second.size(), ids);
+                    : fmt::format("delivered {} (deliveries {})", Times(d->second.size()), ids);
       }
       auto dd = date_deliveries_.find(key_dates_.count(key) ? key_dates_[key] : "");
       if (options_.duplicates_per_date && d != deliveries_.end() && dd != date_deliveries_.end() &&

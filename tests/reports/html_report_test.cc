@@ -151,7 +151,7 @@ TEST(HtmlReport, DrawsEachCounterexampleTrialOnceWithItsTimelineAndReplay) {
   EXPECT_THAT(html, HasSubstr("2026-11-01 #1 a2"));
   EXPECT_THAT(html, HasSubstr("retry after 1s (virtual)"));
   EXPECT_THAT(html, HasSubstr("killed (signal 9)"));
-  EXPECT_THAT(html, HasSubstr("delivered 2 times (deliveries 1, 2)"));
+  EXPECT_THAT(html, HasSubstr("delivered twice (deliveries 1, 2)"));
 }
 
 TEST(HtmlReport, ShowsTheRunMetadata) {

@@ -107,7 +107,7 @@ TEST(Timeline, MarksAJobsWaitForALock) {
 TEST(Timeline, FinalStateSaysWhatWasDeliveredAndHowEachDateEnded) {
   Timeline t = BuildTimeline(testing::DoublePublishHistory(), {.duplicates_per_date = true});
   ASSERT_EQ(t.final_state.size(), 3u);
-  EXPECT_THAT(t.final_state[0], HasSubstr("(2026-11-01): delivered 2 times (deliveries 1, 2)"));
+  EXPECT_THAT(t.final_state[0], HasSubstr("(2026-11-01): delivered twice (deliveries 1, 2)"));
   EXPECT_EQ(t.final_state[1].substr(0, 3), "k2 ");
   EXPECT_THAT(t.final_state[1], HasSubstr("never delivered; alerted: <script>"));
   EXPECT_THAT(t.final_state[2], ::testing::StartsWith("2026-11-01: delivered twice (DUPLICATE: "
@@ -162,6 +162,14 @@ TEST(Timeline, AKillCarriesThePointItFellAt) {
   ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kKill));
   EXPECT_EQ(t.lanes[0].marks[0].detail,
             "kill -9 before write:x (hit 1, 118 bytes not written), then the process model");
+  t = BuildTimeline(
+      {Ev(0, 0, "spawn", "d", 1, 1),
+       Ev(1, 0, "failpoint", "d", 1, 1, {{"point", "write:x"}, {"hit", 2}, {"bytes", 9}}),
+       Ev(2, 0, "kill", "d", 1, 1,
+          {{"point", "write:x"}, {"hit", 2}, {"when", "mid"}, {"model", "torn"}})});
+  ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kKill));
+  EXPECT_EQ(t.lanes[0].marks[0].detail,
+            "kill -9 mid write:x (hit 2, 9 bytes, a prefix of them written), then the torn model");
   // Another hit of the point stays a passed point of its own.
   t = BuildTimeline({Ev(0, 0, "spawn", "d", 1, 1),
                      Ev(1, 0, "failpoint", "d", 1, 1, {{"point", "p"}, {"hit", 1}}),

@@ -22,7 +22,9 @@ h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid 
 table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #ddd;padding:.3em .6em;text-align:left;vertical-align:top}
 th{background:#f5f5f7}tr>th:first-child{white-space:nowrap}.held{background:#e3f6e8}.violated{background:#dc2626;color:#fff;font-weight:600}
 .shown{background:#fde68a}.notshown{background:#e9d5ff}.na{color:#aaa}
-td.heat{text-align:center;min-width:4.5em}.matrix td{font-size:.9em;min-width:6.5em}th.rot{font-weight:500;font-size:.85em}
+td.heat{text-align:center;min-width:4.5em}.matrix td{font-size:.9em;min-width:8em;max-width:18em}th.rot{font-weight:500;font-size:.85em}
+.matrix th.name{position:sticky;left:0;z-index:1;background:#fff;white-space:nowrap}.matrix tr.fam th{background:#eef2f7;border-top:2px solid #94a3b8}
+.matrix .inv{font:12px ui-monospace,monospace;font-weight:400;white-space:nowrap}.wide{margin:0 calc(50% - 50vw + 1em)}.matrix td.violated .inv{color:#fff}
 code,pre{font:13px ui-monospace,monospace;background:#f5f5f7;border-radius:3px}code{padding:.1em .3em}
 pre{padding:.6em;white-space:pre-wrap;word-break:break-all;margin:.3em 0}.meta{color:#555}
 .example{border:1px solid #ddd;border-radius:6px;padding:.6em 1em;margin:1em 0}
@@ -85,21 +87,18 @@ std::string List(const std::vector<std::string>& items) {
 
 std::string VerdictBox(const ReportData& report, const std::vector<ScenarioRef>& scenarios) {
   Tally t = Count(scenarios);
+  std::string trials = Plural(report.Trials(), "trial");
+  std::string of = Plural(scenarios.size(), "scenario");
   std::string head =
       t.violations.empty()
-          ? fmt::format("<b>Every must-hold invariant held</b> in {} trials of {} scenarios.",
-                        report.Trials(), scenarios.size())
-          : fmt::format(
-                "<b>A must-hold invariant was violated</b>: {} violation{} in {} trials of {} "
-                "scenarios.",
-                t.violations.size(), t.violations.size() == 1 ? "" : "s", report.Trials(),
-                scenarios.size());
+          ? fmt::format("<b>Every must-hold invariant held</b> in {} of {}.", trials, of)
+          : fmt::format("<b>A must-hold invariant was violated</b>: {} in {} of {}.",
+                        Plural(t.violations.size(), "violation"), trials, of);
   if (t.violations.empty() && !t.not_exercised.empty()) {
     head = fmt::format(
-        "<b>Not exercised</b>: in {} of {} scenarios planned kills never fired, so their "
-        "invariants "
-        "were not tested where the scenario said.",
-        t.not_exercised.size(), scenarios.size());
+        "<b>Not exercised</b>: in {} of {} planned kills never fired, so their invariants were "
+        "not tested where the scenario said.",
+        t.not_exercised.size(), of);
   }
   bool ok = t.violations.empty() && t.not_exercised.empty();
   std::string out = fmt::format("<div class=\"verdict {}\">{}", ok ? "ok" : "bad", head);
@@ -144,41 +143,95 @@ const char* CssClass(InvariantStatus s) {
   return "";
 }
 
+// A cell names its invariant: a row holds only the scenario's own invariants, so columns do
+// not line up by invariant across scenarios of different kinds.
 std::string Cell(const ScenarioResult& s, const InvariantResult& r) {
   std::string by_model = r.violated > 0 ? s.ByModel(r) : "";
   // The status says the expectation too: only must-hold invariants are "held" or "VIOLATED".
-  return fmt::format("<td class=\"{}\">{}<br><small>{}/{}{}</small></td>", CssClass(s.StatusOf(r)),
-                     E(ToString(s.StatusOf(r))), r.violated, r.held + r.violated,
-                     by_model.empty() ? "" : "<br>" + E(by_model));
+  return fmt::format(
+      "<td class=\"{}\" title=\"{}: {}\"><span class=\"inv\">{}</span><br>{} "
+      "<small>{}/{}{}</small></td>",
+      CssClass(s.StatusOf(r)), E(r.name), E(ToString(s.StatusOf(r))), E(r.name),
+      E(ToString(s.StatusOf(r))), r.violated, r.held + r.violated,
+      by_model.empty() ? "" : "<br>" + E(by_model));
 }
 
-// Strategies (scenarios) x invariants; invariants in the order they first appear.
-std::string Matrix(const std::vector<ScenarioRef>& scenarios) {
-  std::vector<std::string> names;
+// Families of scenarios (MatrixFamily), each in the order it first appears.
+std::vector<std::pair<std::string, std::vector<const ScenarioRef*>>> Families(
+    const std::vector<ScenarioRef>& scenarios) {
+  std::vector<std::pair<std::string, std::vector<const ScenarioRef*>>> out;
   for (const ScenarioRef& ref : scenarios) {
-    for (const auto& r : ref.result().invariants) {
+    std::string family = MatrixFamily(ref.result().name);
+    auto it = std::find_if(out.begin(), out.end(), [&](auto& f) { return f.first == family; });
+    if (it == out.end()) it = out.insert(out.end(), {family, {}});
+    it->second.push_back(&ref);
+  }
+  return out;
+}
+
+// The invariants of a family in the order they first appear: a row's cells follow it, so that
+// scenarios of one family that check the same invariants line them up.
+std::vector<std::string> FamilyOrder(const std::vector<const ScenarioRef*>& family) {
+  std::vector<std::string> names;
+  for (const ScenarioRef* ref : family) {
+    for (const auto& r : ref->result().invariants) {
       if (std::find(names.begin(), names.end(), r.name) == names.end()) names.push_back(r.name);
     }
   }
+  return names;
+}
+
+std::string FamilyHeader(const std::string& family, const std::vector<const ScenarioRef*>& refs,
+                         size_t columns) {
+  size_t failing = std::count_if(refs.begin(), refs.end(), [](const ScenarioRef* r) {
+    return r->result().MustHoldViolated() || r->result().NotExercised();
+  });
+  std::string state = failing == 0 ? "all passed" : fmt::format("{} failing", failing);
+  return fmt::format(
+      "<tr class=\"fam\"><th class=\"name\">{}</th><th colspan=\"{}\"><small>{} "
+      "scenario{}, {}</small></th></tr>\n",
+      E(family), std::max<size_t>(columns, 1), refs.size(), refs.size() == 1 ? "" : "s", state);
+}
+
+// Strategies (scenarios) x invariants, grouped by family; a row shows only its scenario's own
+// invariants; the name column stays in view while the table scrolls sideways.
+std::string Matrix(const std::vector<ScenarioRef>& scenarios) {
+  size_t columns = 0;
+  for (const ScenarioRef& ref : scenarios)
+    columns = std::max(columns, ref.result().invariants.size());
   std::string out =
-      "<div class=\"scroll\"><table class=\"matrix\"><tr><th>scenario "
-      "<small>(violations/trials)</small></th>";
-  for (const auto& n : names) out += "<th>" + E(n) + "</th>";
-  out += "</tr>\n";
-  for (const ScenarioRef& ref : scenarios) {
-    const ScenarioResult& s = ref.result();
-    out += fmt::format("<tr><th><a href=\"#{}\">{}</a></th>", ref.anchor, E(s.name));
-    for (const auto& n : names) {
-      auto it = std::find_if(s.invariants.begin(), s.invariants.end(),
-                             [&](auto& r) { return r.name == n; });
-      out += it == s.invariants.end() ? "<td class=\"na\">-</td>" : Cell(s, *it);
+      "<div class=\"scroll wide\"><table class=\"matrix\"><tr><th class=\"name\">scenario</th>"
+      "<th colspan=\"" +
+      std::to_string(std::max<size_t>(columns, 1)) +
+      "\">its invariants <small>(verdict, violations/trials)</small></th></tr>\n";
+  for (const auto& [family, refs] : Families(scenarios)) {
+    out += FamilyHeader(family, refs, columns);
+    std::vector<std::string> order = FamilyOrder(refs);
+    for (const ScenarioRef* ref : refs) {
+      const ScenarioResult& s = ref->result();
+      // Under its family's heading, "publish/execute-then-mark" reads "execute-then-mark".
+      std::string shown =
+          s.name.starts_with(family + "/") ? s.name.substr(family.size() + 1) : s.name;
+      out += fmt::format("<tr><th class=\"name\" title=\"{}\"><a href=\"#{}\">{}</a></th>",
+                         E(s.name), ref->anchor, E(shown));
+      for (const std::string& n : order) {
+        auto it = std::find_if(s.invariants.begin(), s.invariants.end(),
+                               [&](auto& r) { return r.name == n; });
+        if (it != s.invariants.end()) out += Cell(s, *it);
+      }
+      out += "</tr>\n";
     }
-    out += "</tr>\n";
   }
   return out + "</table></div>\n";
 }
 
 }  // namespace
+
+std::string MatrixFamily(const std::string& scenario) {
+  size_t cut = scenario.find('/');
+  if (cut == std::string::npos) cut = scenario.find('-');
+  return cut == std::string::npos || cut == 0 ? scenario : scenario.substr(0, cut);
+}
 
 std::string RenderHtml(const ReportData& report) {
   std::vector<ScenarioRef> scenarios = Scenarios(report);
@@ -191,14 +244,14 @@ std::string RenderHtml(const ReportData& report) {
   for (const RunReport& run : report.runs) {
     if (run.results.partial.empty()) continue;
     out += fmt::format(
-        "<div class=\"verdict bad\"><b>Partial results</b> ({}): {} trials finished; the same "
+        "<div class=\"verdict bad\"><b>Partial results</b> ({}): {} finished; the same "
         "<code>killpoint "
         "run</code> command with <code>--resume</code> finishes the run.</div>\n",
-        E(run.results.partial), run.results.Trials());
+        E(run.results.partial), Plural(run.results.Trials(), "trial"));
   }
   out += VerdictBox(report, scenarios);
   out += "<h2>Runs</h2>\n" + Metadata(report);
-  out += "<h2>Strategies &times; invariants</h2>\n" + Matrix(scenarios);
+  out += "<h2 id=\"matrix\">Strategies &times; invariants</h2>\n" + Matrix(scenarios);
   out += "<p class=\"legend\">Timeline marks: " + RenderTimelineLegend() + "</p>\n";
   for (const ScenarioRef& s : scenarios) out += RenderScenarioSection(s);
   return out + "</body></html>\n";

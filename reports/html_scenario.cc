@@ -100,11 +100,12 @@ std::string Stderr(const Timeline& t) {
                      : "<details><summary>stderr of the attempts</summary>" + out + "</details>\n";
 }
 
-std::string TimelineBlock(const std::vector<Event>* events, const std::string& note) {
+std::string TimelineBlock(const std::vector<Event>* events, const std::string& note,
+                          const TimelineOptions& options) {
   if (!events)
     return "<p class=\"meta\">Timeline unavailable" +
            (note.empty() ? std::string(".") : ": " + E(note)) + "</p>\n";
-  Timeline t = BuildTimeline(*events);
+  Timeline t = BuildTimeline(*events, options);
   std::string out = "<div class=\"scroll\">" + RenderTimelineSvg(t) + "</div>\n";
   if (!t.final_state.empty()) {
     out += "<p><b>Final state</b></p><ul>";
@@ -124,6 +125,9 @@ std::string Counterexamples(const ScenarioRef& ref) {
   if (trials.empty()) return "<p>No violations.</p>\n";
   std::string note =
       ref.index < ref.run->history_notes.size() ? ref.run->history_notes[ref.index] : "";
+  std::vector<std::string> names;
+  for (const InvariantResult& r : ref.result().invariants) names.push_back(r.name);
+  TimelineOptions options = TimelineOptionsFor(names);
   std::string out;
   for (const CounterexampleTrial& t : trials) {
     out += fmt::format("<div class=\"example\" id=\"{}-t{}\"><h4>trial {}</h4><ul>", ref.anchor,
@@ -134,7 +138,7 @@ std::string Counterexamples(const ScenarioRef& ref) {
     }
     out += fmt::format("</ul><p>schedule: <code>{}</code></p><p>replay:</p><pre>{}</pre>\n",
                        E(t.plan), E(t.replay));
-    out += TimelineBlock(ref.run->Events(ref.index, t.trial), note) + "</div>\n";
+    out += TimelineBlock(ref.run->Events(ref.index, t.trial), note, options) + "</div>\n";
   }
   return out;
 }
@@ -142,7 +146,8 @@ std::string Counterexamples(const ScenarioRef& ref) {
 std::string Meta(const ScenarioResult& s) {
   std::string models;
   for (const auto& m : s.ModelsRun()) models += (models.empty() ? "" : ", ") + m;
-  std::string out = fmt::format("<code>{}</code> &middot; {} trials", E(s.file), s.trials);
+  std::string out =
+      fmt::format("<code>{}</code> &middot; {}", E(s.file), Plural(s.trials, "trial"));
   if (s.exhaustive_total > 0)
     out += fmt::format(" (exhaustive: {} of {} combinations)", s.trials, s.exhaustive_total);
   out += " &middot; models: " + (models.empty() ? std::string("none (no kill fired)") : E(models));

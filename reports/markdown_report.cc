@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "reports/html_escape.h"
 
@@ -43,31 +44,76 @@ std::string RunLine(const RunReport& run, const std::vector<ScenarioRef>& scenar
   const RunResults& r = run.results;
   std::vector<std::string> commits = RunJobCommits(r);
   return fmt::format(
-      "- {} trials of {} scenarios \u00B7 seed {} \u00B7 models {} \u00B7 killpoint {}{} \u00B7 "
+      "- {} of {} \u00B7 seed {} \u00B7 models {} \u00B7 killpoint {}{} \u00B7 "
       "started {} \u00B7 {:.1f}s{}\n",
-      r.Trials(), n, r.seed, MarkdownEscape(JoinOr(RunModels(r), "none (no kill fired)")),
+      Plural(r.Trials(), "trial"), Plural(n, "scenario"), r.seed,
+      MarkdownEscape(JoinOr(RunModels(r), "none (no kill fired)")),
       MarkdownEscape(r.killpoint_version),
       commits.empty() ? "" : " \u00B7 job " + MarkdownEscape(JoinOr(commits, "")),
       MarkdownEscape(r.started_at), r.elapsed_s,
       run.source.empty() ? "" : " \u00B7 " + MarkdownEscape(run.source));
 }
 
+std::string TableRow(const ScenarioResult& s, const InvariantResult& r, bool first) {
+  return fmt::format("| {} | {} | {} | {}/{} | {} |\n", first ? MarkdownEscape(s.name) : "",
+                     MarkdownEscape(r.name),
+                     r.expectation == kMustHold ? "must hold" : "expected to break", r.violated,
+                     r.held + r.violated, VerdictText(s.StatusOf(r)));
+}
+
+constexpr const char* kTableHead =
+    "| scenario | invariant | expectation | violated | verdict |\n| --- | --- | --- | ---: | --- "
+    "|\n";
+
+// Every scenario's invariants: folded, the summary leads with what needs a look.
 std::string Table(const std::vector<ScenarioRef>& scenarios) {
-  std::string out =
-      "| scenario | invariant | expectation | violated | verdict |\n| --- | --- | --- | ---: | --- "
-      "|\n";
+  size_t results = 0;
+  std::string rows;
   for (const ScenarioRef& ref : scenarios) {
     const ScenarioResult& s = ref.result();
     bool first = true;
     for (const InvariantResult& r : s.invariants) {
-      out += fmt::format("| {} | {} | {} | {}/{} | {} |\n", first ? MarkdownEscape(s.name) : "",
-                         MarkdownEscape(r.name),
-                         r.expectation == kMustHold ? "must hold" : "expected to break", r.violated,
-                         r.held + r.violated, VerdictText(s.StatusOf(r)));
+      rows += TableRow(s, r, first);
       first = false;
+      ++results;
     }
   }
-  return out;
+  return fmt::format(
+      "\n<details><summary>Every invariant of every scenario ({})</summary>\n\n{}{}\n</details>\n",
+      Plural(results, "result"), kTableHead, rows);
+}
+
+// What needs a look, worst first: must-hold violations, invariants not exercised, trade-offs
+// that were expected but not demonstrated. Held invariants and shown trade-offs are counted in
+// one line; the folded table has them.
+std::string NeedsALook(const std::vector<ScenarioRef>& scenarios) {
+  std::map<InvariantStatus, int> count;
+  std::string rows;
+  for (InvariantStatus wanted : {InvariantStatus::kViolated, InvariantStatus::kNotExercised,
+                                 InvariantStatus::kNotDemonstrated}) {
+    for (const ScenarioRef& ref : scenarios) {
+      const ScenarioResult& s = ref.result();
+      for (const InvariantResult& r : s.invariants) {
+        if (s.StatusOf(r) == wanted) rows += TableRow(s, r, true);
+      }
+    }
+  }
+  for (const ScenarioRef& ref : scenarios) {
+    for (const InvariantResult& r : ref.result().invariants) ++count[ref.result().StatusOf(r)];
+  }
+  std::string tally = fmt::format(
+      "**{} in {}**: {} held, {} violated, {} not exercised, {} expected trade-off{} shown, {} "
+      "not demonstrated.\n",
+      Plural(count[InvariantStatus::kHeld] + count[InvariantStatus::kViolated] +
+                 count[InvariantStatus::kNotExercised] + count[InvariantStatus::kShown] +
+                 count[InvariantStatus::kNotDemonstrated],
+             "invariant result"),
+      Plural(scenarios.size(), "scenario"), count[InvariantStatus::kHeld],
+      count[InvariantStatus::kViolated], count[InvariantStatus::kNotExercised],
+      count[InvariantStatus::kShown], count[InvariantStatus::kShown] == 1 ? "" : "s",
+      count[InvariantStatus::kNotDemonstrated]);
+  if (rows.empty()) return "\n" + tally;
+  return "\n" + tally + "\n### Needs a look\n\n" + kTableHead + rows;
 }
 
 struct Pick {
@@ -88,18 +134,30 @@ std::vector<Pick> TopCounterexamples(const std::vector<ScenarioRef>& scenarios) 
   return out;
 }
 
-// Every scenario whose planned faults did not all happen, and why; a not-exercised one first.
+// Every scenario whose planned faults did not all happen, and why: a not-exercised one in view
+// (it fails the gate), the others, notes, folded.
 std::string Exercise(const std::vector<ScenarioRef>& scenarios) {
-  std::string out;
-  for (bool failing : {true, false}) {
-    for (const ScenarioRef& ref : scenarios) {
-      const ScenarioResult& s = ref.result();
-      if (s.NotExercised() != failing || s.exercise.Explanation().empty()) continue;
-      out += fmt::format("- {}**{}**: {}\n", failing ? "\u274C not exercised: " : "",
-                         MarkdownEscape(s.name), MarkdownEscape(s.exercise.Explanation()));
-    }
+  std::string failing, notes;
+  size_t noted = 0;
+  for (const ScenarioRef& ref : scenarios) {
+    const ScenarioResult& s = ref.result();
+    if (s.exercise.Explanation().empty()) continue;
+    std::string line =
+        fmt::format("- {}**{}**: {}\n", s.NotExercised() ? "\u274C not exercised: " : "",
+                    MarkdownEscape(s.name), MarkdownEscape(s.exercise.Explanation()));
+    (s.NotExercised() ? failing : notes) += line;
+    noted += !s.NotExercised();
   }
-  return out.empty() ? "" : "\n### Planned faults that never happened\n\n" + out;
+  if (failing.empty() && notes.empty()) return "";
+  std::string out = "\n### Planned faults that never happened\n\n" + failing;
+  if (!notes.empty()) {
+    out += fmt::format(
+        "{}<details><summary>{} that passed {} threshold all the same</summary>\n\n{}\n</details>"
+        "\n",
+        failing.empty() ? "" : "\n", Plural(noted, "scenario"), noted == 1 ? "its" : "their",
+        notes);
+  }
+  return out;
 }
 
 // Every scenario whose trials wrote outside their sandbox, one line a path.
@@ -118,11 +176,19 @@ std::string OutsideWrites(const std::vector<ScenarioRef>& scenarios) {
   return out.empty() ? "" : "\n### Writes outside the sandbox\n\n" + out;
 }
 
+// The top counterexamples, must-hold ones in view, the expected trade-offs' folded.
 std::string Counterexamples(const std::vector<ScenarioRef>& scenarios) {
   std::vector<Pick> picks = TopCounterexamples(scenarios);
   if (picks.empty()) return "";
-  std::string out = "\n### Counterexamples\n\n";
+  std::string out;
+  bool folded = false;
   for (size_t i = 0; i < picks.size() && i < kMarkdownTopCounterexamples; ++i) {
+    bool must = picks[i].invariant->expectation == kMustHold;
+    if (i == 0 && must) out += "\n### Counterexamples\n\n";
+    if (!must && !folded) {
+      out += "\n<details><summary>Counterexamples of the expected trade-offs</summary>\n\n";
+      folded = true;
+    }
     const Counterexample& c = picks[i].invariant->examples.front();
     out += fmt::format(
         "**{}** \u00B7 `{}` ({}) \u00B7 trial {}: {}\n\n", MarkdownEscape(picks[i].scenario->name),
@@ -135,7 +201,7 @@ std::string Counterexamples(const std::vector<ScenarioRef>& scenarios) {
     out += fmt::format("...and {} more in the HTML report.\n",
                        picks.size() - kMarkdownTopCounterexamples);
   }
-  return out;
+  return folded ? out + "\n</details>\n" : out;
 }
 
 }  // namespace
@@ -176,12 +242,12 @@ std::string RenderMarkdown(const ReportData& report) {
   for (const RunReport& run : report.runs) {
     if (run.results.partial.empty()) continue;
     out += fmt::format(
-        "\n> **Partial results** ({}): {} trials finished; the same `killpoint run` command with "
+        "\n> **Partial results** ({}): {} finished; the same `killpoint run` command with "
         "`--resume` finishes the run.\n",
-        MarkdownEscape(run.results.partial), run.results.Trials());
+        MarkdownEscape(run.results.partial), Plural(run.results.Trials(), "trial"));
   }
-  out += "\n" + Table(scenarios);
-  return out + Exercise(scenarios) + OutsideWrites(scenarios) + Counterexamples(scenarios);
+  return out + NeedsALook(scenarios) + Exercise(scenarios) + OutsideWrites(scenarios) +
+         Counterexamples(scenarios) + Table(scenarios);
 }
 
 }  // namespace killpoint

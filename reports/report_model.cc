@@ -1,5 +1,7 @@
 #include "reports/report_model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace killpoint {
@@ -68,6 +70,10 @@ std::vector<std::string> RunJobCommits(const RunResults& results) {
   std::vector<std::string> out;
   for (const auto& s : results.scenarios) AddOnce(out, s.job_commit);
   return out;
+}
+
+std::string Plural(size_t n, const std::string& noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
 }
 
 std::string JoinOr(const std::vector<std::string>& items, const std::string& none) {

@@ -65,6 +65,9 @@ std::vector<CounterexampleTrial> CounterexampleTrials(const ScenarioResult& s);
 std::vector<std::string> RunModels(const RunResults& results);
 std::vector<std::string> RunJobCommits(const RunResults& results);
 
+// "1 trial", "2 trials": the count and the noun, with an "s" unless the count is 1.
+std::string Plural(size_t n, const std::string& noun);
+
 // "a, b, c"; `none` when empty.
 std::string JoinOr(const std::vector<std::string>& items, const std::string& none);
 

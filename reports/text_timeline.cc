@@ -16,8 +16,8 @@ std::string LastLine(std::string s) {
 
 }  // namespace
 
-std::string RenderTextTimeline(const std::vector<Event>& events) {
-  Timeline t = BuildTimeline(events);
+std::string RenderTextTimeline(const std::vector<Event>& events, const TimelineOptions& options) {
+  Timeline t = BuildTimeline(events, options);
   std::string out;
   for (const Lane& lane : t.lanes) {
     if (lane.wait_before_ms >= 0)

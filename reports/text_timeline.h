@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "history/event.h"
+#include "reports/timeline.h"
 
 namespace killpoint {
 
-std::string RenderTextTimeline(const std::vector<Event>& events);
+std::string RenderTextTimeline(const std::vector<Event>& events,
+                               const TimelineOptions& options = {});
 
 }  // namespace killpoint

@@ -32,6 +32,22 @@ std::string HowItEnded(const ExitData& exit) {
                      : fmt::format("exit {}", exit.code);
 }
 
+// "once", "twice", "3 times".
+std::string Times(size_t n) {
+  return n == 1 ? "once" : n == 2 ? "twice" : fmt::format("{} times", n);
+}
+
+// "key a" or "2 keys: a, b" (each key once).
+std::string Keys(const std::vector<std::string>& keys) {
+  std::vector<std::string> distinct;
+  for (const auto& k : keys) {
+    if (std::find(distinct.begin(), distinct.end(), k) == distinct.end()) distinct.push_back(k);
+  }
+  std::string list;
+  for (const auto& k : distinct) list += (list.empty() ? "" : ", ") + k;
+  return distinct.size() == 1 ? "key " + list : fmt::format("{} keys: {}", distinct.size(), list);
+}
+
 std::string Ms(int64_t ms) {
   return ms % 1000 == 0 ? fmt::format("{}s", ms / 1000) : fmt::format("{}ms", ms);
 }
@@ -41,6 +57,8 @@ using LaneKey = std::tuple<std::string, int, int>;  // biz_date, trigger, attemp
 // Folds events into lanes, marks and notes, one event at a time.
 class Builder {
  public:
+  explicit Builder(const TimelineOptions& options) : options_(options) {}
+
   void Add(const Event& e) {
     if (e.type == event::kSpawn && InstanceOf(e) == 2) return;  // drawn by its overlap mark
     if (e.type == event::kSpawn) return Spawn(e);
@@ -148,11 +166,21 @@ class Builder {
     } else {
       std::vector<int64_t>& ids = deliveries_[key];
       ids.push_back(p.delivery_id);
-      m.kind = ids.size() > 1 ? MarkKind::kDuplicate : MarkKind::kPublish;
+      // no_double_publish counts deliveries per date, whatever their keys: a second one for
+      // the date is a duplicate even under a new key.
+      std::string date = p.biz_date.empty() ? e.biz_date : p.biz_date;
+      std::vector<std::string>& date_keys = date_deliveries_[date];
+      date_keys.push_back(key);
+      bool date_twice = options_.duplicates_per_date && date_keys.size() > 1;
+      m.kind = ids.size() > 1 || date_twice ? MarkKind::kDuplicate : MarkKind::kPublish;
       m.label = fmt::format("delivery {}", ids.back());
-      m.detail = fmt::format(
-          "publish {}: delivery {}{}", key, ids.back(),
-          ids.size() > 1 ? fmt::format(" (delivery number {} of this key)", ids.size()) : "");
+      m.detail = fmt::format("publish {}: delivery {}", key, ids.back());
+      if (ids.size() > 1) {
+        m.detail += fmt::format(" (delivery number {} of this key)", ids.size());
+      } else if (date_twice) {
+        m.detail += fmt::format(" (delivery number {} for {}, under another key: {})",
+                                date_keys.size(), date, date_keys.front());
+      }
     }
     if (!p.fault.empty()) m.detail += ", injected fault: " + p.fault;
     if (p.burst) m.detail += fmt::format(" (burst, failure {})", *p.burst);
@@ -261,7 +289,8 @@ class Builder {
     }
     if (e.type == event::kKill) {
       KillData k = KillOf(e);
-      std::string when = IsDownstreamPoint(k.point) ? "at" : k.when;
+      // Only a syscall point has a before, an after and a middle; the others are a moment.
+      std::string when = IsSyscallPoint(k.point) ? k.when : "at";
       return Mark{MarkKind::kKill, k.point,
                   fmt::format("kill -9 {} {} (hit {}){}, then the {} model", when, k.point, k.hit,
                               UnseenNote(k.unseen), k.model ? NameOf(*k.model) : "?")};
@@ -337,9 +366,36 @@ class Builder {
     return std::nullopt;  // an event type this version does not draw
   }
 
+  // The point a kill fell at was reported as reached just before it: one mark says both, so
+  // that a timeline never reads "passed write:x" then "kill -9 before write:x".
+  void FoldReachedPoint(const Event& e, Lane& lane, Mark& kill) {
+    size_t index = &lane - timeline_.lanes.data();
+    auto last = last_point_.find(index);
+    if (last == last_point_.end() || lane.marks.empty()) return;
+    const FailpointData& f = last->second;
+    const Mark& prev = lane.marks.back();
+    KillData k = KillOf(e);
+    if (prev.kind != MarkKind::kFailpoint || prev.label != f.point || f.point != k.point ||
+        f.hit != k.hit)
+      return;
+    if (f.bytes) {
+      const char* what = k.when == kAfter ? " written"
+                         : k.when == kMid ? ", a prefix of them written"
+                                          : " not written";
+      std::string hit = fmt::format("(hit {})", k.hit);
+      size_t at = kill.detail.find(hit);
+      if (at != std::string::npos)
+        kill.detail.insert(at + hit.size() - 1, fmt::format(", {} bytes{}", *f.bytes, what));
+    }
+    lane.marks.pop_back();
+  }
+
   void Place(const Event& e, Lane* lane, Mark mark) {
     if (e.type == event::kTimeout && lane && InstanceOf(e) != 2)
       lane->outcome = "timed out after " + Ms(Int(e.data, "timeout_ms"));
+    if (lane && e.type == event::kKill && InstanceOf(e) != 2) FoldReachedPoint(e, *lane, mark);
+    if (lane && e.type == event::kFailpoint && InstanceOf(e) != 2)
+      last_point_[lane - timeline_.lanes.data()] = FailpointOf(e);
     if (lane) {
       lane->marks.push_back(std::move(mark));
     } else {
@@ -385,7 +441,13 @@ class Builder {
         for (int64_t id : d->second) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
         line += d->second.size() == 1
                     ? "delivered once (delivery " + ids + ")"
-                    : fmt::format("delivered {} times (deliveries {})", d->second.size(), ids);
+                    : fmt::format("delivered {} (deliveries {})", Times(d->second.size()), ids);
+      }
+      auto dd = date_deliveries_.find(key_dates_.count(key) ? key_dates_[key] : "");
+      if (options_.duplicates_per_date && d != deliveries_.end() && dd != date_deliveries_.end() &&
+          dd->second.size() > d->second.size()) {
+        line += fmt::format(", but its date was delivered {} under {}", Times(dd->second.size()),
+                            Keys(dd->second));
       }
       for (const auto& reason : alerts_[key]) line += "; alerted: " + reason;
       timeline_.final_state.push_back(line);
@@ -396,23 +458,36 @@ class Builder {
         if (l.biz_date == date) last = &l;
       }
       if (!last) continue;
-      timeline_.final_state.push_back(fmt::format("{}: last attempt {} {}{}", date, last->Title(),
-                                                  last->outcome,
+      auto dd = date_deliveries_.find(date);
+      std::string delivered =
+          dd == date_deliveries_.end()
+              ? "never delivered"
+              : fmt::format("delivered {}{}{}", Times(dd->second.size()),
+                            options_.duplicates_per_date && dd->second.size() > 1
+                                ? " (DUPLICATE: under "
+                                : " (under ",
+                            Keys(dd->second) + ")");
+      timeline_.final_state.push_back(fmt::format("{}: {}; last attempt {} {}{}", date, delivered,
+                                                  last->Title(), last->outcome,
                                                   last->succeeded ? ""
                                                   : last->gave_up ? ", gave up"
                                                                   : ""));
     }
   }
 
+  TimelineOptions options_;
   Timeline timeline_;
   std::vector<std::string> notes_;
   std::map<LaneKey, size_t> lanes_;
   std::map<std::pair<std::string, int>, int64_t>
       waits_;  // (date, trigger) -> waits since its last attempt
   bool in_final_pass_ = false;
+  std::map<size_t, FailpointData> last_point_;  // by lane index: its last crash point passed
   std::vector<std::string> dates_, keys_;
   std::map<std::string, std::vector<int64_t>> deliveries_;
   std::map<std::string, std::vector<std::string>> alerts_;
+  // By date (the request's biz_date, else the attempt's): the key of each delivery, in order.
+  std::map<std::string, std::vector<std::string>> date_deliveries_;
   std::map<std::string, std::string> key_dates_;
 };
 
@@ -464,8 +539,16 @@ std::string Lane::Title() const {
   return fmt::format("{} #{} a{}{}", biz_date, trigger, attempt, final_pass ? " (final pass)" : "");
 }
 
-Timeline BuildTimeline(const std::vector<Event>& events) {
-  Builder b;
+TimelineOptions TimelineOptionsFor(const std::vector<std::string>& invariants,
+                                   const std::vector<std::string>& more) {
+  auto has = [](const std::vector<std::string>& names) {
+    return std::find(names.begin(), names.end(), "no_double_publish") != names.end();
+  };
+  return {has(invariants) || has(more)};
+}
+
+Timeline BuildTimeline(const std::vector<Event>& events, const TimelineOptions& options) {
+  Builder b(options);
   for (const Event& e : events) b.Add(e);
   return b.Finish();
 }

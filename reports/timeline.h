@@ -64,9 +64,19 @@ struct Timeline {
   std::vector<std::string> final_state;  // per date/key: deliveries, alerts, last outcome
 };
 
+// What the scenario's invariants count as a duplicate delivery. Always a second delivery of a
+// key; with duplicates_per_date (no_double_publish is checked: it counts per date, whatever
+// the keys), also a second delivery for a date under another key.
+struct TimelineOptions {
+  bool duplicates_per_date = false;
+};
+// From the names of the invariants the scenario checks (either list may hold them).
+TimelineOptions TimelineOptionsFor(const std::vector<std::string>& invariants,
+                                   const std::vector<std::string>& more = {});
+
 // Runs of more than this many consecutive passed crash points are collapsed into one mark.
 inline constexpr size_t kMaxVisibleFailpoints = 4;
 
-Timeline BuildTimeline(const std::vector<Event>& events);
+Timeline BuildTimeline(const std::vector<Event>& events, const TimelineOptions& options = {});
 
 }  // namespace killpoint

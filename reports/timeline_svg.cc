@@ -11,17 +11,28 @@ namespace {
 
 constexpr int kLabelWidth = 220;  // the lane titles on the left
 constexpr int kLaneHeight = 48;
-constexpr int kTrackY = 18;    // the lane's line, from the top of the lane
-constexpr int kMaxLabel = 12;  // characters of a label drawn under a mark
+constexpr int kTrackY = 18;       // the lane's line, from the top of the lane
+constexpr size_t kMaxLabel = 40;  // characters of a label drawn under a mark; beyond: cut
+constexpr int kCharWidth = 6;     // px a character of an 11px label takes, about
 
-int SlotWidth(MarkKind k) {
-  switch (k) {
+size_t Chars(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// A labelled mark's slot is as wide as its label (up to kMaxLabel characters), so that no
+// label is cut where the lane has room for it.
+int SlotWidth(const Mark& m) {
+  switch (m.kind) {
     case MarkKind::kFailpoint:
       return 14;
     case MarkKind::kFailpoints:
       return 58;
     default:
-      return 76;
+      return std::max(76, kCharWidth * static_cast<int>(std::min(
+                                           Chars(m.label), static_cast<size_t>(kMaxLabel) + 1)) +
+                              10);
   }
 }
 
@@ -103,8 +114,14 @@ std::string Shape(MarkKind k, int x, int y) {
   return "";
 }
 
+// The tooltip: the mark's full label (a crash point's name in full) and its details.
+std::string Tooltip(const Mark& m) {
+  if (m.label.empty() || m.detail.find(m.label) != std::string::npos) return m.detail;
+  return m.label + ": " + m.detail;
+}
+
 std::string DrawMark(const Mark& m, int x, int y) {
-  std::string out = "<g><title>" + HtmlEscape(m.detail) + "</title>" + Shape(m.kind, x, y);
+  std::string out = "<g><title>" + HtmlEscape(Tooltip(m)) + "</title>" + Shape(m.kind, x, y);
   if (m.kind == MarkKind::kFailpoints) {
     out += fmt::format(R"(<text x="{}" y="{}" class="n">{}</text>)", x, y + 3, HtmlEscape(m.label));
   } else if (m.kind != MarkKind::kFailpoint) {
@@ -131,7 +148,7 @@ std::string DrawLane(const Lane& lane, int top, int& right) {
   int x = kLabelWidth;
   std::string marks;
   for (const Mark& m : lane.marks) {
-    int w = SlotWidth(m.kind);
+    int w = SlotWidth(m);
     marks += DrawMark(m, x + w / 2, y);
     x += w;
   }

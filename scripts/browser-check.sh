@@ -89,7 +89,7 @@ for report in "${reports[@]}"; do
 done
 
 # A screenshot of the first report, for people (README shows one).
-chromium_on --hide-scrollbars --window-size=1200,1500 --screenshot="$(realpath -m "$screenshot")" \
+chromium_on --hide-scrollbars --window-size=1400,1500 --screenshot="$(realpath -m "$screenshot")" \
   "file://$(realpath "${reports[0]}")" >/dev/null 2>"$work/screenshot.log" ||
   { echo "browser-check: no screenshot (see $work/screenshot.log)" >&2; failed=$((failed + 1)); }
 [ -s "$screenshot" ] && echo "browser-check: screenshot $screenshot"

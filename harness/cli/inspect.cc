@@ -1,16 +1,16 @@
 #include "cli/inspect.h"
 
+#include "reports/keep_hints.h"
+
 namespace killpoint {
 
 void PrintInspectCommands(std::ostream& out, const Scenario& s, const std::filesystem::path& box) {
-  std::filesystem::path work = box / "work";
-  out << "  sandbox kept: " << box.string() << "\n"
-      << "  inspect: ls -la " << work.string() << "; ls " << (box / "logs").string() << "\n";
-  std::error_code ec;
-  if (std::filesystem::exists(work / s.check.db, ec))
-    out << "           sqlite3 " << (work / s.check.db).string() << " .dump\n";
-  if (!s.check.state_file.empty())
-    out << "           cat " << (work / s.check.state_file).string() << "\n";
+  out << "  sandbox kept: " << box.string() << "\n";
+  const char* lead = "  inspect: ";
+  for (const std::string& command : KeepHints(box, s.check.state_file)) {
+    out << lead << command << "\n";
+    lead = "           ";
+  }
 }
 
 }  // namespace killpoint

@@ -8,8 +8,8 @@
 
 namespace killpoint {
 
-// "  sandbox kept: ...", then the commands that show the job's files, its logs, the database's
-// rows and the state file.
+// "  sandbox kept: ...", then the commands that show what the job left (reports/keep_hints.h):
+// its files, its logs, each SQLite database's rows, the state file.
 void PrintInspectCommands(std::ostream& out, const Scenario& s, const std::filesystem::path& box);
 
 }  // namespace killpoint

@@ -51,7 +51,10 @@ int Execute(const ReplayArgs& a) {
   if (!out.warning.empty()) std::cerr << "killpoint: warning: " << out.warning << "\n";
   if (!a.quiet) {
     std::cout << out.scenario.name << ": " << c.value().plan.Summary() << "\n\n"
-              << RenderTextTimeline(out.events) << "\n";
+              << RenderTextTimeline(
+                     out.events,
+                     TimelineOptionsFor(out.scenario.must_hold, out.scenario.expected_violations))
+              << "\n";
     for (const Verdict& v : out.verdicts) std::cout << "  " << v << "\n";
     std::cout << "\n"
               << c.value().invariant << (out.violated ? ": violated again" : ": held this time")

@@ -77,13 +77,14 @@ TEST(HtmlReport, ShowsTheVerdictFirstWithViolationsAndTradeOffs) {
   ReportData ok = HostileReport();
   ok.runs[0].results.scenarios[0].invariants[0].violated = 0;
   EXPECT_THAT(RenderHtml(ok),
-              HasSubstr("<b>Every must-hold invariant held</b> in 4 trials of 1 scenarios."));
+              HasSubstr("<b>Every must-hold invariant held</b> in 4 trials of 1 scenario."));
 }
 
 TEST(HtmlReport, ShowsTheMatrixAndAHeatMapPerInvariant) {
   std::string html = RenderHtml(HostileReport());
-  EXPECT_THAT(html, HasSubstr("<td class=\"violated\">VIOLATED<br><small>1/4</small>"));
-  EXPECT_THAT(html, HasSubstr("<td class=\"shown\">expected, shown<br><small>2/4</small>"));
+  EXPECT_THAT(html, HasSubstr("<span class=\"inv\">no_loss</span><br>VIOLATED <small>1/4</small>"));
+  EXPECT_THAT(html, HasSubstr("<span class=\"inv\">no_double_publish</span><br>expected, shown "
+                              "<small>2/4</small>"));
   EXPECT_THAT(html, HasSubstr("<code>after_publish</code></td>"));
   // after_publish row: no_loss 1/3, no_double_publish 2/3, state_readable 0/3, any 2/3.
   size_t row = html.find("<code>after_publish</code>");
@@ -92,6 +93,50 @@ TEST(HtmlReport, ShowsTheMatrixAndAHeatMapPerInvariant) {
   EXPECT_THAT(rest, HasSubstr(">0/3</td>"));
   EXPECT_EQ(Count(rest, ">2/3</td>"), 2u);
   EXPECT_THAT(html, HasSubstr("&lt;iframe&gt;"));
+}
+
+// 50+ scenarios stay readable: rows grouped by family, each with only its own invariants (no
+// cell for an invariant the scenario does not check), the name column sticky.
+TEST(HtmlReport, MatrixGroupsByFamilyWithOnlyEachScenariosOwnInvariants) {
+  ReportData report;
+  report.runs.emplace_back();
+  auto scenario = [](std::string name, std::vector<std::string> invariants) {
+    ScenarioResult s;
+    s.name = std::move(name);
+    s.trials = 2;
+    for (auto& n : invariants) s.invariants.push_back({n, kMustHold, 2, 0, {}, {}});
+    return s;
+  };
+  auto& scenarios = report.runs[0].results.scenarios;
+  scenarios.push_back(scenario("publish/a", {"no_loss", "no_double_publish"}));
+  scenarios.push_back(scenario("sqlite/wal", {"commits_survive"}));
+  scenarios.push_back(scenario("publish/b", {"no_double_publish", "converges"}));
+  std::string html = RenderHtml(report);
+  std::string matrix = html.substr(html.find("<table class=\"matrix\">"));
+  matrix = matrix.substr(0, matrix.find("</table>"));
+  EXPECT_THAT(matrix, Not(HasSubstr(">-</td>")));
+  EXPECT_EQ(Count(matrix, "<td "), 5u);  // 2 + 1 + 2 cells: no empty ones
+  // publish/b comes right after publish/a, under the publish family, before sqlite.
+  size_t fam_publish = matrix.find("<tr class=\"fam\"><th class=\"name\">publish</th>");
+  // Under its family's heading a row names the scenario without the family; the title has all.
+  size_t a = matrix.find("title=\"publish/a\"><a href=\"#s0\">a</a>");
+  size_t b = matrix.find("title=\"publish/b\"><a href=\"#s2\">b</a>");
+  ASSERT_NE(a, std::string::npos) << matrix;
+  ASSERT_NE(b, std::string::npos) << matrix;
+  size_t fam_sqlite = matrix.find("<tr class=\"fam\"><th class=\"name\">sqlite</th>");
+  ASSERT_NE(fam_publish, std::string::npos);
+  ASSERT_NE(fam_sqlite, std::string::npos);
+  EXPECT_LT(fam_publish, a);
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, fam_sqlite);
+  EXPECT_THAT(matrix, HasSubstr("2 scenarios, all passed"));
+  // publish/b's no_double_publish lines up under publish/a's (family order), then converges.
+  std::string row_b = matrix.substr(b, matrix.find("</tr>", b) - b);
+  EXPECT_LT(row_b.find("no_double_publish"), row_b.find("converges"));
+  EXPECT_THAT(html, HasSubstr(".matrix th.name{position:sticky;left:0"));
+  EXPECT_EQ(MatrixFamily("catalogue/lock-lease"), "catalogue");
+  EXPECT_EQ(MatrixFamily("settle-insert"), "settle");
+  EXPECT_EQ(MatrixFamily("plain"), "plain");
 }
 
 TEST(HtmlReport, DrawsEachCounterexampleTrialOnceWithItsTimelineAndReplay) {
@@ -106,7 +151,7 @@ TEST(HtmlReport, DrawsEachCounterexampleTrialOnceWithItsTimelineAndReplay) {
   EXPECT_THAT(html, HasSubstr("2026-11-01 #1 a2"));
   EXPECT_THAT(html, HasSubstr("retry after 1s (virtual)"));
   EXPECT_THAT(html, HasSubstr("killed (signal 9)"));
-  EXPECT_THAT(html, HasSubstr("delivered 2 times (deliveries 1, 2)"));
+  EXPECT_THAT(html, HasSubstr("delivered twice (deliveries 1, 2)"));
 }
 
 TEST(HtmlReport, ShowsTheRunMetadata) {

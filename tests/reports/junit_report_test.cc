@@ -30,6 +30,18 @@ TEST(Junit, CountsAreTheResultsCounts) {
                              "timestamp=\"2026-11-29T10:00:00\">"));
 }
 
+// Issue 21: no testcase has time="0": each gets its share of the scenario's time (every trial
+// checks all invariants at once), and they add up to the suite's.
+TEST(Junit, EveryTestcaseHasItsShareOfTheScenariosTime) {
+  ReportData report = HostileReport();
+  report.runs[0].results.scenarios[0].elapsed_s = 4.5;  // 3 invariants: 1.5s each
+  std::string xml = RenderJunit(report);
+  EXPECT_THAT(xml, HasSubstr("skipped=\"1\" time=\"4.500\" timestamp="));
+  for (const char* name : {"no_loss", "no_double_publish", "state_readable"})
+    EXPECT_THAT(Case(xml, name), HasSubstr("time=\"1.500\">")) << name;
+  EXPECT_THAT(xml, Not(HasSubstr("time=\"0\"")));
+}
+
 TEST(Junit, AViolatedMustHoldIsAFailureWithTheExplanationAndTheReplay) {
   std::string c = Case(RenderJunit(HostileReport()), "no_loss");
   EXPECT_THAT(c, HasSubstr("<failure message=\"lost: &lt;script&gt;"));

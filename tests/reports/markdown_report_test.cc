@@ -17,7 +17,7 @@ TEST(Markdown, StartsWithTheVerdictAndTheRun) {
   EXPECT_EQ(md.rfind("## killpoint: \u274C a must-hold invariant was violated\n\n", 0), 0u) << md;
   EXPECT_THAT(
       md, HasSubstr(
-              "- 4 trials of 1 scenarios \u00B7 seed 7 \u00B7 models process \u00B7 killpoint "
+              "- 4 trials of 1 scenario \u00B7 seed 7 \u00B7 models process \u00B7 killpoint "
               "0.1.0 \u00B7 "
               "job 0123456789abcdef0123456789abcdef01234567 \u00B7 started 2026-11-29T10:00:00Z"));
 }
@@ -31,6 +31,31 @@ TEST(Markdown, HasOneTableRowPerInvariant) {
                             "expected, shown |\n"));
   EXPECT_THAT(md, HasSubstr("|  | state\\_readable | expected to break | 0/4 | \u2796 expected, "
                             "not demonstrated |\n"));
+}
+
+// Issue 21: short in view: the tally, then only what needs a look (a violation, a trade-off not
+// demonstrated), the full table and the trade-offs' counterexamples folded.
+TEST(Markdown, LeadsWithWhatNeedsALookAndFoldsTheFullTable) {
+  std::string md = RenderMarkdown(HostileReport());
+  EXPECT_THAT(md, HasSubstr("**3 invariant results in 1 scenario**: 0 held, 1 violated, 0 not "
+                            "exercised, 1 expected trade-off shown, 1 not demonstrated.\n"));
+  size_t look = md.find("### Needs a look\n\n| scenario |");
+  size_t fold =
+      md.find("<details><summary>Every invariant of every scenario (3 results)</summary>");
+  ASSERT_NE(look, std::string::npos) << md;
+  ASSERT_NE(fold, std::string::npos) << md;
+  std::string in_view = md.substr(look, md.find("\n\n", look + 20) - look);
+  EXPECT_THAT(in_view, HasSubstr("no\\_loss"));
+  EXPECT_THAT(in_view, HasSubstr("state\\_readable"));
+  EXPECT_THAT(in_view, Not(HasSubstr("no\\_double\\_publish")));  // shown: as expected
+  EXPECT_LT(look, fold);
+  EXPECT_EQ(md.substr(md.size() - 11), "</details>\n");
+  // The violation's counterexample in view; the trade-off's folded.
+  size_t must = md.find("`no\\_loss` (must hold)");
+  size_t trade = md.find("<details><summary>Counterexamples of the expected trade-offs");
+  ASSERT_NE(trade, std::string::npos);
+  EXPECT_LT(must, trade);
+  EXPECT_LT(trade, md.find("`no\\_double\\_publish` (expected to break)"));
 }
 
 TEST(Markdown, ListsMustHoldCounterexamplesFirstWithTheirReplay) {

@@ -65,5 +65,22 @@ TEST(NotExercised, MarkdownAndHtmlSayItToo) {
   EXPECT_THAT(html, Not(HasSubstr("Every must-hold invariant held")));
 }
 
+// Issue 21: the summary stays short: a scenario not exercised is in view (it fails the gate);
+// one whose kills did not all fire but that passed its min_exercised is a note, folded.
+TEST(NotExercised, MarkdownFoldsTheNotesOfScenariosThatPassedTheirThreshold) {
+  RunResults r = NeverFired();
+  r.scenarios.push_back(r.scenarios[0]);
+  r.scenarios[1].name = "py/passes";
+  r.scenarios[1].exercise.min_exercised = 0.0;
+  ASSERT_FALSE(r.scenarios[1].NotExercised());
+  std::string md = RenderMarkdown(SingleRunReport(r));
+  size_t failing = md.find("- \u274C not exercised: **py/mkstemp**");
+  size_t fold = md.find("<details><summary>1 scenario that passed its threshold all the same");
+  ASSERT_NE(failing, std::string::npos) << md;
+  ASSERT_NE(fold, std::string::npos) << md;
+  EXPECT_LT(failing, fold);
+  EXPECT_LT(fold, md.find("- **py/passes**: 4 of 4 planned kills never fired"));
+}
+
 }  // namespace
 }  // namespace killpoint

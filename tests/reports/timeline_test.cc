@@ -25,9 +25,10 @@ TEST(Timeline, OneLanePerAttemptWithItsMarksWaitAndOutcome) {
   ASSERT_EQ(t.lanes.size(), 2u);
   const Lane& first = t.lanes[0];
   EXPECT_EQ(first.Title(), "2026-11-01 #1 a1");
-  EXPECT_THAT(Kinds(first), ElementsAre(MarkKind::kFailpoint, MarkKind::kPublish,
-                                        MarkKind::kFailpoint, MarkKind::kKill));
-  EXPECT_EQ(first.marks[3].label, "after_publish");
+  // The kill carries the point it fell at: no "passed after_publish" mark before it.
+  EXPECT_THAT(Kinds(first), ElementsAre(MarkKind::kFailpoint, MarkKind::kPublish, MarkKind::kKill));
+  EXPECT_EQ(first.marks[2].label, "after_publish");
+  EXPECT_EQ(first.marks[2].detail, "kill -9 at after_publish (hit 1), then the process model");
   EXPECT_EQ(first.outcome, "killed (signal 9)");
   EXPECT_FALSE(first.succeeded);
   EXPECT_EQ(first.wait_before_ms, -1);
@@ -104,13 +105,76 @@ TEST(Timeline, MarksAJobsWaitForALock) {
 }
 
 TEST(Timeline, FinalStateSaysWhatWasDeliveredAndHowEachDateEnded) {
-  Timeline t = BuildTimeline(testing::DoublePublishHistory());
+  Timeline t = BuildTimeline(testing::DoublePublishHistory(), {.duplicates_per_date = true});
   ASSERT_EQ(t.final_state.size(), 3u);
-  EXPECT_THAT(t.final_state[0], HasSubstr("(2026-11-01): delivered 2 times (deliveries 1, 2)"));
+  EXPECT_THAT(t.final_state[0], HasSubstr("(2026-11-01): delivered twice (deliveries 1, 2)"));
   EXPECT_EQ(t.final_state[1].substr(0, 3), "k2 ");
   EXPECT_THAT(t.final_state[1], HasSubstr("never delivered; alerted: <script>"));
-  EXPECT_EQ(t.final_state[2], "2026-11-01: last attempt 2026-11-01 #1 a2 exit 0");
+  EXPECT_THAT(t.final_state[2], ::testing::StartsWith("2026-11-01: delivered twice (DUPLICATE: "
+                                                      "under key k<script>"));
+  EXPECT_THAT(t.final_state[2], ::testing::EndsWith("; last attempt 2026-11-01 #1 a2 exit 0"));
   EXPECT_THAT(t.notes, ElementsAre("final pass: every date had succeeded, nothing to rerun"));
+}
+
+// no_double_publish counts deliveries per date: a second payout of the date under a new
+// idempotency key is a duplicate mark, and the final state says the date was paid twice.
+TEST(Timeline, ADeliveryOfTheSameDateUnderAnotherKeyIsADuplicate) {
+  const std::string d = "2026-11-01";
+  auto publish = [&](int seq, int attempt, std::string key, int id) {
+    return Ev(seq, 0, "publish", d, 1, attempt,
+              {{"key", key}, {"biz_date", d}, {"committed", true}, {"delivery_id", id}});
+  };
+  std::vector<Event> h = {Ev(0, 0, "spawn", d, 1, 1),
+                          publish(1, 1, "uuid-a", 1),
+                          Ev(2, 0, "exit", d, 1, 1, {{"code", 137}, {"signal", 9}}),
+                          Ev(3, 0, "spawn", d, 1, 2),
+                          publish(4, 2, "uuid-b", 2),
+                          Ev(5, 0, "exit", d, 1, 2, {{"code", 0}})};
+  TimelineOptions per_date = TimelineOptionsFor({"no_loss"}, {"no_double_publish"});
+  ASSERT_TRUE(per_date.duplicates_per_date);
+  Timeline t = BuildTimeline(h, per_date);
+  ASSERT_EQ(t.lanes.size(), 2u);
+  EXPECT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kPublish));
+  ASSERT_THAT(Kinds(t.lanes[1]), ElementsAre(MarkKind::kDuplicate));
+  EXPECT_EQ(t.lanes[1].marks[0].detail,
+            "publish uuid-b: delivery 2 (delivery number 2 for 2026-11-01, under another key: "
+            "uuid-a)");
+  ASSERT_EQ(t.final_state.size(), 3u);
+  EXPECT_EQ(t.final_state[0],
+            "uuid-a (2026-11-01): delivered once (delivery 1), but its date was delivered twice "
+            "under 2 keys: uuid-a, uuid-b");
+  EXPECT_THAT(t.final_state[2], ::testing::StartsWith("2026-11-01: delivered twice (DUPLICATE: "
+                                                      "under 2 keys: uuid-a, uuid-b)"));
+  // A scenario that counts per key (one_delivery_per_key: orders of one date) sees no duplicate.
+  t = BuildTimeline(h, TimelineOptionsFor({"one_delivery_per_key"}));
+  EXPECT_THAT(Kinds(t.lanes[1]), ElementsAre(MarkKind::kPublish));
+  EXPECT_EQ(t.final_state[0], "uuid-a (2026-11-01): delivered once (delivery 1)");
+  EXPECT_THAT(t.final_state[2], ::testing::StartsWith("2026-11-01: delivered twice (under 2 keys"));
+}
+
+// A kill before a write reads as one line, not "passed write:x" then "kill -9 before write:x".
+TEST(Timeline, AKillCarriesThePointItFellAt) {
+  Timeline t = BuildTimeline(
+      {Ev(0, 0, "spawn", "d", 1, 1),
+       Ev(1, 0, "failpoint", "d", 1, 1, {{"point", "write:x"}, {"hit", 1}, {"bytes", 118}}),
+       Ev(2, 0, "kill", "d", 1, 1, {{"point", "write:x"}, {"hit", 1}, {"when", "before"}})});
+  ASSERT_EQ(t.lanes.size(), 1u);
+  ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kKill));
+  EXPECT_EQ(t.lanes[0].marks[0].detail,
+            "kill -9 before write:x (hit 1, 118 bytes not written), then the process model");
+  t = BuildTimeline(
+      {Ev(0, 0, "spawn", "d", 1, 1),
+       Ev(1, 0, "failpoint", "d", 1, 1, {{"point", "write:x"}, {"hit", 2}, {"bytes", 9}}),
+       Ev(2, 0, "kill", "d", 1, 1,
+          {{"point", "write:x"}, {"hit", 2}, {"when", "mid"}, {"model", "torn"}})});
+  ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kKill));
+  EXPECT_EQ(t.lanes[0].marks[0].detail,
+            "kill -9 mid write:x (hit 2, 9 bytes, a prefix of them written), then the torn model");
+  // Another hit of the point stays a passed point of its own.
+  t = BuildTimeline({Ev(0, 0, "spawn", "d", 1, 1),
+                     Ev(1, 0, "failpoint", "d", 1, 1, {{"point", "p"}, {"hit", 1}}),
+                     Ev(2, 0, "kill", "d", 1, 1, {{"point", "p"}, {"hit", 2}})});
+  EXPECT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kFailpoint, MarkKind::kKill));
 }
 
 TEST(Timeline, MarksTheFinalPassGiveUpAndTimeout) {
@@ -158,16 +222,14 @@ TEST(Timeline, SaysWhichWritesTheShimDidNotSee) {
          {{"point", "write:<tmp1>"}, {"hit", 1}, {"when", "after"}, {"unseen", "close"}})};
   Timeline t = BuildTimeline(events);
   ASSERT_EQ(t.lanes.size(), 1u);
-  ASSERT_EQ(t.lanes[0].marks.size(), 3u);
+  ASSERT_EQ(t.lanes[0].marks.size(), 2u);  // the write's mark is its kill's
   EXPECT_THAT(
       t.lanes[0].marks[0].detail,
       HasSubstr(
           "written without a seen write (stdio, a raw syscall): write:out (noticed at dup2)"));
   EXPECT_THAT(t.lanes[0].marks[1].detail,
-              HasSubstr("3 bytes), written without a seen write (stdio, a raw syscall): "
-                        "killpoint noticed it at close"));
-  EXPECT_THAT(t.lanes[0].marks[2].detail,
-              HasSubstr("kill -9 after write:<tmp1> (hit 1), written without a seen write"));
+              HasSubstr("kill -9 after write:<tmp1> (hit 1, 3 bytes written), written without a "
+                        "seen write (stdio, a raw syscall): killpoint noticed it at close"));
 }
 
 // A downstream point (plan/crash_point.h) is killed at, not before: the point is the moment.
@@ -196,8 +258,9 @@ TEST(Timeline, CollapsesLongRunsOfPassedCrashPointsButKeepsTheLast) {
   ASSERT_EQ(t.lanes.size(), 1u);
   EXPECT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kFailpoints, MarkKind::kFailpoint,
                                              MarkKind::kKill, MarkKind::kRollback));
-  EXPECT_EQ(t.lanes[0].marks[0].label, "9 points");
-  EXPECT_EQ(t.lanes[0].marks[1].label, "write:f9");
+  EXPECT_EQ(t.lanes[0].marks[0].label, "8 points");
+  EXPECT_EQ(t.lanes[0].marks[1].label, "write:f8");
+  EXPECT_EQ(t.lanes[0].marks[2].label, "write:f9");
   EXPECT_THAT(t.lanes[0].marks[2].detail,
               HasSubstr("kill -9 mid write:f9 (hit 1), then the power model"));
   EXPECT_THAT(t.lanes[0].marks[3].detail, HasSubstr("f9: truncated"));
@@ -295,16 +358,38 @@ TEST(TimelineSvg, EscapesEverythingAndDrawsOneRowPerLane) {
   EXPECT_THAT(RenderTimelineLegend(), HasSubstr("</svg> duplicate delivery</span>"));
 }
 
-TEST(TimelineSvg, ShortensLabelsWithoutSplittingACharacter) {
+TEST(TimelineSvg, ShortensOnlyVeryLongLabelsWithoutSplittingACharacter) {
+  std::string e = "\xC3\xA9";
+  std::string label;
+  for (int i = 0; i < 42; ++i) label += e;
   Timeline t;
   t.lanes.push_back({});
-  t.lanes[0].marks.push_back({MarkKind::kKill,
-                              "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3"
-                              "\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9",
-                              ""});
+  t.lanes[0].marks.push_back({MarkKind::kKill, label, ""});
   std::string svg = RenderTimelineSvg(t);
-  EXPECT_THAT(svg, HasSubstr(">\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3"
-                             "\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xE2\x80\xA6</text>"));
+  std::string cut;
+  for (int i = 0; i < 40; ++i) cut += e;
+  EXPECT_THAT(svg, HasSubstr(">" + cut + "\xE2\x80\xA6</text>"));
+  EXPECT_THAT(svg, HasSubstr("<title>" + label + ": </title>"));  // in full on hover
+}
+
+// Issue 21: "before_publi..." was cut in a lane with room to spare. A label gets a slot as
+// wide as it needs, and its full text is in the tooltip.
+TEST(TimelineSvg, DrawsLabelsInFullWhereThereIsRoom) {
+  Timeline t = BuildTimeline(
+      {Ev(0, 0, "spawn", "d", 1, 1),
+       Ev(1, 0, "kill", "d", 1, 1, {{"point", "before_publish_to_the_ledger"}, {"hit", 1}}),
+       Ev(2, 0, "rollback", "d", 1, 1, {{"model", "process"}, {"changes", "nothing"}})});
+  std::string svg = RenderTimelineSvg(t);
+  EXPECT_THAT(svg, HasSubstr("class=\"l\">before_publish_to_the_ledger</text>"));
+  EXPECT_THAT(svg, HasSubstr("<title>kill -9 at before_publish_to_the_ledger (hit 1)"));
+  // The rollback's mark starts after the kill's label: 28 characters need more than 76px.
+  size_t kill = svg.find("class=\"l\">before_publish_to_the_ledger");
+  size_t x_at = svg.rfind("x=\"", kill);
+  int kill_x = std::stoi(svg.substr(x_at + 3));
+  size_t roll = svg.find("class=\"l\">process</text>");
+  x_at = svg.rfind("x=\"", roll);
+  int roll_x = std::stoi(svg.substr(x_at + 3));
+  EXPECT_GE(roll_x - kill_x, 6 * 28 / 2 + 76 / 2);
 }
 
 }  // namespace

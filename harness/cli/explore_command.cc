@@ -41,8 +41,8 @@ struct ExploreArgs {
 constexpr int kDefaultExploreTrials = 200;
 
 std::string SearchCommand(const ExploreArgs& a, int trials) {
-  std::string cmd = "killpoint explore " + a.scenario + " --seed " + std::to_string(a.seed) +
-                    " --trials " + std::to_string(trials);
+  std::string cmd = "killpoint explore " + ShellQuote(AbsolutePath(a.scenario).string()) +
+                    " --seed " + std::to_string(a.seed) + " --trials " + std::to_string(trials);
   for (const auto& i : a.invariants) cmd += " --invariant " + i;
   if (a.all_faults) cmd += " --all-faults";
   return cmd;

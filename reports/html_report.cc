@@ -44,12 +44,18 @@ struct Tally {
   int shown = 0;
   std::vector<std::string> not_shown;
   std::vector<std::string> not_exercised;  // scenarios whose planned kills did not fire
+  std::vector<std::string> never_ran;      // scenarios whose job never ran: no verdict
 };
 
 Tally Count(const std::vector<ScenarioRef>& scenarios) {
   Tally t;
   for (const ScenarioRef& ref : scenarios) {
     const ScenarioResult& s = ref.result();
+    if (s.NeverRan()) {
+      t.never_ran.push_back(fmt::format("<a href=\"#{}\">{}</a>: never ran: {}", ref.anchor,
+                                        E(s.name), E(s.NeverRanExplanation())));
+      continue;
+    }
     if (s.NotExercised()) {
       t.not_exercised.push_back(fmt::format("<a href=\"#{}\">{}</a>: {}", ref.anchor, E(s.name),
                                             E(s.exercise.Explanation())));
@@ -100,8 +106,13 @@ std::string VerdictBox(const ReportData& report, const std::vector<ScenarioRef>&
         "not tested where the scenario said.",
         t.not_exercised.size(), of);
   }
-  bool ok = t.violations.empty() && t.not_exercised.empty();
+  if (!t.never_ran.empty()) {
+    head = fmt::format("<b>The job never ran</b> in {} of {} scenarios: no verdict for them.",
+                       t.never_ran.size(), scenarios.size());
+  }
+  bool ok = t.violations.empty() && t.not_exercised.empty() && t.never_ran.empty();
   std::string out = fmt::format("<div class=\"verdict {}\">{}", ok ? "ok" : "bad", head);
+  if (!t.never_ran.empty()) out += List(t.never_ran);
   if (!t.violations.empty()) out += List(t.violations);
   if (!t.not_exercised.empty()) out += "<p>Not exercised:</p>" + List(t.not_exercised);
   out += fmt::format("<p>Expected trade-offs: {} shown, {} not demonstrated.</p>", t.shown,

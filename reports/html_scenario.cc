@@ -154,6 +154,13 @@ std::string Meta(const ScenarioResult& s) {
   out += " &middot; job commit: " + (s.job_commit.empty() ? std::string("not in a git checkout")
                                                           : "<code>" + E(s.job_commit) + "</code>");
   out += fmt::format(" &middot; {:.1f}s", s.elapsed_s);
+  if (s.NeverRan()) {
+    out += "<br><b>JOB NEVER RAN</b>: " + E(s.NeverRanExplanation());
+    std::string err;
+    for (const std::string& line : s.NeverRanStderr()) err += E(line) + "\n";
+    out += fmt::format("<br>stderr of trial {}, attempt 1 (last lines):<pre>{}</pre>",
+                       s.start_failures.first_trial, err);
+  }
   if (std::string why = s.exercise.Explanation(); !why.empty())
     out += fmt::format("<br>{}{}", s.NotExercised() ? "<b>NOT EXERCISED</b>: " : "", E(why));
   for (const std::string& note : s.OutsideWriteNotes())

@@ -29,7 +29,19 @@ std::string Example(const Counterexample& c) {
                      c.ReplayCommands());
 }
 
+// A job that never ran: a failure with why and the job's stderr, whatever the invariant.
+std::string NeverRanBody(const ScenarioResult& s) {
+  std::string err;
+  for (const std::string& line : s.NeverRanStderr()) err += line + "\n";
+  return fmt::format(
+      "<failure message=\"{}\" type=\"never_ran\">{}</failure>",
+      Attr("the job never ran: " + s.NeverRanExplanation()),
+      Text(fmt::format("the job never ran: {}\n\nstderr of trial {}, attempt 1 (last lines):\n{}",
+                       s.NeverRanExplanation(), s.start_failures.first_trial, err)));
+}
+
 std::string Body(const ScenarioResult& s, const InvariantResult& r) {
+  if (s.NeverRan()) return NeverRanBody(s);
   switch (s.StatusOf(r)) {
     case InvariantStatus::kNotExercised:
       // A failure, not a pass: the invariant held, but not where the scenario said to test it.

@@ -127,7 +127,8 @@ std::vector<Pick> TopCounterexamples(const std::vector<ScenarioRef>& scenarios) 
   for (InvariantStatus wanted : {InvariantStatus::kViolated, InvariantStatus::kShown}) {
     for (const ScenarioRef& ref : scenarios) {
       for (const InvariantResult& r : ref.result().invariants) {
-        if (r.Status() == wanted && !r.examples.empty()) out.push_back({&ref.result(), &r});
+        if (ref.result().StatusOf(r) == wanted && !r.examples.empty())
+          out.push_back({&ref.result(), &r});
       }
     }
   }
@@ -158,6 +159,25 @@ std::string Exercise(const std::vector<ScenarioRef>& scenarios) {
         notes);
   }
   return out;
+}
+
+// Every scenario whose job never ran: why, and its stderr's last lines.
+std::string NeverRan(const std::vector<ScenarioRef>& scenarios) {
+  std::string out;
+  for (const ScenarioRef& ref : scenarios) {
+    const ScenarioResult& s = ref.result();
+    if (!s.NeverRan()) continue;
+    out += fmt::format("- \u274C **{}** never ran: {}\n\n  ```text\n", MarkdownEscape(s.name),
+                       MarkdownEscape(s.NeverRanExplanation()));
+    // Escaped lines (util/printable.h): no backticks fence can be closed by them but ```.
+    for (std::string line : s.NeverRanStderr()) {
+      for (size_t at = line.find("```"); at != std::string::npos; at = line.find("```", at))
+        line.replace(at, 3, "`\u200b``");
+      out += "  " + line + "\n";
+    }
+    out += "  ```\n";
+  }
+  return out.empty() ? "" : "\n### Jobs that never ran (no verdict)\n\n" + out;
 }
 
 // Every scenario whose trials wrote outside their sandbox, one line a path.
@@ -234,7 +254,8 @@ std::string MarkdownEscape(const std::string& text) {
 std::string RenderMarkdown(const ReportData& report) {
   std::vector<ScenarioRef> scenarios = Scenarios(report);
   std::string out =
-      report.MustHoldViolated() ? "## killpoint: \u274C a must-hold invariant was violated\n\n"
+      report.NeverRan() ? "## killpoint: \u274C a scenario's job never ran (no verdict)\n\n"
+      : report.MustHoldViolated() ? "## killpoint: \u274C a must-hold invariant was violated\n\n"
       : report.NotExercised()
           ? "## killpoint: \u274C a scenario was not exercised (planned kills never fired)\n\n"
           : "## killpoint: \u2705 every must-hold invariant held\n\n";
@@ -246,8 +267,8 @@ std::string RenderMarkdown(const ReportData& report) {
         "`--resume` finishes the run.\n",
         MarkdownEscape(run.results.partial), Plural(run.results.Trials(), "trial"));
   }
-  return out + NeedsALook(scenarios) + Exercise(scenarios) + OutsideWrites(scenarios) +
-         Counterexamples(scenarios) + Table(scenarios);
+  return out + NeverRan(scenarios) + NeedsALook(scenarios) + Exercise(scenarios) +
+         OutsideWrites(scenarios) + Counterexamples(scenarios) + Table(scenarios);
 }
 
 }  // namespace killpoint

@@ -17,6 +17,11 @@ bool ReportData::NotExercised() const {
                      [](const RunReport& r) { return r.results.NotExercised(); });
 }
 
+bool ReportData::NeverRan() const {
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const RunReport& r) { return r.results.NeverRan(); });
+}
+
 bool ReportData::MustHoldViolated() const {
   return std::any_of(runs.begin(), runs.end(),
                      [](const RunReport& r) { return r.results.MustHoldViolated(); });

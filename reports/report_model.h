@@ -30,6 +30,7 @@ struct ReportData {
 
   bool MustHoldViolated() const;
   bool NotExercised() const;
+  bool NeverRan() const;
   int Trials() const;
 };
 

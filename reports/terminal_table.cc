@@ -66,6 +66,16 @@ std::string Line(const ScenarioResult& s, const InvariantResult& r, size_t width
                      r.held + r.violated, status);
 }
 
+// A job that never ran: why, then its stderr's last lines, as it wrote them (escaped).
+std::string NeverRanLines(const ScenarioResult& s) {
+  if (!s.NeverRan()) return "";
+  std::string out = Wrap("  JOB NEVER RAN: ", s.NeverRanExplanation());
+  out +=
+      fmt::format("  stderr of trial {}, attempt 1 (last lines):\n", s.start_failures.first_trial);
+  for (const std::string& line : s.NeverRanStderr()) out += "    | " + line + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string RenderTable(const RunResults& results, bool color, std::optional<int> only_trial) {
@@ -90,6 +100,7 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
     for (const auto& m : s.ModelsRun()) models += (models.empty() ? "" : ", ") + m;
     out += Wrap("  ",
                 "models run: " + (models.empty() ? std::string("none (no kill fired)") : models));
+    out += NeverRanLines(s);
     if (std::string why = s.exercise.Explanation(false); !why.empty())
       out += Wrap(s.NotExercised() ? "  NOT EXERCISED: " : "  note: ", why);
     std::string never;
@@ -105,7 +116,7 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
     for (const InvariantResult& r : s.invariants) {
       out += Line(s, r, width, color);
       if (r.violated > 0 && !s.ByModel(r).empty()) out += Wrap("    by model: ", s.ByModel(r));
-      if (r.Status() == InvariantStatus::kViolated && !r.examples.empty()) {
+      if (s.StatusOf(r) == InvariantStatus::kViolated && !r.examples.empty()) {
         // The explanation may quote a job's output: escaped (util/printable.h), one line.
         out += Wrap("    e.g. ", Printable(r.examples.front().explanation));
         // Unwrapped, so that it can be copied and pasted as it is.
@@ -119,9 +130,10 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
   std::string totals =
       fmt::format("{} trial{} in {:.1f}s ({:.1f} trials/s), seed {}:", results.Trials(),
                   results.Trials() == 1 ? "" : "s", results.elapsed_s, rate, results.seed);
-  std::string verdict = results.MustHoldViolated() ? "a must-hold invariant was VIOLATED"
-                        : results.NotExercised()   ? "NOT EXERCISED: planned kills never fired"
-                                                   : "every must-hold invariant held";
+  std::string verdict = results.NeverRan()           ? "JOB NEVER RAN: no verdict (see above)"
+                        : results.MustHoldViolated() ? "a must-hold invariant was VIOLATED"
+                        : results.NotExercised()     ? "NOT EXERCISED: planned kills never fired"
+                                                     : "every must-hold invariant held";
   if (!results.partial.empty()) {
     out += "\nPARTIAL RESULTS (" + results.partial +
            "): the same command with --resume finishes the run\n";

@@ -12,10 +12,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A job's stderr in one line: its trailing newlines dropped, the rest escaped.
+// How much of a job's stderr a converges verdict quotes: its end, where a traceback names
+// the exception.
+constexpr size_t kStderrQuoted = 240;
+
+// A job's stderr in one line: its trailing newlines dropped, then its last kStderrQuoted bytes
+// from a line's start where one is near ("..." before them when cut), escaped.
 std::string StderrLine(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return Printable(s, 160);
+  if (s.size() <= kStderrQuoted) return Printable(s);
+  size_t from = s.size() - kStderrQuoted;
+  if (size_t line = s.find('\n', from); line != std::string::npos && line < s.size() - 40)
+    from = line + 1;
+  while (from < s.size() && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) ++from;
+  return "..." + Printable(s.substr(from));
 }
 
 // No state file named (check.state_file): the job keeps none, nothing to read.

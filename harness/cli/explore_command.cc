@@ -15,7 +15,9 @@
 #include "run/sandbox.h"
 #include "scenario/scenario_parser.h"
 #include "suite/suite.h"
+#include "util/absolute_path.h"
 #include "util/atomic_file.h"
+#include "util/shell_quote.h"
 
 namespace killpoint {
 namespace {
@@ -39,8 +41,8 @@ struct ExploreArgs {
 constexpr int kDefaultExploreTrials = 200;
 
 std::string SearchCommand(const ExploreArgs& a, int trials) {
-  std::string cmd = "killpoint explore " + a.scenario + " --seed " + std::to_string(a.seed) +
-                    " --trials " + std::to_string(trials);
+  std::string cmd = "killpoint explore " + ShellQuote(AbsolutePath(a.scenario).string()) +
+                    " --seed " + std::to_string(a.seed) + " --trials " + std::to_string(trials);
   for (const auto& i : a.invariants) cmd += " --invariant " + i;
   if (a.all_faults) cmd += " --all-faults";
   return cmd;
@@ -111,7 +113,7 @@ int Execute(const ExploreArgs& a) {
   CounterexampleFile c = *r.found;
   c.scenario_text = text.value();
   fs::path file = ExploreCounterexampleFile(ScenarioDir(a.out, s.name), c.invariant);
-  c.reproduce = "killpoint replay " + file.string();
+  c.reproduce = "killpoint replay " + ShellQuote(AbsolutePath(file).string());
   if (r.interrupted != 0) {
     c.partial = std::string("interrupted by ") + InterruptName(r.interrupted) +
                 " while shrinking, after " + std::to_string(r.shrink_trials) + " of at most " +

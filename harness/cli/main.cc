@@ -18,11 +18,21 @@ constexpr const char* kExitCodes =
     "Exit codes:\n"
     "  0    every must-hold invariant held (replay: the invariant held)\n"
     "  1    a must-hold invariant was violated (replay: violated again)\n"
-    "  2    bad usage, a bad scenario or a bad job\n"
+    "  2    bad usage, a bad scenario, or a job that never ran: every attempt of a scenario\n"
+    "       failed the same way before any crash point (its stderr is shown)\n"
     "  3    the harness itself failed\n"
     "  4    nothing violated, but a scenario's planned kills never fired: not exercised\n"
     "  130  interrupted by SIGINT (143: SIGTERM); partial results written, --resume finishes\n"
     "docs: README.md and docs/ in the source tree; docs/scenarios.md for scenario files";
+
+// The subcommands' names, `help` left out.
+std::vector<std::string> SubcommandNames(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() != "help") names.push_back(sub->get_name());
+  }
+  return names;
+}
 
 // `killpoint help [SUBCOMMAND]`: what `--help` prints.
 void AddHelpCommand(CLI::App& app) {
@@ -36,7 +46,10 @@ void AddHelpCommand(CLI::App& app) {
     try {
       sub = app.get_subcommand(name);
     } catch (const CLI::OptionNotFound&) {
-      throw CLI::ValidationError("help", "no subcommand '" + name + "'");
+      std::string closest = ClosestName(name, SubcommandNames(app));
+      throw CLI::ValidationError("help",
+                                 "no subcommand '" + name + "'" +
+                                     (closest.empty() ? "" : ": did you mean '" + closest + "'?"));
     }
     std::cout << sub->help();
   });
@@ -67,11 +80,20 @@ int UnexpectedArguments(CLI::App& app, const CLI::ExtrasError& e) {
   return app.exit(e);
 }
 
+// `killpoint rnu ...`: "did you mean run?" when the first argument is a subcommand mistyped.
+void HintSubcommand(const CLI::App& app, const std::string& first) {
+  if (!app.get_subcommands().empty() || first.empty() || first[0] == '-') return;
+  std::string closest = ClosestName(first, SubcommandNames(app));
+  if (!closest.empty())
+    std::cerr << "killpoint: " << first << " is no subcommand: did you mean " << closest << "?\n";
+}
+
 }  // namespace
 }  // namespace killpoint
 
 int main(int argc, char** argv) {
-  CLI::App app{"killpoint: kill scheduled jobs at chosen points, retry them, check invariants"};
+  CLI::App app{"killpoint: kill scheduled jobs at chosen points, retry them, check invariants",
+               "killpoint"};
   app.set_version_flag("--version", std::string("killpoint ") + KILLPOINT_VERSION);
   app.require_subcommand(1);
   app.footer(killpoint::kExitCodes);
@@ -86,12 +108,17 @@ int main(int argc, char** argv) {
   // Every orphan of a job becomes the harness's child, whatever it did to its environment and
   // session (`env -i setsid cmd &`): killed at the end of its attempt, or at the latest here.
   killpoint::BecomeSubreaper();
+  if (argc < 2) {  // no subcommand: the help, as `killpoint help` prints it, and exit 2
+    std::cerr << app.help();
+    return killpoint::kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ExtrasError& e) {
     return killpoint::UnexpectedArguments(app, e) == 0 ? killpoint::kExitOk
                                                        : killpoint::kExitBadInput;
   } catch (const CLI::ParseError& e) {
+    killpoint::HintSubcommand(app, argv[1]);
     int rc = app.exit(e);
     return rc == 0 ? killpoint::kExitOk : killpoint::kExitBadInput;
   }

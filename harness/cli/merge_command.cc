@@ -44,7 +44,8 @@ int Execute(const MergeArgs& a) {
               << "\nreport: " << paths.html << "\njunit: " << paths.junit
               << "\nsummary: " << paths.markdown << "\n";
   }
-  return GateExit(merged.value().MustHoldViolated(), merged.value().NotExercised());
+  return GateExit(merged.value().MustHoldViolated(), merged.value().NotExercised(),
+                  merged.value().NeverRan());
 }
 
 }  // namespace

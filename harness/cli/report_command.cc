@@ -40,7 +40,7 @@ int Execute(const ReportArgs& a) {
     bool color = ColorWanted(STDOUT_FILENO);
     for (const RunReport& run : combined.runs) std::cout << RenderTable(run.results, color);
   }
-  return GateExit(combined.MustHoldViolated(), combined.NotExercised());
+  return GateExit(combined.MustHoldViolated(), combined.NotExercised(), combined.NeverRan());
 }
 
 }  // namespace

@@ -154,7 +154,8 @@ int Execute(const RunArgs& a) {
     std::cout << "results: " << ResultsFile(a.out).string() << "\nreport: " << paths.html
               << "\njunit: " << paths.junit << "\nsummary: " << paths.markdown << "\n";
   }
-  return GateExit(results.value().MustHoldViolated(), results.value().NotExercised());
+  return GateExit(results.value().MustHoldViolated(), results.value().NotExercised(),
+                  results.value().NeverRan());
 }
 
 }  // namespace

@@ -72,6 +72,7 @@ TrialExercise ExerciseOf(const Plan& plan, const std::vector<Event>& events) {
     }
   }
   out.outside = OutsideWritesOf(events);
+  out.start_failure = StartFailureOf(events);
   return out;
 }
 
@@ -106,6 +107,7 @@ void from_json(const nlohmann::json& j, PlannedKill& k) {
 void to_json(nlohmann::json& j, const TrialExercise& e) {
   j = {{"kills", e.kills}, {"other_faults", e.other_faults}, {"other_fired", e.other_fired}};
   if (!e.outside.empty()) j["outside"] = e.outside;
+  if (e.start_failure) j["start_failure"] = *e.start_failure;
 }
 void from_json(const nlohmann::json& j, TrialExercise& e) {
   e = TrialExercise{};
@@ -113,6 +115,7 @@ void from_json(const nlohmann::json& j, TrialExercise& e) {
   e.other_faults = j.value("other_faults", 0);
   e.other_fired = j.value("other_fired", 0);
   e.outside = j.value("outside", std::vector<OutsideWrite>{});
+  if (j.contains("start_failure")) e.start_failure = j.at("start_failure").get<StartFailure>();
 }
 
 std::ostream& operator<<(std::ostream& os, const TrialExercise& e) {

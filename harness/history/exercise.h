@@ -7,12 +7,14 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "history/event.h"
 #include "history/outside_write.h"
+#include "history/start_failure.h"
 #include "plan/plan.h"
 
 namespace killpoint {
@@ -34,6 +36,9 @@ struct TrialExercise {
   // Not a planned fault but what the trial did besides: the files its attempts changed outside
   // the sandbox (history/outside_write.h), so that the results count them per scenario.
   std::vector<OutsideWrite> outside = {};
+  // Set when every attempt failed the same way before any crash point (history/start_failure.h):
+  // the job never ran.
+  std::optional<StartFailure> start_failure = {};
 
   int Fired() const;
   bool AllFired() const { return Fired() == static_cast<int>(kills.size()); }

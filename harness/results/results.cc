@@ -96,6 +96,7 @@ std::string ExerciseStats::Explanation(bool with_points) const {
 }
 
 InvariantStatus ScenarioResult::StatusOf(const InvariantResult& r) const {
+  if (NeverRan()) return InvariantStatus::kNotExercised;
   InvariantStatus s = r.Status();
   return s == InvariantStatus::kHeld && NotExercised() ? InvariantStatus::kNotExercised : s;
 }
@@ -164,6 +165,7 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
   ++trials;
   exercise.Add(exercised);
   AddOutside(outside_writes, outside_more, exercised.outside);
+  if (exercised.start_failure) start_failures.Add(plan.trial, *exercised.start_failure);
   std::vector<std::string> violated_here;
   std::string models;
   // The models the trial's kills applied; a trial of an old journal: its plan's.
@@ -213,6 +215,7 @@ std::string ScenarioResult::ByModel(const InvariantResult& r) const {
 }
 
 bool ScenarioResult::MustHoldViolated() const {
+  if (NeverRan()) return false;
   return std::any_of(invariants.begin(), invariants.end(), [](const InvariantResult& r) {
     return r.Status() == InvariantStatus::kViolated;
   });
@@ -305,8 +308,16 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
        {"points", r.points},
        {"models", r.models},
        {"models_run", r.ModelsRun()},
-       {"not_exercised", r.NotExercised()}};
+       {"not_exercised", r.NotExercised()},
+       {"never_ran", r.NeverRan()}};
   if (r.exercise.known) j["exercise"] = r.exercise;
+  if (r.start_failures.trials > 0) j["start_failures"] = r.start_failures;
+  if (r.NeverRan()) {
+    // No invariant was tested: none reads violated (or held), whatever its checker saw.
+    for (auto& inv : j["invariants"]) inv["status"] = ToString(InvariantStatus::kNotExercised);
+    j["never_ran_explanation"] = r.NeverRanExplanation();
+    j["never_ran_stderr"] = r.NeverRanStderr();
+  }
   if (r.exercise.min_exercised) j["min_exercised"] = *r.exercise.min_exercised;
   if (!r.job_commit.empty()) j["job_commit"] = r.job_commit;
   if (!r.outside_writes.empty()) j["outside_writes"] = r.outside_writes;
@@ -328,6 +339,7 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   r.job_commit = j.value("job_commit", "");
   r.outside_writes = j.value("outside_writes", std::vector<OutsideWriteStat>{});
   r.outside_more = j.value("outside_more", 0);
+  r.start_failures = j.value("start_failures", StartFailureStats{});
 }
 
 void to_json(nlohmann::json& j, const RunResults& r) {
@@ -339,6 +351,7 @@ void to_json(nlohmann::json& j, const RunResults& r) {
        {"trials", r.Trials()},
        {"must_hold_violated", r.MustHoldViolated()},
        {"not_exercised", r.NotExercised()},
+       {"never_ran", r.NeverRan()},
        {"scenarios", r.scenarios}};
   if (r.shard) j["shard"] = *r.shard;
   if (!r.partial.empty()) j["partial"] = r.partial;

@@ -115,6 +115,21 @@ struct OutsideWriteStat {
 // name each trial would fill them): the first ones, in order of first appearance by trial.
 inline constexpr size_t kMaxOutsidePaths = 20;
 
+// The trials whose job failed the same way before any crash point (history/start_failure.h).
+struct StartFailureStats {
+  int trials = 0;      // trials that ended so
+  bool same = true;    // all of them with one exit code
+  StartFailure first;  // the first such trial's exit code and stderr tail
+  int first_trial = -1;
+
+  void Add(int trial, const StartFailure& f);
+  bool operator==(const StartFailureStats&) const = default;
+};
+
+// How many lines of a job's stderr the reports show for a job that never ran: its last ones,
+// where a traceback ends with the exception.
+inline constexpr size_t kNeverRanStderrLines = 12;
+
 struct ScenarioResult {
   std::string name;
   std::string file;
@@ -132,13 +147,26 @@ struct ScenarioResult {
   std::string job_commit;
   std::vector<OutsideWriteStat> outside_writes;  // sorted by path, at most kMaxOutsidePaths
   int outside_more = 0;  // trials' writes to paths beyond those (a path counts once a trial)
+  StartFailureStats start_failures;
 
   // Adds one finished trial's verdicts. `replay` reproduces it. `exercise`: which planned
   // faults happened (unknown, for a trial from a journal of before: counted from the plan).
   void Add(const Plan& plan, const std::vector<Verdict>& verdicts, const std::string& replay,
            const TrialExercise& exercise = TrialExercise{{}, 0, 0, false});
+  // False in a scenario whose job never ran: nothing was judged.
   bool MustHoldViolated() const;
   bool NotExercised() const { return exercise.NotExercised(); }
+  // The job never ran: every trial failed the same way before any crash point (one exit code
+  // in every attempt of every trial). No verdict: every invariant reads "not exercised", the
+  // reports show why and the job's stderr, and the run exits 2 (cli/exit_codes.h).
+  bool NeverRan() const;
+  // Why the job never ran: "every attempt of its 3 trials exited with code 127 (command not
+  // found) before reaching any crash point or calling the downstream ...", with what to check;
+  // empty when it ran.
+  std::string NeverRanExplanation() const;
+  // The last kNeverRanStderrLines lines of the first such trial's stderr, each escaped
+  // (util/printable.h); empty when it ran.
+  std::vector<std::string> NeverRanStderr() const;
   // The writes outside the sandbox as sentences for every report, one a path: "this job wrote
   // /var/lib/app/state.json outside its sandbox (open, rename) in 3 of 10 trials: no persistence
   // model applied to it, and the next trial sees it"; then the paths beyond the first
@@ -147,7 +175,8 @@ struct ScenarioResult {
   // When there are such writes and writes_in_sandbox is not checked: how to make them
   // violations (they are warnings). Else empty.
   std::string OutsideWriteHint() const;
-  // r.Status(), except that "held" reads "not exercised" in a scenario not exercised.
+  // r.Status(), except that "held" reads "not exercised" in a scenario not exercised, and
+  // that every invariant does in a scenario whose job never ran.
   InvariantStatus StatusOf(const InvariantResult& r) const;
   // The models the trials ran under (a model counts once a kill applied it), else the
   // scenario's list for results of before.
@@ -180,6 +209,7 @@ struct RunResults {
 
   bool MustHoldViolated() const;
   bool NotExercised() const;
+  bool NeverRan() const;  // a scenario's job never ran
   int Trials() const;
   bool operator==(const RunResults&) const = default;
 };
@@ -187,6 +217,7 @@ struct RunResults {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Counterexample, trial, seed, plan, explanation,
                                                 replay, file)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ShardInfo, index, count)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StartFailureStats, trials, same, first, first_trial)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OutsideWriteStat, path, kind, ops, trials)
 void to_json(nlohmann::json& j, const PointStat& p);
 void from_json(const nlohmann::json& j, PointStat& p);

@@ -9,8 +9,10 @@
 #include "history/exercise.h"
 #include "results/layout.h"
 #include "suite/suite.h"
+#include "util/absolute_path.h"
 #include "util/atomic_file.h"
 #include "util/json_error.h"
+#include "util/shell_quote.h"
 
 namespace killpoint {
 namespace {
@@ -238,6 +240,7 @@ ScenarioResult Fold(const std::vector<Shard>& shards, size_t i, const Journals& 
   r.trials_by_model.clear();
   r.outside_writes.clear();
   r.outside_more = 0;
+  r.start_failures = StartFailureStats{};
   r.exercise = ExerciseStats{};
   r.exercise.min_exercised = shards.front().results.scenarios[i].exercise.min_exercised;
   for (InvariantResult& inv : r.invariants) inv = {inv.name, inv.expectation, 0, 0, {}, {}};
@@ -267,8 +270,8 @@ Status CopyCounterexamples(const std::vector<Shard>& shards, size_t i, const fs:
       fs::path name = fs::path(it->file).filename();
       auto c = ReadCounterexample(CounterexampleDir(ScenarioDir(shard.dir, r.name)) / name);
       if (!c) return Error::BadInput(c.error().message);
-      example.file = (dir / name).string();
-      c.value().reproduce = "killpoint replay " + example.file;
+      example.file = AbsolutePath(dir / name).string();
+      c.value().reproduce = "killpoint replay " + ShellQuote(example.file);
       if (Status s = WriteCounterexample(dir / name, c.value()); !s) return s;
     }
   }

@@ -33,6 +33,7 @@
 #include "suite/ordered_fold.h"
 #include "suite/run_manifest.h"
 #include "suite/shard.h"
+#include "util/absolute_path.h"
 #include "util/atomic_file.h"
 #include "util/shell_quote.h"
 
@@ -102,7 +103,7 @@ Status SaveCounterexample(const Scenario& s, const SuiteOptions& o, const TrialR
   c.events = HistoryOfFiredOnly(t.plan, exercise, t.events, s.LoadsShim());
   c.final_state = CaptureFinalState(s, t.sandbox.work(), t.events);
   fs::path file = CounterexamplePath(o, s, t.plan.trial, invariant);
-  c.reproduce = "killpoint replay " + ShellQuote(file.string());
+  c.reproduce = "killpoint replay " + ShellQuote(AbsolutePath(file).string());
   return WriteCounterexample(file, c);
 }
 
@@ -327,7 +328,7 @@ class ScenarioTrials {
         if (inv.examples.empty() || inv.examples.back().trial != trial) continue;
         fs::path file = CounterexamplePath(o_, s_, trial, inv.name);
         std::error_code ec;
-        if (fs::exists(file, ec)) inv.examples.back().file = file.string();
+        if (fs::exists(file, ec)) inv.examples.back().file = AbsolutePath(file).string();
       }
     }
   }
@@ -338,14 +339,14 @@ class ScenarioTrials {
     std::set<fs::path> examples;
     for (const InvariantResult& inv : result_.invariants) {
       for (const Counterexample& e : inv.examples) {
-        if (!e.file.empty()) examples.insert(e.file);
+        if (!e.file.empty()) examples.insert(AbsolutePath(e.file));
       }
     }
     std::error_code ec;
     fs::directory_iterator files(CounterexampleDir(dir_), ec);
     if (ec) return Ok();  // no counterexample at all
     for (const auto& entry : files) {
-      if (!examples.count(entry.path())) fs::remove(entry.path(), ec);
+      if (!examples.count(AbsolutePath(entry.path()))) fs::remove(entry.path(), ec);
     }
     return Ok();
   }
@@ -477,8 +478,9 @@ int PlannedTrials(const Scenario& s, const SuiteOptions& o) {
 }
 
 std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive) {
-  return "killpoint run " + ShellQuote(s.file.string()) + (exhaustive ? " --exhaustive" : "") +
-         " --seed " + std::to_string(seed) + " --trial " + std::to_string(trial) + " --keep";
+  return "killpoint run " + ShellQuote(AbsolutePath(s.file).string()) +
+         (exhaustive ? " --exhaustive" : "") + " --seed " + std::to_string(seed) + " --trial " +
+         std::to_string(trial) + " --keep";
 }
 
 Status WriteResultsFile(const fs::path& out, const RunResults& results) {

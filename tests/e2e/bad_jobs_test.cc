@@ -15,6 +15,7 @@ namespace killpoint::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class BadJob : public ::testing::Test {
  protected:
@@ -115,15 +116,44 @@ TEST_F(BadJob, AProgramThatIsNotExecutableIsABadScenario) {
   ExpectNoTemporaryDirectoryLeft();
 }
 
-TEST_F(BadJob, AJobThatFailsAtOnceIsRetriedAndTheRunGoesOn) {
+// A job that fails the same way before any crash point never ran: no verdict, exit 2, its
+// stderr shown (history/start_failure.h). Its retries and final pass still ran.
+TEST_F(BadJob, AJobThatFailsAtOnceNeverRanAndExitsTwo) {
   CliRun r = Run("exits-at-once");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   auto exits = OfType(Events(r, "bad-jobs-exits-at-once"), event::kExit);
   ASSERT_EQ(exits.size(), 4u);  // two attempts, then two in the final pass
   for (const auto& e : exits) EXPECT_EQ(e.data["code"], 3);
-  nlohmann::json i = Invariant(r.Results(), "bad-jobs/exits-at-once", "converges");
-  EXPECT_EQ(i["status"], "expected, shown");
+  nlohmann::json results = r.Results();
+  EXPECT_TRUE(results["never_ran"].get<bool>());
+  EXPECT_TRUE(results["scenarios"][0]["never_ran"].get<bool>());
+  nlohmann::json i = Invariant(results, "bad-jobs/exits-at-once", "converges");
+  EXPECT_EQ(i["status"], "NOT EXERCISED");
+  EXPECT_THAT(r.out, HasSubstr("JOB NEVER RAN: every attempt of its trial "
+                               "exited with code 3"));
   ExpectNoTemporaryDirectoryLeft();
+}
+
+TEST_F(BadJob, APythonScriptThatIsNotThereNeverRanAndItsStderrIsShown) {
+  CliRun r = Run("python-missing-script");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("  JOB NEVER RAN: every attempt of its trial exited with code 2"));
+  EXPECT_THAT(r.Results()["scenarios"][0]["never_ran_explanation"].get<std::string>(),
+              HasSubstr("exited with code 2 before reaching any crash point"));
+  EXPECT_THAT(r.out, HasSubstr("    | /usr/bin/python3: can't open file '"));
+  EXPECT_THAT(r.out, HasSubstr("no_such_file.py': [Errno 2] No such file or directory\n"));
+  EXPECT_THAT(r.out, Not(HasSubstr("VIOLATED")));
+  EXPECT_THAT(Slurp(r.dir / "summary.md"), HasSubstr("### Jobs that never ran (no verdict)"));
+  EXPECT_THAT(Slurp(r.dir / "junit.xml"), HasSubstr("type=\"never_ran\""));
+  EXPECT_THAT(Slurp(r.dir / "report.html"), HasSubstr("<b>JOB NEVER RAN</b>"));
+}
+
+TEST_F(BadJob, AScriptPathRelativeToTheScenarioNeverRan) {
+  CliRun r = Run("relative-script-path");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_THAT(r.Results()["scenarios"][0]["never_ran_explanation"].get<std::string>(),
+              HasSubstr("a relative path is looked up in the sandbox"));
+  EXPECT_THAT(r.out, HasSubstr("jobs/exits-at-once.sh"));  // sh's own message, in the stderr
 }
 
 TEST_F(BadJob, AHungJobIgnoringSigtermIsKilledAtItsTimeout) {
@@ -197,7 +227,7 @@ TEST_F(BadJob, AJobWritingWithoutEndIsStoppedByTheFileSizeLimit) {
 
 TEST_F(BadJob, KeepLeavesTheSandboxesAndOnlyThem) {
   CliRun r = Run("exits-at-once", {"--keep"});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // the job never ran
   size_t left = std::distance(fs::directory_iterator(tmp_), fs::directory_iterator());
   EXPECT_EQ(left, 1u);  // the run's sandbox folder, kept on request
 }

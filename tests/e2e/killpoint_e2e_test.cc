@@ -258,15 +258,25 @@ TEST(Gate, ExitsOneWhenAMustHoldInvariantBreaks) {
   CliRun r = RunKillpoint("gate", {"run", "tests/fixtures/increment-claimed-correct.json"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_THAT(r.out, HasSubstr("VIOLATED"));
-  EXPECT_THAT(
-      r.out,
-      HasSubstr(
-          "replay: killpoint run tests/fixtures/increment-claimed-correct.json --seed 1 --trial"));
+  EXPECT_THAT(r.out, HasSubstr("replay: killpoint run " KILLPOINT_SOURCE_DIR
+                               "/tests/fixtures/increment-claimed-correct.json --seed 1 --trial"));
   nlohmann::json i =
       Invariant(r.Results(), "fixture/increment-claimed-correct", "amount_matches_source");
   EXPECT_EQ(i["status"], "VIOLATED");
   EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
               ::testing::ContainsRegex("2026-11-0[12]: daily_settlement row"));
+  // The replay line works from any directory (here the output folder): its path is absolute.
+  std::string line = r.out.substr(r.out.find("replay: killpoint ") + 18);
+  std::vector<std::string> argv = {KILLPOINT_BIN_DIR "/killpoint"};
+  for (size_t at = 0, end; at < line.size() && line[at] != '\n'; at = end + 1) {
+    end = line.find_first_of(" \n", at);
+    argv.push_back(line.substr(at, end - at));
+    if (line[end] == '\n') break;
+  }
+  auto replay = Spawn({argv, {}, r.dir, r.dir / "replay.out", r.dir / "replay.err"});
+  ASSERT_TRUE(replay) << replay.error().message;
+  EXPECT_EQ(replay.value()->Wait(std::chrono::minutes(2)).ShellCode(), 1)
+      << Slurp(r.dir / "replay.out") << Slurp(r.dir / "replay.err");
 }
 
 TEST(Gate, ExitsTwoOnABadScenarioNamingFileAndField) {
@@ -293,6 +303,13 @@ TEST(Gate, TheCommandLineExplainsItself) {
   CliRun typo = RunKillpoint("typo", {"run", "scenarios/settle-upsert.json", "--trails", "3"});
   EXPECT_EQ(typo.exit_code, 2);
   EXPECT_THAT(typo.err, HasSubstr("--trails is no option of run: did you mean --trials?"));
+  CliRun sub = RunKillpoint("sub-typo", {"rnu", "scenarios"});
+  EXPECT_EQ(sub.exit_code, 2);
+  EXPECT_THAT(sub.err, HasSubstr("killpoint: rnu is no subcommand: did you mean run?"));
+  CliRun help_typo = RunKillpoint("help-typo", {"help", "rpelay"});
+  EXPECT_EQ(help_typo.exit_code, 2);
+  EXPECT_THAT(help_typo.err, HasSubstr("no subcommand 'rpelay': did you mean 'replay'?"));
+  EXPECT_THAT(help_run.out, HasSubstr("a job that never ran"));  // exit 2, in every help
 }
 
 TEST(Gate, ExitsTwoOnAMissingJob) {

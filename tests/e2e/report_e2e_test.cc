@@ -268,7 +268,8 @@ TEST_F(Bundled, AJobThatPrintsMarkupCannotInjectIt) {
   const nlohmann::json& c = junit["suites"][0]["cases"][0];
   EXPECT_EQ(c["outcome"], "failure");
   EXPECT_THAT(c["body"].get<std::string>(),
-              HasSubstr("killpoint run tests/fixtures/hostile-output.json --seed 1 --trial"));
+              HasSubstr("killpoint run " KILLPOINT_SOURCE_DIR
+                        "/tests/fixtures/hostile-output.json --seed 1 --trial"));
 }
 
 TEST(ReportCommand, ADamagedOrForeignResultsFileIsExitTwoNamingIt) {

@@ -100,5 +100,22 @@ TEST(TerminalTable, SaysAnExhaustiveRunOfOneTrialRanItByTrial) {
               HasSubstr("1 of 33 (crash point, moment, model) combinations tried (--limit)"));
 }
 
+// A job that never ran: said so with its stderr's last lines, no VIOLATED, no replay line.
+TEST(TerminalTable, SaysAJobNeverRanAndShowsItsStderr) {
+  RunResults r = Wide();
+  ScenarioResult& s = r.scenarios[0];
+  s.trials = 2;
+  s.start_failures.Add(0, {2, "python3: can't open file '/tmp/s/no_such_file.py': [Errno 2]\n"});
+  s.start_failures.Add(1, {2, ""});
+  std::string plain = RenderTable(r, false);
+  EXPECT_THAT(plain, HasSubstr("  JOB NEVER RAN: every attempt of its 2 trials "
+                               "exited with code 2"));
+  EXPECT_THAT(plain, HasSubstr("\n    | python3: can't open file '/tmp/s/no_such_file.py': "
+                               "[Errno 2]\n"));
+  EXPECT_THAT(plain, Not(HasSubstr("VIOLATED")));
+  EXPECT_THAT(plain, Not(HasSubstr("replay: ")));
+  EXPECT_THAT(plain, HasSubstr("JOB NEVER RAN: no verdict"));
+}
+
 }  // namespace
 }  // namespace killpoint

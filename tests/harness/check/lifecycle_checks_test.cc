@@ -9,6 +9,7 @@ namespace killpoint {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 TEST(Checkers, ImplementEveryInvariantOfTheVocabulary) {
   EXPECT_EQ(AllCheckers().size(), kInvariantNames.size());
@@ -75,6 +76,22 @@ TEST(Converges, NeedsTheLastAttemptOfEveryDateToSucceed) {
   EXPECT_THAT(
       v.explanation,
       HasSubstr("after 2 attempts the last exited with code 3 (stderr: state file is unreadable)"));
+}
+
+TEST(Converges, QuotesATracebackByItsEndWhereTheExceptionIs) {
+  CheckFixture f;
+  std::string traceback = "Traceback (most recent call last):\n";
+  for (int i = 0; i < 12; ++i)
+    traceback += "  File \"/srv/jobs/payout.py\", line " + std::to_string(i) + ", in main\n";
+  traceback += "sqlite3.OperationalError: database disk image is malformed\n";
+  f.Exit("2026-11-01", 0);
+  f.Exit("2026-11-02", 1, traceback);
+  Verdict v = f.Check("converges");
+  EXPECT_FALSE(v.held);
+  EXPECT_THAT(v.explanation,
+              HasSubstr("sqlite3.OperationalError: database disk image is malformed)"));
+  EXPECT_THAT(v.explanation, HasSubstr("(stderr: ...  File "));  // cut at a line's start
+  EXPECT_THAT(v.explanation, Not(HasSubstr("Traceback")));
 }
 
 TEST(Converges, CatchesADateThatNeverRan) {

@@ -276,3 +276,64 @@ TEST(ScenarioResult, KeepsTheFirstOutsidePathsAndCountsTheRest) {
 
 }  // namespace
 }  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+// A trial whose every attempt failed with `code` before any crash point.
+TrialExercise FailedAtOnce(int64_t code, const std::string& err = "") {
+  TrialExercise e;
+  e.start_failure = StartFailure{code, err};
+  return e;
+}
+
+ScenarioResult ConvergesOnly() {
+  ScenarioResult r;
+  r.name = "s";
+  r.invariants = {{"converges", kMustHold, 0, 0, {}, {}}};
+  return r;
+}
+
+TEST(NeverRan, EveryTrialFailingAtOnceWithOneCodeIsNoVerdict) {
+  std::string traceback = "Traceback (most recent call last):\n";
+  for (int i = 0; i < 20; ++i) traceback += "  File \"x.py\", line " + std::to_string(i) + "\n";
+  traceback += "ModuleNotFoundError: No module named 'payouts'\n\n";
+  ScenarioResult r = ConvergesOnly();
+  for (int t = 0; t < 3; ++t)
+    r.Add(PlanWithKill(t, "after_publish"), {Verdict::Violated("converges", "exit 1")}, "replay",
+          FailedAtOnce(1, traceback));
+  EXPECT_TRUE(r.NeverRan());
+  EXPECT_FALSE(r.MustHoldViolated());
+  EXPECT_EQ(r.StatusOf(r.invariants[0]), InvariantStatus::kNotExercised);
+  EXPECT_NE(r.NeverRanExplanation().find("every attempt of its 3 trials exited with code 1"),
+            std::string::npos)
+      << r.NeverRanExplanation();
+  std::vector<std::string> err = r.NeverRanStderr();
+  ASSERT_EQ(err.size(), kNeverRanStderrLines);
+  EXPECT_EQ(err.back(), "ModuleNotFoundError: No module named 'payouts'");  // the last line kept
+  RunResults run;
+  run.scenarios = {r};
+  EXPECT_TRUE(run.NeverRan());
+  EXPECT_FALSE(run.MustHoldViolated());
+  // Through results.json: the same verdict.
+  ScenarioResult back = nlohmann::json(r).get<ScenarioResult>();
+  EXPECT_EQ(back, r);
+  EXPECT_TRUE(nlohmann::json(r)["never_ran"].get<bool>());
+}
+
+TEST(NeverRan, OneTrialThatRanOrTwoCodesKeepTheVerdicts) {
+  ScenarioResult r = ConvergesOnly();
+  r.Add(PlanWithKill(0, "p"), {Verdict::Violated("converges", "exit 127")}, "", FailedAtOnce(127));
+  r.Add(PlanWithKill(1, "p"), {Verdict::Violated("converges", "exit 3")}, "", TrialExercise{});
+  EXPECT_FALSE(r.NeverRan());
+  EXPECT_TRUE(r.MustHoldViolated());
+  EXPECT_TRUE(r.NeverRanStderr().empty());
+  ScenarioResult two = ConvergesOnly();
+  two.Add(PlanWithKill(0, "p"), {Verdict::Violated("converges", "x")}, "", FailedAtOnce(127));
+  two.Add(PlanWithKill(1, "p"), {Verdict::Violated("converges", "x")}, "", FailedAtOnce(2));
+  EXPECT_FALSE(two.NeverRan());
+  EXPECT_EQ(two.StatusOf(two.invariants[0]), InvariantStatus::kViolated);
+}
+
+}  // namespace
+}  // namespace killpoint

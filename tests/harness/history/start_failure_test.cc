@@ -1,0 +1,76 @@
+// A job that never ran, from the history alone (history/start_failure.h): every attempt failed
+// with one exit code before any crash point or downstream call.
+#include "history/start_failure.h"
+
+#include <gtest/gtest.h>
+
+namespace killpoint {
+namespace {
+
+Event At(const char* type, int attempt, nlohmann::json data = nlohmann::json::object()) {
+  return {0, 0, type, "2026-11-01", 1, attempt, std::move(data)};
+}
+
+Event Exit(int attempt, int code, const std::string& err = "") {
+  return At(event::kExit, attempt, {{"code", code}, {"stderr", err}});
+}
+
+// Two attempts and a final pass that all exit 127 at once.
+std::vector<Event> NotFoundThrice() {
+  const std::string err = "sh: 1: payout.py: not found\n";
+  return {At(event::kTrialStart, 0), At(event::kSpawn, 1), Exit(1, 127, err),
+          At(event::kSpawn, 2),      Exit(2, 127, err),    At(event::kFinalPass, 0),
+          At(event::kSpawn, 3),      Exit(3, 127, err)};
+}
+
+TEST(StartFailureOf, EveryAttemptFailingTheSameWayAtOnceIsOne) {
+  auto f = StartFailureOf(NotFoundThrice());
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->code, 127);
+  EXPECT_EQ(f->stderr_tail, "sh: 1: payout.py: not found\n");
+  EXPECT_EQ(StartFailureHint(127), "127: command not found");
+}
+
+TEST(StartFailureOf, PointsPassedWithNoCountIsStillBeforeAnyPoint) {
+  std::vector<Event> events = NotFoundThrice();
+  events.insert(events.begin() + 3,
+                At(event::kPointsPassed, 1, {{"points", nlohmann::json::object()}}));
+  EXPECT_TRUE(StartFailureOf(events));
+  events.insert(events.begin() + 3, At(event::kPointsPassed, 1, {{"points", {{"write:x", 0}}}}));
+  EXPECT_TRUE(StartFailureOf(events));
+}
+
+TEST(StartFailureOf, ACrashPointOrADownstreamCallMeansTheJobRan) {
+  for (Event got_going : {At(event::kFailpoint, 2, {{"point", "after_publish"}, {"hit", 1}}),
+                          At(event::kPointsPassed, 2, {{"points", {{"write:state.json", 1}}}}),
+                          At(event::kPublish, 2, {{"key", "k"}}), At(event::kQuery, 1),
+                          At(event::kOutsideWrites, 1), At(event::kJobWait, 1)}) {
+    std::vector<Event> events = NotFoundThrice();
+    events.insert(events.begin() + 4, got_going);
+    EXPECT_FALSE(StartFailureOf(events)) << got_going;
+  }
+}
+
+TEST(StartFailureOf, DifferentCodesASuccessOrAHarnessKillAreVerdicts) {
+  std::vector<Event> differ = NotFoundThrice();
+  differ[4] = Exit(2, 1);
+  EXPECT_FALSE(StartFailureOf(differ));
+  std::vector<Event> succeeded = NotFoundThrice();
+  succeeded.back() = Exit(3, 0);
+  EXPECT_FALSE(StartFailureOf(succeeded));
+  std::vector<Event> timed_out = NotFoundThrice();
+  for (Event& e : timed_out) {
+    if (e.type == event::kExit)
+      e.data = {{"code", 137}, {"signal", 9}, {"killed_by_harness", true}};
+  }
+  EXPECT_FALSE(StartFailureOf(timed_out));
+  std::vector<Event> signalled = NotFoundThrice();  // SIGXFSZ: it wrote, with no point named
+  for (Event& e : signalled) {
+    if (e.type == event::kExit) e.data = {{"code", 153}, {"signal", 25}};
+  }
+  EXPECT_FALSE(StartFailureOf(signalled));
+  EXPECT_FALSE(StartFailureOf({At(event::kTrialStart, 0)}));  // no attempt at all
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -144,12 +144,21 @@ struct CheckParams {
   bool operator==(const CheckParams&) const = default;
 };
 
+// A real server the job talks to (docs/services.md), started by the harness from Debian's
+// packages; `kind` is one of scenario/service_reader.h's kServiceKinds.
+struct ServiceSpec {
+  std::string kind;
+  bool operator==(const ServiceSpec&) const = default;
+};
+
 // A user-defined invariant (docs/scenarios.md, "Your own invariants"): a query over a SQLite
-// database of the sandbox that returns the violating rows; no row means it held.
+// database of the sandbox, or over a service's database, that returns the violating rows; no
+// row means it held.
 struct SqlCheck {
-  std::string db;    // relative to the sandbox, opened as check/checker.h's OpenJobDatabase does
-  std::string sql;   // one read-only statement
-  std::string says;  // what a returned row means, for the explanation
+  std::string db;       // relative to the sandbox, opened as check/checker.h's OpenJobDatabase does
+  std::string service;  // or: the name of a postgres service of the scenario (db is then empty)
+  std::string sql;      // one read-only statement
+  std::string says;     // what a returned row means, for the explanation
   bool missing_db_holds = false;  // "missing_db": "held"; by default a missing db is a violation
   // "after_every_crash": true: also checked on what a reader sees after each kill (the sandbox
   // once the persistence model was applied, before the retry), not only at the end.
@@ -187,7 +196,8 @@ struct Scenario {
   DownstreamSpec downstream;
   FaultSpec faults = {};  // pause, overlap, downstream_burst (docs/faults.md)
   CheckParams check;
-  std::map<std::string, SqlCheck> checks;  // the scenario's own invariants, by name
+  std::map<std::string, ServiceSpec> services = {};  // by name (docs/services.md)
+  std::map<std::string, SqlCheck> checks;            // the scenario's own invariants, by name
   std::vector<std::string> must_hold;
   std::vector<std::string> expected_violations;
   int trials = 0;  // 0: the run's --trials decides

@@ -5,6 +5,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -111,6 +113,31 @@ Result<std::unique_ptr<ServerProcess>> StartServerOn(const fs::path& bin, const 
                         std::to_string(kStartPatience.count()) + " s each): " + last);
 }
 
+// initdb takes seconds; a copy of its result, a tenth of one. The first postgres service of a
+// run (by sandbox root) runs initdb into a template folder there; every one copies it.
+Result<fs::path> TemplateData(const fs::path& bin, const fs::path& root, const ServerMarks& marks) {
+  static std::mutex mu;
+  static std::map<fs::path, fs::path> templates;  // sandbox root -> its template's data folder
+  std::lock_guard<std::mutex> lock(mu);
+  auto known = templates.find(root);
+  if (known != templates.end() && fs::exists(known->second)) return known->second;
+  auto dir = MakeFolder(root, "postgres-template");
+  if (!dir) return dir.error();
+  fs::path data = dir.value() / "data";
+  // -N: initdb does not fsync what it wrote (a throw-away cluster); the server keeps its
+  // defaults, fsync on.
+  ServerCommand initdb{{(bin / "initdb").string(), "-D", data.string(), "-U", kPostgresUser, "-A",
+                        "trust", "-E", "UTF8", "--locale=C", "-N"},
+                       ServerEnv(marks),
+                       dir.value() / "initdb.log",
+                       marks.cgroup_procs_fd};
+  if (Status s = RunServerTool(initdb, kInitdbPatience); !s) {
+    return Error::Harness("initdb: " + s.error().message);
+  }
+  templates[root] = data;
+  return data;
+}
+
 }  // namespace
 
 Result<fs::path> PostgresBinDir() {
@@ -139,15 +166,15 @@ Result<std::unique_ptr<Service>> StartPostgres(const std::string& name, const fs
   if (!bin) return bin.error();
   auto dir = MakeFolder(root, name);
   if (!dir) return dir.error();
-  // -N: initdb does not fsync what it wrote (a throw-away cluster); the server keeps its
-  // defaults, fsync on.
-  ServerCommand initdb{{(bin.value() / "initdb").string(), "-D", (dir.value() / "data").string(),
-                        "-U", kPostgresUser, "-A", "trust", "-E", "UTF8", "--locale=C", "-N"},
-                       ServerEnv(marks),
-                       dir.value() / "initdb.log",
-                       marks.cgroup_procs_fd};
-  if (Status s = RunServerTool(initdb, kInitdbPatience); !s) {
-    return Error::Harness("postgres service " + name + ": initdb: " + s.error().message);
+  auto data = TemplateData(bin.value(), root, marks);
+  if (!data) return Error::Harness("postgres service " + name + ": " + data.error().message);
+  ServerCommand copy{{"/bin/cp", "-a", data.value().string(), (dir.value() / "data").string()},
+                     ServerEnv(marks),
+                     dir.value() / "copy.log",
+                     marks.cgroup_procs_fd};
+  if (Status s = RunServerTool(copy, kInitdbPatience); !s) {
+    return Error::Harness("postgres service " + name +
+                          ": copying the template: " + s.error().message);
   }
   ServiceAddress address{"postgres", "127.0.0.1", 0, kPostgresTrialDatabase, kPostgresUser};
   auto server = StartServerOn(bin.value(), dir.value(), marks, address);

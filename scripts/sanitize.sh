@@ -88,7 +88,7 @@ asan_targets=(killpoint kp-settle kp-publish kp-retry kp-catalogue kp-sqlite-com
   e2e_test explore_e2e_test report_e2e_test shard_e2e_test interrupt_e2e_test
   process_faults_e2e_test malformed_scenarios_test bad_jobs_test settlement_schema_e2e_test
   exercise_e2e_test temp_names_e2e_test services_e2e_test)
-asan_not_run='^(e2e_test|explore_e2e_test|sqlite_guarantees_test|parallel_e2e_test|corpus_fast|InterruptProperty\..*|Resumed\.(AScenarioTheKilledRunNeverReachedRunsWhole|NothingToContinueStartsTheRun|ResumingAFinishedRunIsANoOp|OtherOptionsThanTheInterruptedRunAreRefused|AFolderWithoutARunIsRefused|TheKilledRunWasCutMidScenario|JournalsAndCounterexampleFilesEqualAnUninterruptedRun)|Dogfood\.WithoutItsFsyncTheWriterLosesFinishedTrials|Services\..*|Stopped\..*)$'
+asan_not_run='^(e2e_test|explore_e2e_test|sqlite_guarantees_test|parallel_e2e_test|corpus_fast|InterruptProperty\..*|Resumed\.(AScenarioTheKilledRunNeverReachedRunsWhole|NothingToContinueStartsTheRun|ResumingAFinishedRunIsANoOp|OtherOptionsThanTheInterruptedRunAreRefused|AFolderWithoutARunIsRefused|TheKilledRunWasCutMidScenario|JournalsAndCounterexampleFilesEqualAnUninterruptedRun)|Dogfood\.WithoutItsFsyncTheWriterLosesFinishedTrials|PostgresService\..*|PostgresStopped\..*)$'
 asan_e2e_filter='Gate.*:PythonJob.*:HungJob.*:Replay.*:Points.*:Syscalls.*:Torn.*:Exhaustive.*'
 # One search with its shrinking (the two other shrink tests run the same code on other jobs),
 # the bad-input path, and `run`'s counterexample files replayed.

@@ -53,7 +53,7 @@ std::vector<std::string> ProcessesIn(const fs::path& dir) {
   return found;
 }
 
-class Services : public ::testing::Test {
+class PostgresService : public ::testing::Test {
  protected:
   void SetUp() override {
     auto bin = PostgresBinDir();
@@ -81,7 +81,7 @@ class Services : public ::testing::Test {
   fs::path root_, sandboxes_;
 };
 
-TEST_F(Services, ThePlainInsertLeavesTwoRowsForADateAfterAKillAfterItsCommit) {
+TEST_F(PostgresService, ThePlainInsertLeavesTwoRowsForADateAfterAKillAfterItsCommit) {
   CliRun r = RunKillpoint("insert", Args("insert"), root_);
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   const auto& s = r.Results()["scenarios"][0];
@@ -94,7 +94,7 @@ TEST_F(Services, ThePlainInsertLeavesTwoRowsForADateAfterAKillAfterItsCommit) {
   EXPECT_EQ(Invariant(r.Results(), "services/settle-insert", "converges")["status"], "held");
 }
 
-TEST_F(Services, TheUpsertHoldsWithTheSameKills) {
+TEST_F(PostgresService, TheUpsertHoldsWithTheSameKills) {
   CliRun r = RunKillpoint("upsert", Args("upsert"), root_);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto& s = r.Results()["scenarios"][0];
@@ -106,7 +106,7 @@ TEST_F(Services, TheUpsertHoldsWithTheSameKills) {
 }
 
 // A run long enough to be stopped in the middle, as a background process.
-class Stopped : public Services {
+class PostgresStopped : public PostgresService {
  protected:
   // Starts the run, waits for its server, sends `signal`; the harness's exit code.
   int RunAndSignal(int signal) {
@@ -133,9 +133,11 @@ class Stopped : public Services {
   }
 };
 
-TEST_F(Stopped, SigkillOfTheHarnessTakesItsServerAlong) { EXPECT_EQ(RunAndSignal(SIGKILL), 137); }
+TEST_F(PostgresStopped, SigkillOfTheHarnessTakesItsServerAlong) {
+  EXPECT_EQ(RunAndSignal(SIGKILL), 137);
+}
 
-TEST_F(Stopped, SigintStopsTheServerWithTheRun) { EXPECT_EQ(RunAndSignal(SIGINT), 130); }
+TEST_F(PostgresStopped, SigintStopsTheServerWithTheRun) { EXPECT_EQ(RunAndSignal(SIGINT), 130); }
 
 }  // namespace
 }  // namespace killpoint::testing

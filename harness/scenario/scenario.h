@@ -155,14 +155,15 @@ struct ServiceSpec {
 // database of the sandbox, or over a service's database, that returns the violating rows; no
 // row means it held.
 struct SqlCheck {
-  std::string db;       // relative to the sandbox, opened as check/checker.h's OpenJobDatabase does
-  std::string service;  // or: the name of a postgres service of the scenario (db is then empty)
-  std::string sql;      // one read-only statement
-  std::string says;     // what a returned row means, for the explanation
+  std::string db;    // relative to the sandbox, opened as check/checker.h's OpenJobDatabase does
+  std::string sql;   // one read-only statement
+  std::string says;  // what a returned row means, for the explanation
   bool missing_db_holds = false;  // "missing_db": "held"; by default a missing db is a violation
   // "after_every_crash": true: also checked on what a reader sees after each kill (the sandbox
   // once the persistence model was applied, before the retry), not only at the end.
   bool after_every_crash = false;
+  // Or, instead of db: the name of a postgres service of the scenario (docs/services.md).
+  std::string service = {};
   bool operator==(const SqlCheck&) const = default;
 };
 

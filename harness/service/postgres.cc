@@ -22,7 +22,7 @@ constexpr std::chrono::seconds kInitdbPatience{120};
 constexpr std::chrono::seconds kStartPatience{60};
 constexpr int kStartTries = 3;  // a picked port taken in between: another port
 
-class Postgres : public Service {
+class Postgres : public RunningService {
  public:
   Postgres(fs::path dir, std::unique_ptr<ServerProcess> server, ServiceAddress address,
            PgConnection admin)
@@ -160,8 +160,8 @@ Result<fs::path> PostgresBinDir() {
   return best;
 }
 
-Result<std::unique_ptr<Service>> StartPostgres(const std::string& name, const fs::path& root,
-                                               const ServerMarks& marks) {
+Result<std::unique_ptr<RunningService>> StartPostgres(const std::string& name, const fs::path& root,
+                                                      const ServerMarks& marks) {
   auto bin = PostgresBinDir();
   if (!bin) return bin.error();
   auto dir = MakeFolder(root, name);
@@ -181,7 +181,7 @@ Result<std::unique_ptr<Service>> StartPostgres(const std::string& name, const fs
   if (!server) return Error::Harness("postgres service " + name + ": " + server.error().message);
   auto admin = PgConnection::Open(address, "postgres");
   if (!admin) return Error::Harness("postgres service " + name + ": " + admin.error().message);
-  return std::unique_ptr<Service>(
+  return std::unique_ptr<RunningService>(
       new Postgres(dir.value(), std::move(server.value()), address, std::move(admin.value())));
 }
 

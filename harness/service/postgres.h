@@ -20,8 +20,8 @@ inline constexpr const char* kPostgresTrialDatabase = "killpoint";
 // initdb; an error with the setup hint when there is none.
 Result<std::filesystem::path> PostgresBinDir();
 
-Result<std::unique_ptr<Service>> StartPostgres(const std::string& name,
-                                               const std::filesystem::path& root,
-                                               const ServerMarks& marks);
+Result<std::unique_ptr<RunningService>> StartPostgres(const std::string& name,
+                                                      const std::filesystem::path& root,
+                                                      const ServerMarks& marks);
 
 }  // namespace killpoint

@@ -36,17 +36,18 @@ struct ServerMarks {
   int cgroup_procs_fd = -1;
 };
 
-class Service {
+class RunningService {
  public:
-  virtual ~Service() = default;  // stops the server and waits for it
+  virtual ~RunningService() = default;  // stops the server and waits for it
   // A clean state for the next trial: what the last one left is gone. The previous trial's
   // state lives until then, for its checks.
   virtual Result<ServiceAddress> Reset() = 0;
 };
 
 // Starts a server of `kind` with its files in a new folder inside `root`.
-Result<std::unique_ptr<Service>> StartService(const std::string& name, const std::string& kind,
-                                              const std::filesystem::path& root,
-                                              const ServerMarks& marks);
+Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
+                                                     const std::string& kind,
+                                                     const std::filesystem::path& root,
+                                                     const ServerMarks& marks);
 
 }  // namespace killpoint

@@ -12,9 +12,10 @@ std::string ServiceAddress::Url() const {
 }
 
 // The kinds, one file each: a new kind is a line here and its file.
-Result<std::unique_ptr<Service>> StartService(const std::string& name, const std::string& kind,
-                                              const std::filesystem::path& root,
-                                              const ServerMarks& marks) {
+Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
+                                                     const std::string& kind,
+                                                     const std::filesystem::path& root,
+                                                     const ServerMarks& marks) {
   if (kind == "postgres") return StartPostgres(name, root, marks);
   return Error::BadInput("service " + name + ": no service kind '" + kind + "'");
 }

@@ -25,7 +25,7 @@ class ServiceSet {
   Result<ServiceAddresses> Reset();
 
  private:
-  std::map<std::string, std::unique_ptr<Service>> services_;
+  std::map<std::string, std::unique_ptr<RunningService>> services_;
 };
 
 // The environment that tells a job where its services are (docs/services.md): for each service

@@ -53,6 +53,13 @@ std::vector<std::string> ProcessesIn(const fs::path& dir) {
   return found;
 }
 
+// Both forms in one run: one initdb (the run's template), a server per scenario. Its folder
+// outlives the fixture's: the second test reads the same run.
+fs::path BothFormsSandboxes() {
+  return fs::temp_directory_path() / ("kp-e2e-services-both-" + std::to_string(::getpid())) /
+         "sandboxes";
+}
+
 class PostgresService : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -68,6 +75,10 @@ class PostgresService : public ::testing::Test {
     EXPECT_THAT(ProcessesIn(sandboxes_), IsEmpty()) << "a server outlived the run";
     if (!HasFailure()) fs::remove_all(root_);
   }
+  static void TearDownTestSuite() {  // BothForms's folder, once its two tests have read it
+    std::error_code ec;
+    fs::remove_all(BothFormsSandboxes().parent_path(), ec);
+  }
   std::vector<std::string> Args(const std::string& scenario) {
     return {"run",
             "tests/fixtures/services/" + scenario + ".json",
@@ -80,13 +91,6 @@ class PostgresService : public ::testing::Test {
   std::string name_;
   fs::path root_, sandboxes_;
 };
-
-// Both forms in one run: one initdb (the run's template), a server per scenario. Its folder
-// outlives the fixture's: the second test reads the same run.
-fs::path BothFormsSandboxes() {
-  return fs::temp_directory_path() / ("kp-e2e-services-both-" + std::to_string(::getpid())) /
-         "sandboxes";
-}
 
 const CliRun& BothForms() {
   static const CliRun run = [] {

@@ -12,6 +12,7 @@ find_package(fmt REQUIRED)
 # client and server corrupt memory (seen as "free(): invalid pointer" in the publish job).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)  # the postgres service (docs/services.md)
 add_library(httplib::httplib INTERFACE IMPORTED)
 target_link_libraries(httplib::httplib INTERFACE PkgConfig::HTTPLIB Threads::Threads)
 

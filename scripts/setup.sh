@@ -11,6 +11,7 @@ packages=(
   libcli11-dev libcpp-httplib-dev libfmt-dev
   libssl-dev zlib1g-dev libbrotli-dev  # headers cpp-httplib's compiled flags need
   clang-format  # scripts/check-format.sh, the ctest `format`
+  postgresql libpq-dev python3-psycopg2  # the postgres service (docs/services.md)
 )
 
 missing=()

@@ -19,6 +19,7 @@
 #include "history/event_data.h"
 #include "plan/plan.h"
 #include "scenario/scenario.h"
+#include "service/service.h"
 #include "util/result.h"
 
 namespace killpoint {
@@ -27,7 +28,8 @@ struct CheckInput {
   const Scenario& scenario;
   const Plan& plan;
   const std::vector<Event>& events;
-  std::filesystem::path workdir;  // the job's disk after the last attempt
+  std::filesystem::path workdir;   // the job's disk after the last attempt
+  ServiceAddresses services = {};  // where the trial found the scenario's services
 
   // The dates the plan triggered, in first-trigger order.
   std::vector<std::string> Dates() const;
@@ -61,6 +63,11 @@ const Checkers& BuiltinCheckers();
 // A scenario's own invariant (scenario.h's SqlCheck) on the sandbox `workdir`.
 Verdict RunSqlCheck(const std::string& name, const SqlCheck& check,
                     const std::filesystem::path& workdir);
+
+// A scenario's own invariant on its postgres service `check.service`, found at `services`: the
+// same verdicts as RunSqlCheck, the query run in a read-only transaction.
+Verdict RunServiceSqlCheck(const std::string& name, const SqlCheck& check,
+                           const ServiceAddresses& services);
 
 // The scenario's after_every_crash checks on a crash state (TrialOptions::crash_checks): each
 // check's database, with its -journal and -wal, is copied into `scratch`/NAME and checked there, so

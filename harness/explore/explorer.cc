@@ -47,7 +47,8 @@ class Search {
       return;
     }
     int n = shrinking ? ++outcome_.shrink_trials : ++outcome_.trials;
-    auto checked = CheckTrial({scenario_, plan, trial.value().events, trial.value().sandbox.work()},
+    auto checked = CheckTrial({scenario_, plan, trial.value().events, trial.value().sandbox.work(),
+                               trial.value().services},
                               AllCheckers());
     if (!checked) {
       error_ = checked.error();

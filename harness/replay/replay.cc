@@ -35,8 +35,9 @@ Result<ReplayOutcome> Replay(const CounterexampleFile& c, const TrialOptions& op
   auto trial = RunTrial(out.scenario, c.plan, with_checks);
   if (!trial) return trial.error();
   out.events = trial.value().events;
-  auto verdicts =
-      CheckTrial({out.scenario, c.plan, out.events, trial.value().sandbox.work()}, AllCheckers());
+  auto verdicts = CheckTrial(
+      {out.scenario, c.plan, out.events, trial.value().sandbox.work(), trial.value().services},
+      AllCheckers());
   if (!verdicts) return verdicts.error();
   out.verdicts = std::move(verdicts.value());
   for (const Verdict& v : out.verdicts) {

@@ -18,6 +18,11 @@ inline constexpr const char* kProcessTagVariable = "KILLPOINT_PROCESS_TAG";
 // A tag no other spawn of any process on this machine uses: "<harness pid>.<counter>".
 std::string NewProcessTag();
 
+// A tag for a server the harness runs for a scenario (harness/service/): "<harness pid>.server<N>".
+// KillTaggedBy finds it (the orphan guard kills it with the harness's jobs), KillAdoptedOrphans
+// leaves it alone: a server is a child of the harness, not an orphan of a job.
+std::string NewServerTag();
+
 // SIGKILLs every process (but the caller) whose environment holds kProcessTagVariable=tag, and
 // waits for each to exit; repeats until a scan of /proc finds none (a process may fork while
 // it is scanned). Returns how many of them were outside process group `group` (<= 0: all): the

@@ -182,6 +182,11 @@ std::string NewProcessTag() {
   return std::to_string(::getpid()) + "." + std::to_string(++counter);
 }
 
+std::string NewServerTag() {
+  static std::atomic<uint64_t> counter{0};
+  return std::to_string(::getpid()) + ".server" + std::to_string(++counter);
+}
+
 int KillTagged(const std::string& tag, int group) {
   // The group's leader is the first process of its tag: every other one descends from it.
   return KillCarrying(std::string(kProcessTagVariable) + "=" + tag, false, group, group);
@@ -207,6 +212,8 @@ int KillAdoptedOrphans(pid_t first) {
   if (!g_subreaper.load()) return 0;
   const pid_t self = ::getpid();
   const std::string own_exe = ExeOf(self);
+  const std::string server_tag =
+      std::string(kProcessTagVariable) + "=" + std::to_string(self) + ".server";
   int killed = 0;
   for (int round = 0; round < kMaxRounds; ++round) {
     const Candidates candidates = CandidatesSince(first);
@@ -216,6 +223,7 @@ int KillAdoptedOrphans(pid_t first) {
       if (pid < candidates.floor || PidField(pid, 2) != self) continue;
       const std::string exe = ExeOf(pid);
       if (!exe.empty() && exe == own_exe) continue;  // forked by the harness, not exec'd
+      if (Carries(pid, server_tag, true)) continue;  // a scenario's server (NewServerTag)
       int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
       if (pidfd < 0) continue;
       // Still our child (the pidfd pins the process: not a reused pid). A zombie, which ended

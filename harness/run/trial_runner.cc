@@ -73,20 +73,26 @@ class TrialDriver {
         {{"elapsed_ms", std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()}});
     DetachServices();  // nothing is recorded after this
     if (options_.keep_sandbox) sandbox_.Keep();
-    return TrialRecord{plan_, history_.Events(), std::move(sandbox_)};
+    return TrialRecord{plan_, history_.Events(), std::move(sandbox_), addresses_,
+                       own_services_.servers};
   }
 
  private:
   // A worker's services (run/trial_services.h), or this trial's own when it has none.
   Status AttachServices() {
     if (services_ == nullptr) {
-      auto started = TrialServices::Start();
+      auto started = TrialServices::Start(scenario_.services, options_.sandbox_root);
       if (!started) return started.error();
       own_services_ = std::move(started.value());
       services_ = &own_services_;
     }
     downstream_ = services_->downstream.get();
     channel_ = services_->channel.get();
+    if (services_->servers) {  // a clean state for this trial (docs/services.md)
+      auto addresses = services_->servers->Reset();
+      if (!addresses) return addresses.error();
+      addresses_ = std::move(addresses.value());
+    }
     downstream_->Attach(scenario_.downstream.dedupe, &history_,
                         scenario_.downstream.dedupe_by == kDedupeByIdempotencyKey);
     channel_->Reset([this](const FailpointHit& h) { return attempt_.OnHit(h); });
@@ -134,6 +140,7 @@ class TrialDriver {
     auto vars = Vars(date, attempt);
     SpawnRequest r;
     for (const auto& a : argv) r.argv.push_back(Substitute(a, vars));
+    r.env = ServiceEnv(addresses_);  // the scenario's env may override them
     for (const auto& [k, v] : scenario_.job.env) r.env[k] = Substitute(v, vars);
     r.env["KILLPOINT_WORKDIR"] = sandbox_.work().string();
     r.env["KILLPOINT_BIZ_DATE"] = date;
@@ -442,6 +449,7 @@ class TrialDriver {
   fs::path shim_;            // the syscall shim, when the scenario uses it
   TrialServices* services_;  // the worker's, or &own_services_
   TrialServices own_services_;
+  ServiceAddresses addresses_;             // the scenario's services for this trial
   Downstream* downstream_ = nullptr;       // services_'s while attached
   ControlChannel* channel_ = nullptr;      // services_'s while attached
   std::map<std::string, bool> succeeded_;  // by date: did its last planned run succeed

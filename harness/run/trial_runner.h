@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "run/sandbox.h"
 #include "run/stop_token.h"
 #include "scenario/scenario.h"
+#include "service/service_set.h"
 #include "util/result.h"
 
 namespace killpoint {
@@ -53,6 +55,12 @@ struct TrialRecord {
   Plan plan;
   std::vector<Event> events;
   Sandbox sandbox;
+  // Where the trial found the scenario's services (docs/services.md), for the checks; their
+  // state stays until the worker's next trial resets them.
+  ServiceAddresses services = {};
+  // The servers the trial started itself (RunTrial without a worker's services), kept for its
+  // checks; null otherwise.
+  std::shared_ptr<ServiceSet> own_servers = {};
 };
 
 // Fails only when the trial could not be carried out (sandbox, sockets, a failed setup,

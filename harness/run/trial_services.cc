@@ -1,15 +1,27 @@
 #include "run/trial_services.h"
 
+#include "run/job_cgroup.h"
+#include "run/process_tag.h"
+
 namespace killpoint {
 
-Result<TrialServices> TrialServices::Start() {
+Result<TrialServices> TrialServices::Start(const std::map<std::string, ServiceSpec>& servers,
+                                           const std::filesystem::path& root) {
   History unused;  // attached for the start only: Detach lets go of it before it goes
   auto downstream = Downstream::Start(false, &unused);
   if (!downstream) return downstream.error();
   downstream.value()->Detach();
   auto channel = ControlChannel::Start({});
   if (!channel) return channel.error();
-  return TrialServices{std::move(downstream.value()), std::move(channel.value())};
+  std::shared_ptr<ServiceSet> set;
+  if (!servers.empty()) {
+    // The orphan guard's tag and the run's cgroup: a SIGKILLed harness takes its servers along.
+    ServerMarks marks{{{kProcessTagVariable, NewServerTag()}}, JobCgroupProcsFd()};
+    auto started = ServiceSet::Start(servers, root, marks);
+    if (!started) return started.error();
+    set = std::move(started.value());
+  }
+  return TrialServices{std::move(downstream.value()), std::move(channel.value()), std::move(set)};
 }
 
 }  // namespace killpoint

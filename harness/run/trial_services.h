@@ -3,13 +3,18 @@
 // each, the channel's loop) cost the harness more than half a millisecond a trial, a third of
 // a small job's own time (docs/performance.md, "Where a trial's time goes"). A trial attaches
 // them at its start and detaches them at its end (Downstream::Attach, ControlChannel::Reset),
-// so that nothing of one trial reaches the next.
+// so that nothing of one trial reaches the next. The scenario's own servers (docs/services.md)
+// live here too: started once per worker, reset at each trial's start.
 #pragma once
 
+#include <filesystem>
+#include <map>
 #include <memory>
 
 #include "run/control_channel.h"
 #include "run/downstream.h"
+#include "scenario/scenario.h"
+#include "service/service_set.h"
 #include "util/result.h"
 
 namespace killpoint {
@@ -17,9 +22,15 @@ namespace killpoint {
 struct TrialServices {
   std::unique_ptr<Downstream> downstream;
   std::unique_ptr<ControlChannel> channel;
+  // The scenario's servers; null when it names none. Shared: a trial that started its own
+  // hands them to its TrialRecord, for the checks after it.
+  std::shared_ptr<ServiceSet> servers;
 
-  // Both detached: they serve nobody until a trial attaches them.
-  static Result<TrialServices> Start();
+  // Both detached: they serve nobody until a trial attaches them. `servers`: the scenario's
+  // services, their files in `root` (the run's sandbox root). Call it from a thread that
+  // outlives the servers: they die with the thread that started them (service/server_process.h).
+  static Result<TrialServices> Start(const std::map<std::string, ServiceSpec>& servers = {},
+                                     const std::filesystem::path& root = {});
 };
 
 }  // namespace killpoint

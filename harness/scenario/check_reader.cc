@@ -116,12 +116,17 @@ bool IsSandboxPath(const std::string& value) {
                       [](const std::filesystem::path& part) { return part == ".."; });
 }
 
-std::optional<std::string> SqlProblem(const std::string& sql) {
+std::optional<std::string> QueryProblem(const std::string& sql) {
   if (sql.find('\0') != std::string::npos) return "must not contain a NUL character";
   std::string word = FirstWord(sql);
   if (word != "select" && word != "with" && word != "values") {
     return "expected one query (SELECT, WITH or VALUES) that returns the violating rows";
   }
+  return std::nullopt;
+}
+
+std::optional<std::string> SqlProblem(const std::string& sql) {
+  if (auto problem = QueryProblem(sql)) return problem;
   if (!sqlite3_complete((sql + ";").c_str())) return "is not a complete SQL statement";
   return PrepareProblem(sql);
 }
@@ -133,11 +138,18 @@ std::map<std::string, SqlCheck> ReadChecks(FieldReader r, const nlohmann::json* 
     std::string name = CheckedCheckName(r, it.key());
     FieldReader c = r.Object(name);
     SqlCheck check;
-    check.db = c.String("db");
-    if (!IsSandboxPath(check.db))
-      c.Fail("db", "expected a path relative to the sandbox, got '" + check.db + "'");
+    const std::string none;
+    check.service = c.String("service", &none);
+    if (check.service.empty()) {
+      check.db = c.String("db");
+      if (!IsSandboxPath(check.db))
+        c.Fail("db", "expected a path relative to the sandbox, got '" + check.db + "'");
+    } else if (c.Has("db")) {
+      c.Fail("db", "a check reads either a sandbox database (db) or a service (service), not both");
+    }
     check.sql = c.String("sql");
-    if (auto problem = SqlProblem(check.sql)) c.Fail("sql", *problem);
+    auto problem = check.service.empty() ? SqlProblem(check.sql) : QueryProblem(check.sql);
+    if (problem) c.Fail("sql", *problem);
     check.says = c.String("says");
     if (check.says.empty()) c.Fail("says", "must say what a returned row means");
     const std::string violated = "violated";

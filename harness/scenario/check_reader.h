@@ -23,6 +23,10 @@ SettlementSchema ReadSettlementSchema(FieldReader r);
 // complete statement, a syntax error, or not a query. nullopt when it may run.
 std::optional<std::string> SqlProblem(const std::string& sql);
 
+// The part of SqlProblem that holds for any SQL database (a service's, whose dialect SQLite
+// cannot judge): no NUL, and a query. The server refuses the rest when the check runs.
+std::optional<std::string> QueryProblem(const std::string& sql);
+
 // A path inside the sandbox: relative, without "..", without NUL.
 bool IsSandboxPath(const std::string& path);
 

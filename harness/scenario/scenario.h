@@ -144,8 +144,16 @@ struct CheckParams {
   bool operator==(const CheckParams&) const = default;
 };
 
+// A real server the job talks to (docs/services.md), started by the harness from Debian's
+// packages; `kind` is one of scenario/service_reader.h's kServiceKinds.
+struct ServiceSpec {
+  std::string kind;
+  bool operator==(const ServiceSpec&) const = default;
+};
+
 // A user-defined invariant (docs/scenarios.md, "Your own invariants"): a query over a SQLite
-// database of the sandbox that returns the violating rows; no row means it held.
+// database of the sandbox, or over a service's database, that returns the violating rows; no
+// row means it held.
 struct SqlCheck {
   std::string db;    // relative to the sandbox, opened as check/checker.h's OpenJobDatabase does
   std::string sql;   // one read-only statement
@@ -154,6 +162,8 @@ struct SqlCheck {
   // "after_every_crash": true: also checked on what a reader sees after each kill (the sandbox
   // once the persistence model was applied, before the retry), not only at the end.
   bool after_every_crash = false;
+  // Or, instead of db: the name of a postgres service of the scenario (docs/services.md).
+  std::string service = {};
   bool operator==(const SqlCheck&) const = default;
 };
 
@@ -187,7 +197,8 @@ struct Scenario {
   DownstreamSpec downstream;
   FaultSpec faults = {};  // pause, overlap, downstream_burst (docs/faults.md)
   CheckParams check;
-  std::map<std::string, SqlCheck> checks;  // the scenario's own invariants, by name
+  std::map<std::string, ServiceSpec> services = {};  // by name (docs/services.md)
+  std::map<std::string, SqlCheck> checks;            // the scenario's own invariants, by name
   std::vector<std::string> must_hold;
   std::vector<std::string> expected_violations;
   int trials = 0;  // 0: the run's --trials decides

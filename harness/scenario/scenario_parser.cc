@@ -10,6 +10,7 @@
 #include "scenario/fault_spec_reader.h"
 #include "scenario/field_reader.h"
 #include "scenario/json_text.h"
+#include "scenario/service_reader.h"
 #include "scenario/vocabulary.h"
 #include "util/atomic_file.h"
 #include "util/printable.h"
@@ -353,8 +354,11 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
     }
   }
   s.check = ReadCheckParams(r.Object("check"));
+  auto services = root.find("services");
+  s.services = ReadServices(r.Object("services"), services == root.end() ? nullptr : &*services);
   auto checks = root.find("checks");
   s.checks = ReadChecks(r.Object("checks"), checks == root.end() ? nullptr : &*checks);
+  CheckServiceRefs(r, s);
   FieldReader inv = r.Object("invariants");
   s.must_hold = ReadNames(inv, "must_hold", &s.checks);
   s.expected_violations = ReadNames(inv, "expected_violations", &s.checks);

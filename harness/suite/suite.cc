@@ -193,7 +193,8 @@ class ScenarioTrials {
   };
 
   void Work() {
-    if (auto services = TrialServices::Start(); services) {  // the worker's, for all its trials
+    // the worker's, for all its trials
+    if (auto services = TrialServices::Start(s_.services, to_.sandbox_root); services) {
       RunTrials(services.value());
     } else {
       Fail(services.error());
@@ -217,7 +218,7 @@ class ScenarioTrials {
         break;
       }
       CheckInput input{s_, record.value().plan, record.value().events,
-                       record.value().sandbox.work()};
+                       record.value().sandbox.work(), record.value().services};
       auto checked = CheckTrial(input, AllCheckers());
       if (!checked) {  // the scenario points a checker at what the job does not have: exit 2
         Fail(checked.error());

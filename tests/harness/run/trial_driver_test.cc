@@ -170,7 +170,7 @@ class TrialDriverTest : public ::testing::Test {
     auto downstream = std::make_unique<SilentDownstream>();
     channel_ = channel.get();
     downstream_ = downstream.get();
-    services_ = TrialServices{std::move(downstream), std::move(channel)};
+    services_ = TrialServices{std::move(downstream), std::move(channel), nullptr};
     spawner_ = std::make_unique<ScriptedSpawner>(channel_, &stop_);
     options_.bindir = "/bin-of-jobs";
     options_.sandbox_root = root_;

@@ -1,0 +1,84 @@
+#include "scenario/service_reader.h"
+
+#include <algorithm>
+
+#include "util/closest_name.h"
+
+namespace killpoint {
+namespace {
+
+constexpr size_t kMaxServiceName = 32;
+
+bool IsNameChar(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }
+
+std::string CheckedServiceName(FieldReader& r, const std::string& name) {
+  if (name.empty() || name.size() > kMaxServiceName ||
+      !std::all_of(name.begin(), name.end(), IsNameChar) || !(name[0] >= 'a' && name[0] <= 'z')) {
+    r.Fail(name,
+           "a service's name is a lower-case letter, then lower-case letters, digits and _ (at "
+           "most 32)");
+  }
+  return name;
+}
+
+template <size_t N>
+bool Among(const std::array<std::string_view, N>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string KindList() {
+  std::string out;
+  for (std::string_view k : kServiceKinds) out += (out.empty() ? "" : ", ") + std::string(k);
+  return out;
+}
+
+std::string CheckedKind(FieldReader& r, const std::string& kind) {
+  if (Among(kServiceKinds, kind)) return kind;
+  if (Among(kPlannedServiceKinds, kind)) {
+    r.Fail("kind",
+           "'" + kind + "' is planned (issue 20) but not built yet; the kinds are: " + KindList());
+  }
+  std::vector<std::string> known(kServiceKinds.begin(), kServiceKinds.end());
+  std::string near = ClosestName(kind, known);
+  r.Fail("kind", "unknown service kind '" + kind + "'" +
+                     (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                     "; the kinds are: " + KindList());
+}
+
+}  // namespace
+
+std::map<std::string, ServiceSpec> ReadServices(FieldReader r, const nlohmann::json* services) {
+  std::map<std::string, ServiceSpec> out;
+  if (services == nullptr) return out;
+  for (auto it = services->begin(); it != services->end(); ++it) {
+    std::string name = CheckedServiceName(r, it.key());
+    FieldReader s = r.Object(name);
+    ServiceSpec spec;
+    spec.kind = CheckedKind(s, s.String("kind"));
+    s.Finish();
+    out[name] = spec;
+  }
+  r.Finish();
+  return out;
+}
+
+void CheckServiceRefs(FieldReader& r, const Scenario& s) {
+  for (const auto& [name, check] : s.checks) {
+    if (check.service.empty()) continue;
+    const std::string field = "checks." + name + ".service";
+    auto it = s.services.find(check.service);
+    if (it == s.services.end()) {
+      r.Fail(field, "names no service of the scenario: '" + check.service + "'");
+    }
+    if (it->second.kind != "postgres") {
+      r.Fail(field, "'" + check.service + "' is a " + it->second.kind +
+                        " service; SQL checks run on postgres services");
+    }
+    if (check.after_every_crash) {
+      r.Fail("checks." + name + ".after_every_crash",
+             "is not supported on a service's database yet (docs/services.md)");
+    }
+  }
+}
+
+}  // namespace killpoint

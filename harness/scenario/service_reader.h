@@ -1,0 +1,28 @@
+// Reads a scenario's "services" object (docs/services.md): the real servers its job talks to,
+// by name. Failures throw FieldError, like every reader of scenario_parser.cc.
+#pragma once
+
+#include <array>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "scenario/field_reader.h"
+#include "scenario/scenario.h"
+
+namespace killpoint {
+
+// The kinds the harness can start now (harness/service/, one file each).
+inline constexpr std::array<std::string_view, 1> kServiceKinds = {"postgres"};
+// Kinds issue 20 plans and no slice has built yet: named as such, not as typos.
+inline constexpr std::array<std::string_view, 3> kPlannedServiceKinds = {"redis", "mariadb",
+                                                                         "rabbitmq"};
+
+// `services` is the raw "services" value (nullptr when absent), `r` the reader of it.
+std::map<std::string, ServiceSpec> ReadServices(FieldReader r, const nlohmann::json* services);
+
+// Every check's "service" names a service that can answer SQL. `r` reads the root.
+void CheckServiceRefs(FieldReader& r, const Scenario& s);
+
+}  // namespace killpoint

@@ -1,0 +1,53 @@
+// A real server a scenario's job talks to (docs/services.md): started once per worker from
+// Debian's packages, given a clean state for every trial, stopped with the worker, and dead with
+// the harness however it ends. One kind per file (postgres.cc); service_set.h starts a
+// scenario's services and hands out their addresses.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "util/result.h"
+
+namespace killpoint {
+
+// Where a trial finds a service, and as whom it logs in.
+struct ServiceAddress {
+  std::string kind;  // scenario/service_reader.h's kServiceKinds
+  std::string host;  // a loopback address
+  int port = 0;
+  std::string database;  // the trial's own, clean at its start
+  std::string user;
+
+  // postgresql://USER@HOST:PORT/DATABASE for a postgres service.
+  std::string Url() const;
+  bool operator==(const ServiceAddress&) const = default;
+};
+
+using ServiceAddresses = std::map<std::string, ServiceAddress>;  // by the scenario's name
+
+// What marks a server process as this run's, for the cleanups of run/ that service/ cannot
+// name (it is below run/): environment entries (the process tag the orphan guard sweeps) and
+// the run's cgroup.procs (-1: none), which the server joins before it execs.
+struct ServerMarks {
+  std::map<std::string, std::string> env;
+  int cgroup_procs_fd = -1;
+};
+
+class RunningService {
+ public:
+  virtual ~RunningService() = default;  // stops the server and waits for it
+  // A clean state for the next trial: what the last one left is gone. The previous trial's
+  // state lives until then, for its checks.
+  virtual Result<ServiceAddress> Reset() = 0;
+};
+
+// Starts a server of `kind` with its files in a new folder inside `root`.
+Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
+                                                     const std::string& kind,
+                                                     const std::filesystem::path& root,
+                                                     const ServerMarks& marks);
+
+}  // namespace killpoint

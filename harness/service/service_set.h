@@ -1,0 +1,37 @@
+// A scenario's services (scenario.h's `services`), started together for one worker of a run and
+// stopped when it goes. ServiceEnv is what a job and the scenario's setup get to find them.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "scenario/scenario.h"
+#include "service/service.h"
+#include "util/result.h"
+
+namespace killpoint {
+
+class ServiceSet {
+ public:
+  // Starts every service of `specs`, their files in `root` (the run's sandbox root). On an error
+  // the ones started are stopped.
+  static Result<std::unique_ptr<ServiceSet>> Start(const std::map<std::string, ServiceSpec>& specs,
+                                                   const std::filesystem::path& root,
+                                                   const ServerMarks& marks);
+
+  // A clean state in every service for the next trial; where the trial finds each.
+  Result<ServiceAddresses> Reset();
+
+ private:
+  std::map<std::string, std::unique_ptr<RunningService>> services_;
+};
+
+// The environment that tells a job where its services are (docs/services.md): for each service
+// NAME, KILLPOINT_SERVICE_<NAME>_URL; for the scenario's one postgres service, also PGHOST,
+// PGPORT, PGDATABASE, PGUSER and DATABASE_URL (with two, only the named variables: which one
+// the PG* defaults point at would be a guess).
+std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses);
+
+}  // namespace killpoint

@@ -1,0 +1,173 @@
+// Real services (issue 20, docs/services.md), end to end: a Python job with psycopg2 against the
+// PostgreSQL server the harness starts, killed after its COMMIT and retried. The SQL check on the
+// service catches the plain INSERT's second row and holds on the upsert; no server process of
+// the run outlives it, after a normal end, a SIGINT, or a SIGKILL of the harness.
+// Needs Debian's postgresql and python3-psycopg2 (scripts/setup.sh): without them the tests
+// fail with that hint, never skip.
+#include <dirent.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "killpoint_cli.h"
+#include "service/postgres.h"
+
+namespace killpoint::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+constexpr auto kPatience = std::chrono::minutes(3);  // a loaded machine starts postgres slowly
+
+template <class F>
+bool Eventually(F done) {
+  auto deadline = std::chrono::steady_clock::now() + kPatience;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return done();
+}
+
+// The processes whose command line or working folder is inside `dir`: a postmaster names its
+// data folder in its arguments; every postgres process works in it.
+std::vector<std::string> ProcessesIn(const fs::path& dir) {
+  std::vector<std::string> found;
+  DIR* proc = ::opendir("/proc");
+  while (dirent* e = proc ? ::readdir(proc) : nullptr) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    fs::path p = fs::path("/proc") / e->d_name;
+    std::string cmdline = Slurp(p / "cmdline");
+    std::error_code ec;
+    std::string cwd = fs::read_symlink(p / "cwd", ec).string();
+    if (cmdline.find(dir.string()) != std::string::npos || cwd.rfind(dir.string(), 0) == 0) {
+      for (char& c : cmdline) c = c == '\0' ? ' ' : c;
+      found.push_back(std::string(e->d_name) + ": " + cmdline);
+    }
+  }
+  if (proc) ::closedir(proc);
+  return found;
+}
+
+// Both forms in one run: one initdb (the run's template), a server per scenario. Its folder
+// outlives the fixture's: the second test reads the same run.
+fs::path BothFormsSandboxes() {
+  return fs::temp_directory_path() / ("kp-e2e-services-both-" + std::to_string(::getpid())) /
+         "sandboxes";
+}
+
+class PostgresService : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto bin = PostgresBinDir();
+    ASSERT_TRUE(bin) << bin.error().message;
+    ASSERT_EQ(std::system("/usr/bin/python3 -c 'import psycopg2' 2>/dev/null"), 0)
+        << "the reference job needs python3-psycopg2: run scripts/setup.sh";
+    name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    root_ = FreshDir("services-" + name_);
+    sandboxes_ = root_ / "sandboxes";
+  }
+  void TearDown() override {
+    EXPECT_THAT(ProcessesIn(sandboxes_), IsEmpty()) << "a server outlived the run";
+    if (!HasFailure()) fs::remove_all(root_);
+  }
+  static void TearDownTestSuite() {  // BothForms's folder, once its two tests have read it
+    std::error_code ec;
+    fs::remove_all(BothFormsSandboxes().parent_path(), ec);
+  }
+  std::vector<std::string> Args(const std::string& scenario) {
+    return {"run",
+            "tests/fixtures/services/" + scenario + ".json",
+            "--jobs",
+            "1",
+            "--sandbox-root",
+            sandboxes_.string()};
+  }
+
+  std::string name_;
+  fs::path root_, sandboxes_;
+};
+
+const CliRun& BothForms() {
+  static const CliRun run = [] {
+    fs::path base = BothFormsSandboxes().parent_path();
+    fs::remove_all(base);
+    CliRun r = RunKillpoint(
+        "run",
+        {"run", "tests/fixtures/services/insert.json", "tests/fixtures/services/upsert.json",
+         "--jobs", "1", "--sandbox-root", BothFormsSandboxes().string()},
+        base);
+    r.Results();  // read while the folder is there
+    return r;
+  }();
+  EXPECT_THAT(ProcessesIn(BothFormsSandboxes()), IsEmpty()) << "a server outlived the run";
+  return run;
+}
+
+TEST_F(PostgresService, ThePlainInsertLeavesTwoRowsForADateAfterAKillAfterItsCommit) {
+  const CliRun& r = BothForms();
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto& s = r.Results()["scenarios"][0];
+  ASSERT_EQ(s["name"], "services/settle-insert");
+  EXPECT_GT(s["exercise"]["points"]["after_commit"]["fired"].get<int>(), 0) << s["exercise"];
+  nlohmann::json i = Invariant(r.Results(), "services/settle-insert", "one_row_per_biz_date");
+  EXPECT_EQ(i["status"], "VIOLATED") << i.dump();
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("in service db (postgres), biz_date=2026-11-01"));
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), HasSubstr("rows=2"));
+  EXPECT_EQ(Invariant(r.Results(), "services/settle-insert", "converges")["status"], "held");
+}
+
+TEST_F(PostgresService, TheUpsertHoldsWithTheSameKills) {
+  const CliRun& r = BothForms();
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;  // the insert's violation
+  const auto& s = r.Results()["scenarios"][1];
+  ASSERT_EQ(s["name"], "services/settle-upsert");
+  EXPECT_GT(s["exercise"]["points"]["after_commit"]["fired"].get<int>(), 0) << s["exercise"];
+  EXPECT_FALSE(s["must_hold_violated"].get<bool>()) << s.dump();
+  for (const char* name : {"one_row_per_biz_date", "amount_is_recomputed", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), "services/settle-upsert", name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+}
+
+// A run long enough to be stopped in the middle, as a background process.
+class PostgresStopped : public PostgresService {
+ protected:
+  // Starts the run, waits for its server, sends `signal`; the harness's exit code.
+  int RunAndSignal(int signal) {
+    auto args = Args("upsert");
+    args.insert(args.begin(), KILLPOINT_BIN_DIR "/killpoint");
+    args.insert(args.end(), {"--trials", "200", "--quiet", "--out", (root_ / "out").string()});
+    auto p = Spawn({args, {}, KILLPOINT_SOURCE_DIR, root_ / "cli.out", root_ / "cli.err"});
+    EXPECT_TRUE(p) << (p ? "" : p.error().message);
+    if (!p) return -1;
+    bool up = Eventually([&] {  // the server itself, not its initdb
+      auto found = ProcessesIn(sandboxes_);
+      return std::any_of(found.begin(), found.end(), [](const std::string& p) {
+        return p.find("/bin/postgres -D ") != std::string::npos;
+      });
+    });
+    EXPECT_TRUE(up) << Slurp(root_ / "cli.err");
+    // A trial or two under way: the job's connections are open too.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    ::kill(p.value()->pid(), signal);
+    int code = p.value()->Wait(std::chrono::minutes(5)).ShellCode();
+    EXPECT_TRUE(Eventually([&] { return ProcessesIn(sandboxes_).empty(); }))
+        << ::testing::PrintToString(ProcessesIn(sandboxes_));
+    return code;
+  }
+};
+
+TEST_F(PostgresStopped, SigkillOfTheHarnessTakesItsServerAlong) {
+  EXPECT_EQ(RunAndSignal(SIGKILL), 137);
+}
+
+TEST_F(PostgresStopped, SigintStopsTheServerWithTheRun) { EXPECT_EQ(RunAndSignal(SIGINT), 130); }
+
+}  // namespace
+}  // namespace killpoint::testing

@@ -34,7 +34,12 @@ int kp_skip_sync(void) { return g_skip_sync; }
 
 pid_t kp_pid(void) { return __atomic_load_n(&g_owner_pid, __ATOMIC_RELAXED); }
 
-int kp_own_process(void) { return getpid() == __atomic_load_n(&g_owner_pid, __ATOMIC_RELAXED); }
+/* Until the process makes a child that skips fork()'s handlers (interpose_fork.c), it is the
+ * owner: a forked child's handlers make the child the owner of its own copy. */
+int kp_own_process(void) {
+  if (!__atomic_load_n(&kp_foreign_children, __ATOMIC_RELAXED)) return 1;
+  return getpid() == __atomic_load_n(&g_owner_pid, __ATOMIC_RELAXED);
+}
 
 void kp_fatal(const char *fmt, ...) {
   char line[KP_NAME_MAX + 512] = "killpoint shim: ";
@@ -71,6 +76,7 @@ static void kp_atfork_child(void) {
 /* Runs once when the library is loaded (in every exec'd program that keeps LD_PRELOAD). */
 __attribute__((constructor)) static void kp_init(void) {
   kp_guard_enter();
+  kp_fork_init();
   const char *ctl = getenv("KILLPOINT_CTL");
   const char *workdir = getenv("KILLPOINT_WORKDIR");
   if (ctl == NULL || *ctl == '\0' || workdir == NULL || *workdir == '\0') goto out;

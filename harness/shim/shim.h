@@ -30,8 +30,12 @@ static inline void kp_guard_enter(void) { ++kp_guard_depth; }
 static inline void kp_guard_leave(void) { --kp_guard_depth; }
 
 /* False in a child that shares the parent's memory without having gone through fork()'s
- * handlers (vfork, posix_spawn, raw clone): there the shim touches nothing. */
+ * handlers (vfork, clone, _Fork: interpose_fork.c): there the shim touches nothing. A
+ * posix_spawn child calls only glibc's internal functions, which no wrapper sees. */
 int kp_own_process(void);
+/* Raised once the process made a child that skips fork()'s handlers (interpose_fork.c). */
+extern int kp_foreign_children;
+void kp_fork_init(void);
 /* getpid() without a system call: the owner's pid, kept by fork()'s handlers. */
 pid_t kp_pid(void);
 const char *kp_ctl(void);

@@ -6,6 +6,9 @@
  *   paths    dirfds, "..", renameat, truncate, a rename from outside (argv[2]), unlinkat
  *   errno    errno left as the real call left it, on success and on failure
  *   fork     writes in the parent and in a forked child
+ *   vfork    a vforked child (as Python's subprocess makes) closes and dup2s the parent's
+ *            tracked fd before it execs: the parent's table must not notice
+ *   clone    the same through clone(CLONE_VM | CLONE_VFORK)
  *   threads  4 threads, 50 writes each to their own file
  *   syncfifo fsync and fdatasync of a FIFO in the sandbox, which the kernel refuses (EINVAL):
  *            prints what each returned, so a test sees whether the kernel was asked
@@ -15,6 +18,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +128,37 @@ static int probe_fork(void) {
   return 0;
 }
 
+/* The child's calls on fd (shared memory, its own fd table), then an exec of true(1). */
+static int shared_memory_child(void *arg) {
+  int fd = *(int *)arg;
+  dup2(fd, 1);
+  close(fd);
+  char *argv[] = {"true", NULL};
+  execvp("true", argv);
+  _exit(127);
+}
+
+static int probe_shared_memory_child(int use_clone) {
+  int fd = open("parent.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  CHECK(fd >= 0);
+  CHECK(write(fd, "before\n", 7) == 7);
+  pid_t child;
+  static char stack[64 * 1024];
+  if (use_clone) {
+    child = clone(shared_memory_child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &fd);
+  } else {
+    child = vfork();
+    if (child == 0) shared_memory_child(&fd);
+  }
+  CHECK(child > 0);
+  int status;
+  CHECK(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  CHECK(write(fd, "after\n", 6) == 6);
+  CHECK(close(fd) == 0);
+  return 0;
+}
+
 static void *thread_main(void *arg) {
   char path[32];
   snprintf(path, sizeof path, "t%d.txt", (int)(long)arg);
@@ -162,9 +198,13 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "paths") == 0 && argc > 2) return probe_paths(argv[2]);
   if (strcmp(mode, "errno") == 0) return probe_errno();
   if (strcmp(mode, "fork") == 0) return probe_fork();
+  if (strcmp(mode, "vfork") == 0) return probe_shared_memory_child(0);
+  if (strcmp(mode, "clone") == 0) return probe_shared_memory_child(1);
   if (strcmp(mode, "threads") == 0) return probe_threads();
   if (strcmp(mode, "syncfifo") == 0) return probe_syncfifo();
   if (strcmp(mode, "unseen") == 0) return probe_unseen();
-  fprintf(stderr, "usage: shim_probe dup|paths OUTSIDE_FILE|errno|fork|threads|syncfifo\n");
+  fprintf(
+      stderr,
+      "usage: shim_probe dup|paths OUTSIDE_FILE|errno|fork|vfork|clone|threads|syncfifo|unseen\n");
   return 2;
 }

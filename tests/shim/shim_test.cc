@@ -584,6 +584,19 @@ TEST_F(ShimTest, ForkedChildHitsOnItsOwnConnectionWithItsPid) {
   EXPECT_EQ(harness.connections(), 2);
 }
 
+// A child sharing the parent's memory (vfork, clone) closes the parent's tracked fd before it
+// execs: that close is no point, and the parent's table still knows the fd afterwards.
+TEST_F(ShimTest, AChildSharingTheParentsMemoryLeavesTheParentsTableAlone) {
+  for (const char* mode : {"vfork", "clone"}) {
+    FakeHarness harness;
+    JobResult result = RunProbe({mode}, &harness);
+    ASSERT_EQ(result.exit_code, 0) << mode << ": " << result;
+    EXPECT_THAT(harness.hits(), ElementsAre("open:parent.txt", "write:parent.txt",
+                                            "write:parent.txt", "close:parent.txt"))
+        << mode;
+  }
+}
+
 TEST_F(ShimTest, ThreadsTakeTurnsEvenAcrossAfter) {
   FakeHarness harness(At("write:t2.txt", Reply::Send("AFTER"), Reply::Continue()));
   JobResult result = RunProbe({"threads"}, &harness);

@@ -12,6 +12,7 @@ packages=(
   libssl-dev zlib1g-dev libbrotli-dev  # headers cpp-httplib's compiled flags need
   clang-format  # scripts/check-format.sh, the ctest `format`
   postgresql libpq-dev python3-psycopg2  # the postgres service (docs/services.md)
+  mariadb-server libmariadb-dev python3-pymysql  # the mariadb service
 )
 
 missing=()

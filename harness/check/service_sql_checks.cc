@@ -1,7 +1,8 @@
-// A scenario's own invariant on a postgres service (docs/services.md): the query runs through
-// libpq in a read-only transaction, on the trial's database as the job left it; the verdicts
-// read as those of sql_checks.cc.
+// A scenario's own invariant on a postgres or mariadb service (docs/services.md): the query runs
+// through libpq or MariaDB's Connector/C in a read-only transaction, on the trial's database as
+// the job left it; the verdicts read as those of sql_checks.cc.
 #include "check/checker.h"
+#include "service/mysql_client.h"
 #include "service/pg_client.h"
 #include "util/printable.h"
 
@@ -40,6 +41,21 @@ Verdict ExplainPgRows(const std::string& name, const SqlCheck& check, const PgRo
           kServiceExplanationBytes));
 }
 
+// The query in a read-only transaction, where a write fails.
+Result<PgRows> PgReadOnly(const ServiceAddress& address, const std::string& sql) {
+  auto conn = PgConnection::Open(address, address.database);
+  if (!conn) return conn.error();
+  if (Status s = conn.value().Exec("BEGIN READ ONLY"); !s) return s.error();
+  return conn.value().Query(sql);
+}
+
+Result<PgRows> MysqlReadOnly(const ServiceAddress& address, const std::string& sql) {
+  auto conn = MysqlConnection::Open(address, address.database);
+  if (!conn) return conn.error();
+  if (Status s = conn.value().Exec("START TRANSACTION READ ONLY"); !s) return s.error();
+  return conn.value().Query(sql);
+}
+
 }  // namespace
 
 Verdict RunServiceSqlCheck(const std::string& name, const SqlCheck& check,
@@ -53,10 +69,8 @@ Verdict RunServiceSqlCheck(const std::string& name, const SqlCheck& check,
     return Verdict::Violated(name, Printable("cannot run the check on " + where + ": " + e.message,
                                              kServiceExplanationBytes));
   };
-  auto conn = PgConnection::Open(it->second, it->second.database);
-  if (!conn) return fail(conn.error());
-  if (Status s = conn.value().Exec("BEGIN READ ONLY"); !s) return fail(s.error());
-  auto rows = conn.value().Query(check.sql);  // a write fails in a read-only transaction
+  auto rows = it->second.kind == "mariadb" ? MysqlReadOnly(it->second, check.sql)
+                                           : PgReadOnly(it->second, check.sql);
   if (!rows) return fail(rows.error());
   return ExplainPgRows(name, check, rows.value(), where);
 }

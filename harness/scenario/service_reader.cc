@@ -70,9 +70,9 @@ void CheckServiceRefs(FieldReader& r, const Scenario& s) {
     if (it == s.services.end()) {
       r.Fail(field, "names no service of the scenario: '" + check.service + "'");
     }
-    if (it->second.kind != "postgres") {
+    if (it->second.kind != "postgres" && it->second.kind != "mariadb") {
       r.Fail(field, "'" + check.service + "' is a " + it->second.kind +
-                        " service; SQL checks run on postgres services");
+                        " service; SQL checks run on postgres and mariadb services");
     }
     if (check.after_every_crash) {
       r.Fail("checks." + name + ".after_every_crash",

@@ -1,26 +1,19 @@
 #include "service/postgres.h"
 
 #include <signal.h>
-#include <stdlib.h>
 
-#include <cerrno>
-#include <cstring>
-#include <map>
-#include <mutex>
+#include <cstdlib>
 #include <optional>
-#include <thread>
 
 #include "service/pg_client.h"
+#include "service/server_launch.h"
 #include "service/server_process.h"
 
 namespace killpoint {
 namespace {
 
 namespace fs = std::filesystem;
-// Generous: a loaded 2-core machine may take seconds to start a server.
-constexpr std::chrono::seconds kInitdbPatience{120};
-constexpr std::chrono::seconds kStartPatience{60};
-constexpr int kStartTries = 3;  // a picked port taken in between: another port
+constexpr std::chrono::seconds kInitdbPatience{120};  // a loaded 2-core machine is slow
 
 class Postgres : public RunningService {
  public:
@@ -60,82 +53,41 @@ class Postgres : public RunningService {
   std::optional<PgConnection> admin_;
 };
 
-std::map<std::string, std::string> ServerEnv(const ServerMarks& marks) {
-  std::map<std::string, std::string> env = marks.env;
-  env["PATH"] = "/usr/bin:/bin";
-  env["LC_ALL"] = "C";
-  return env;
-}
-
-Result<fs::path> MakeFolder(const fs::path& root, const std::string& name) {
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  std::string templ = (root / ("service-" + name + "-XXXXXX")).string();
-  if (!::mkdtemp(templ.data())) {
-    return Error::Harness("cannot create a folder for service " + name + " in " + root.string() +
-                          ": " + std::strerror(errno));
-  }
-  if (Status s = GiveToServerUser(templ); !s) return s.error();
-  return fs::path(templ);
-}
-
-// Waits until the server answers, or has exited, or kStartPatience passed.
-bool WaitAccepting(ServerProcess& server, const ServiceAddress& address) {
-  auto deadline = std::chrono::steady_clock::now() + kStartPatience;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (PgAccepting(address)) return true;
-    if (!server.Running()) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return PgAccepting(address);
-}
-
 Result<std::unique_ptr<ServerProcess>> StartServerOn(const fs::path& bin, const fs::path& dir,
                                                      const ServerMarks& marks,
                                                      ServiceAddress& address) {
-  std::string last;
-  for (int attempt = 0; attempt < kStartTries; ++attempt) {
-    auto port = PickLoopbackPort();
-    if (!port) return port.error();
-    address.port = port.value();
-    ServerCommand c{{(bin / "postgres").string(), "-D", (dir / "data").string(), "-h", address.host,
-                     "-p", std::to_string(address.port), "-c", "unix_socket_directories="},
-                    ServerEnv(marks),
-                    dir / "server.log",
-                    marks.cgroup_procs_fd};
-    auto server = StartServer(c);
-    if (!server) return server.error();
-    if (WaitAccepting(*server.value(), address)) return std::move(server.value());
-    last = server.value()->LogTail();
-    server.value()->Stop(SIGKILL, std::chrono::milliseconds(0));
-  }
-  return Error::Harness("postgres did not start (" + std::to_string(kStartTries) + " tries, " +
-                        std::to_string(kStartPatience.count()) + " s each): " + last);
+  return StartOnPickedPort(
+      "postgres",
+      [&](int port) {
+        return ServerCommand{
+            {(bin / "postgres").string(), "-D", (dir / "data").string(), "-h", address.host, "-p",
+             std::to_string(port), "-c", "unix_socket_directories="},
+            ServerEnvironment(marks),
+            dir / "server.log",
+            marks.cgroup_procs_fd};
+      },
+      [&](int port) {
+        ServiceAddress a = address;
+        a.port = port;
+        return PgAccepting(a);
+      },
+      address.port);
 }
 
-// initdb takes seconds; a copy of its result, a tenth of one. The first postgres service of a
-// run (by sandbox root) runs initdb into a template folder there; every one copies it.
+// The run's template: initdb, once. -N: initdb does not fsync what it wrote (a throw-away
+// cluster); the server keeps its defaults, fsync on.
 Result<fs::path> TemplateData(const fs::path& bin, const fs::path& root, const ServerMarks& marks) {
-  static std::mutex mu;
-  static std::map<fs::path, fs::path> templates;  // sandbox root -> its template's data folder
-  std::lock_guard<std::mutex> lock(mu);
-  auto known = templates.find(root);
-  if (known != templates.end() && fs::exists(known->second)) return known->second;
-  auto dir = MakeFolder(root, "postgres-template");
-  if (!dir) return dir.error();
-  fs::path data = dir.value() / "data";
-  // -N: initdb does not fsync what it wrote (a throw-away cluster); the server keeps its
-  // defaults, fsync on.
-  ServerCommand initdb{{(bin / "initdb").string(), "-D", data.string(), "-U", kPostgresUser, "-A",
-                        "trust", "-E", "UTF8", "--locale=C", "-N"},
-                       ServerEnv(marks),
-                       dir.value() / "initdb.log",
-                       marks.cgroup_procs_fd};
-  if (Status s = RunServerTool(initdb, kInitdbPatience); !s) {
-    return Error::Harness("initdb: " + s.error().message);
-  }
-  templates[root] = data;
-  return data;
+  return ServerTemplate("postgres", root, [&](const fs::path& data) -> Status {
+    ServerCommand initdb{{(bin / "initdb").string(), "-D", data.string(), "-U", kPostgresUser, "-A",
+                          "trust", "-E", "UTF8", "--locale=C", "-N"},
+                         ServerEnvironment(marks),
+                         data.parent_path() / "initdb.log",
+                         marks.cgroup_procs_fd};
+    if (Status s = RunServerTool(initdb, kInitdbPatience); !s) {
+      return Error::Harness("initdb: " + s.error().message);
+    }
+    return Ok();
+  });
 }
 
 }  // namespace
@@ -164,17 +116,12 @@ Result<std::unique_ptr<RunningService>> StartPostgres(const std::string& name, c
                                                       const ServerMarks& marks) {
   auto bin = PostgresBinDir();
   if (!bin) return bin.error();
-  auto dir = MakeFolder(root, name);
+  auto dir = MakeServerFolder(root, name);
   if (!dir) return dir.error();
   auto data = TemplateData(bin.value(), root, marks);
   if (!data) return Error::Harness("postgres service " + name + ": " + data.error().message);
-  ServerCommand copy{{"/bin/cp", "-a", data.value().string(), (dir.value() / "data").string()},
-                     ServerEnv(marks),
-                     dir.value() / "copy.log",
-                     marks.cgroup_procs_fd};
-  if (Status s = RunServerTool(copy, kInitdbPatience); !s) {
-    return Error::Harness("postgres service " + name +
-                          ": copying the template: " + s.error().message);
+  if (Status s = CopyServerTemplate(data.value(), dir.value(), marks); !s) {
+    return Error::Harness("postgres service " + name + ": " + s.error().message);
   }
   ServiceAddress address{"postgres", "127.0.0.1", 0, kPostgresTrialDatabase, kPostgresUser};
   auto server = StartServerOn(bin.value(), dir.value(), marks, address);

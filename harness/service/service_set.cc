@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cctype>
 
+#include "service/mariadb.h"
 #include "service/postgres.h"
 
 namespace killpoint {
 
 std::string ServiceAddress::Url() const {
-  return "postgresql://" + user + "@" + host + ":" + std::to_string(port) + "/" + database;
+  const char* scheme = kind == "mariadb" ? "mysql://" : "postgresql://";
+  return scheme + user + "@" + host + ":" + std::to_string(port) + "/" + database;
 }
 
 // The kinds, one file each: a new kind is a line here and its file.
@@ -17,6 +19,7 @@ Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
                                                      const std::filesystem::path& root,
                                                      const ServerMarks& marks) {
   if (kind == "postgres") return StartPostgres(name, root, marks);
+  if (kind == "mariadb") return StartMariadb(name, root, marks);
   return Error::BadInput("service " + name + ": no service kind '" + kind + "'");
 }
 
@@ -44,21 +47,33 @@ Result<ServiceAddresses> ServiceSet::Reset() {
 
 std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses) {
   std::map<std::string, std::string> env;
-  int postgres = 0;
+  std::map<std::string, int> of_kind;
   for (const auto& [name, a] : addresses) {
     std::string upper = name;
     std::transform(upper.begin(), upper.end(), upper.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     env["KILLPOINT_SERVICE_" + upper + "_URL"] = a.Url();
-    if (a.kind == "postgres") ++postgres;
+    ++of_kind[a.kind];
   }
+  // DATABASE_URL: the one SQL server, or the one postgres server beside mariadb ones.
+  bool url_is_postgres = of_kind["postgres"] == 1;
   for (const auto& [name, a] : addresses) {
-    if (a.kind != "postgres" || postgres != 1) continue;
-    env["PGHOST"] = a.host;
-    env["PGPORT"] = std::to_string(a.port);
-    env["PGDATABASE"] = a.database;
-    env["PGUSER"] = a.user;
-    env["DATABASE_URL"] = a.Url();
+    if (of_kind[a.kind] != 1) continue;
+    if (a.kind == "postgres") {
+      env["PGHOST"] = a.host;
+      env["PGPORT"] = std::to_string(a.port);
+      env["PGDATABASE"] = a.database;
+      env["PGUSER"] = a.user;
+    } else if (a.kind == "mariadb") {
+      env["MYSQL_HOST"] = a.host;
+      env["MYSQL_TCP_PORT"] = std::to_string(a.port);  // read by the mariadb/mysql clients
+      env["MYSQL_PORT"] = std::to_string(a.port);
+      env["MYSQL_DATABASE"] = a.database;
+      env["MYSQL_USER"] = a.user;
+    } else {
+      continue;
+    }
+    if (a.kind == "postgres" || !url_is_postgres) env["DATABASE_URL"] = a.Url();
   }
   return env;
 }

@@ -30,8 +30,10 @@ class ServiceSet {
 
 // The environment that tells a job where its services are (docs/services.md): for each service
 // NAME, KILLPOINT_SERVICE_<NAME>_URL; for the scenario's one postgres service, also PGHOST,
-// PGPORT, PGDATABASE, PGUSER and DATABASE_URL (with two, only the named variables: which one
-// the PG* defaults point at would be a guess).
+// PGPORT, PGDATABASE and PGUSER; for its one mariadb service, MYSQL_HOST, MYSQL_TCP_PORT,
+// MYSQL_PORT, MYSQL_DATABASE and MYSQL_USER (with two of a kind, only the named variables: which
+// one the defaults point at would be a guess); DATABASE_URL for the one postgres service, or
+// else the one mariadb service.
 std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses);
 
 }  // namespace killpoint

@@ -169,5 +169,41 @@ TEST_F(PostgresStopped, SigkillOfTheHarnessTakesItsServerAlong) {
 
 TEST_F(PostgresStopped, SigintStopsTheServerWithTheRun) { EXPECT_EQ(RunAndSignal(SIGINT), 130); }
 
+// MariaDB, with Debian's PyMySQL: INSERT ... ON DUPLICATE KEY UPDATE is idempotent only when the
+// key it collides on is the business date. Keyed on an AUTO_INCREMENT id, a retry after a kill
+// past the COMMIT never collides and adds a second row.
+class MariadbService : public PostgresService {  // its folders and the teardown's check
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs::exists("/usr/sbin/mariadbd"))
+        << "the mariadb service needs mariadb-server: run scripts/setup.sh";
+    ASSERT_EQ(std::system("/usr/bin/python3 -c 'import pymysql' 2>/dev/null"), 0)
+        << "the reference job needs python3-pymysql: run scripts/setup.sh";
+    name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    root_ = FreshDir("services-" + name_);
+    sandboxes_ = root_ / "sandboxes";
+  }
+};
+
+TEST_F(MariadbService, OnDuplicateKeyHoldsKeyedOnTheDateAndDoublesKeyedOnAnId) {
+  auto args = Args("mariadb-by-id");
+  args.insert(args.begin() + 2, "tests/fixtures/services/mariadb-by-date.json");
+  CliRun r = RunKillpoint(name_, args, root_);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json& results = r.Results();
+  for (const auto& s : results["scenarios"]) {
+    EXPECT_GT(s["exercise"]["points"]["after_commit"]["fired"].get<int>(), 0) << s["exercise"];
+  }
+  nlohmann::json by_id =
+      Invariant(results, "services/mariadb-settle-by-id", "one_row_per_biz_date");
+  EXPECT_EQ(by_id["status"], "VIOLATED") << by_id.dump();
+  EXPECT_THAT(by_id["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("in service db (mariadb), biz_date=2026-11-01, rows=2"));
+  for (const char* name : {"one_row_per_biz_date", "converges"}) {
+    nlohmann::json i = Invariant(results, "services/mariadb-settle-by-date", name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+}
+
 }  // namespace
 }  // namespace killpoint::testing

@@ -1,0 +1,143 @@
+#include "service/mariadb.h"
+
+#include <signal.h>
+
+#include <optional>
+
+#include "service/mysql_client.h"
+#include "service/server_launch.h"
+
+namespace killpoint {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr std::chrono::seconds kInstallPatience{180};  // a loaded 2-core machine is slow
+constexpr const char* kServer = "/usr/sbin/mariadbd";
+constexpr const char* kInstall = "/usr/bin/mariadb-install-db";
+
+// Small InnoDB files: a server per worker copies and starts in a fraction of a second. Durability
+// is MariaDB's default; nothing here turns it down.
+std::vector<std::string> CommonOptions(const fs::path& data) {
+  return {"--no-defaults", "--datadir=" + data.string(), "--innodb-log-file-size=8M",
+          "--innodb-buffer-pool-size=16M", "--skip-name-resolve"};
+}
+
+class Mariadb : public RunningService {
+ public:
+  Mariadb(fs::path dir, std::unique_ptr<ServerProcess> server, ServiceAddress address,
+          MysqlConnection admin)
+      : dir_(std::move(dir)),
+        server_(std::move(server)),
+        address_(std::move(address)),
+        admin_(std::move(admin)) {}
+
+  ~Mariadb() override {
+    admin_.reset();
+    server_->Stop(SIGKILL, std::chrono::milliseconds(0));  // the data is thrown away
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  Result<ServiceAddress> Reset() override {
+    if (Status s = KillOtherConnections(); !s) return Failed(s.error());
+    const std::string db = MysqlIdentifier(kMariadbTrialDatabase);
+    if (Status s = admin_->Exec("DROP DATABASE IF EXISTS " + db); !s) return Failed(s.error());
+    if (Status s = admin_->Exec("CREATE DATABASE " + db); !s) return Failed(s.error());
+    return address_;
+  }
+
+ private:
+  // A killed job's connection may still hold a lock on a table of the database; its KILL ends
+  // its transaction (rolled back), and the DROP then waits for nobody.
+  Status KillOtherConnections() {
+    auto ids = admin_->Query(
+        "SELECT id FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND "
+        "command <> 'Daemon'");
+    if (!ids) return ids.error();
+    for (const auto& row : ids.value().rows) {
+      if (row[0]) (void)admin_->Exec("KILL " + *row[0]);  // it may have ended meanwhile
+    }
+    return Ok();
+  }
+
+  Error Failed(const Error& e) {
+    return Error::Harness(
+        "mariadb service: cannot reset the trial's database: " + e.message +
+        (server_->Running() ? "" : "; the server is gone: " + server_->LogTail()));
+  }
+
+  fs::path dir_;
+  std::unique_ptr<ServerProcess> server_;
+  ServiceAddress address_;
+  std::optional<MysqlConnection> admin_;
+};
+
+Result<fs::path> TemplateData(const fs::path& root, const ServerMarks& marks) {
+  return ServerTemplate("mariadb", root, [&](const fs::path& data) -> Status {
+    std::vector<std::string> argv = {kInstall};
+    for (std::string& o : CommonOptions(data)) argv.push_back(std::move(o));
+    for (const char* o : {"--auth-root-authentication-method=normal", "--skip-test-db"}) {
+      argv.push_back(o);
+    }
+    ServerCommand install{argv, ServerEnvironment(marks), data.parent_path() / "install.log",
+                          marks.cgroup_procs_fd};
+    if (Status s = RunServerTool(install, kInstallPatience); !s) {
+      return Error::Harness("mariadb-install-db: " + s.error().message);
+    }
+    return Ok();
+  });
+}
+
+Result<std::unique_ptr<ServerProcess>> StartServerOn(const fs::path& dir, const ServerMarks& marks,
+                                                     ServiceAddress& address) {
+  return StartOnPickedPort(
+      "mariadb",
+      [&](int port) {
+        std::vector<std::string> argv = {kServer};
+        for (std::string& o : CommonOptions(dir / "data")) argv.push_back(std::move(o));
+        for (std::string o : {"--bind-address=" + address.host, "--port=" + std::to_string(port),
+                              // relative to the data folder, the server's working folder:
+                              // a socket's path is at most 107 bytes
+                              std::string("--socket=mariadbd.sock"),
+                              "--pid-file=" + (dir / "mariadbd.pid").string()}) {
+          argv.push_back(std::move(o));
+        }
+        return ServerCommand{argv, ServerEnvironment(marks), dir / "server.log",
+                             marks.cgroup_procs_fd};
+      },
+      [&](int port) {
+        ServiceAddress a = address;
+        a.port = port;
+        return MysqlAccepting(a);
+      },
+      address.port);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RunningService>> StartMariadb(const std::string& name, const fs::path& root,
+                                                     const ServerMarks& marks) {
+  std::error_code ec;
+  if (!fs::exists(kServer, ec) || !fs::exists(kInstall, ec)) {
+    return Error::Harness(
+        "a mariadb service needs Debian's MariaDB server (/usr/sbin/mariadbd and "
+        "mariadb-install-db), which is not installed: run scripts/setup.sh (package "
+        "mariadb-server)");
+  }
+  auto dir = MakeServerFolder(root, name);
+  if (!dir) return dir.error();
+  auto data = TemplateData(root, marks);
+  if (!data) return Error::Harness("mariadb service " + name + ": " + data.error().message);
+  if (Status s = CopyServerTemplate(data.value(), dir.value(), marks); !s) {
+    return Error::Harness("mariadb service " + name + ": " + s.error().message);
+  }
+  ServiceAddress address{"mariadb", "127.0.0.1", 0, kMariadbTrialDatabase, kMariadbUser};
+  auto server = StartServerOn(dir.value(), marks, address);
+  if (!server) return Error::Harness("mariadb service " + name + ": " + server.error().message);
+  auto admin = MysqlConnection::Open(address, "");
+  if (!admin) return Error::Harness("mariadb service " + name + ": " + admin.error().message);
+  return std::unique_ptr<RunningService>(
+      new Mariadb(dir.value(), std::move(server.value()), address, std::move(admin.value())));
+}
+
+}  // namespace killpoint

@@ -1,0 +1,100 @@
+#include "service/server_launch.h"
+
+#include <signal.h>
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+
+namespace killpoint {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr std::chrono::seconds kCopyPatience{120};
+// Generous: a loaded 2-core machine may take seconds to start a server.
+constexpr std::chrono::seconds kStartPatience{60};
+constexpr int kStartTries = 3;
+constexpr std::chrono::milliseconds kStartPoll{20};
+
+// Waits until the server answers, or has exited, or kStartPatience passed.
+bool WaitAccepting(ServerProcess& server, const std::function<bool()>& accepting) {
+  auto deadline = std::chrono::steady_clock::now() + kStartPatience;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (accepting()) return true;
+    if (!server.Running()) return false;
+    std::this_thread::sleep_for(kStartPoll);
+  }
+  return accepting();
+}
+
+}  // namespace
+
+Result<fs::path> MakeServerFolder(const fs::path& root, const std::string& name) {
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  std::string templ = (root / ("service-" + name + "-XXXXXX")).string();
+  if (!::mkdtemp(templ.data())) {
+    return Error::Harness("cannot create a folder for service " + name + " in " + root.string() +
+                          ": " + std::strerror(errno));
+  }
+  if (Status s = GiveToServerUser(templ); !s) return s.error();
+  return fs::path(templ);
+}
+
+std::map<std::string, std::string> ServerEnvironment(const ServerMarks& marks) {
+  std::map<std::string, std::string> env = marks.env;
+  env["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin";
+  env["LC_ALL"] = "C";
+  return env;
+}
+
+Result<fs::path> ServerTemplate(const std::string& kind, const fs::path& root,
+                                const std::function<Status(const fs::path& data)>& fill) {
+  static std::mutex mu;
+  static std::map<std::pair<std::string, fs::path>, fs::path> templates;  // its data folder
+  std::lock_guard<std::mutex> lock(mu);
+  auto known = templates.find({kind, root});
+  if (known != templates.end() && fs::exists(known->second)) return known->second;
+  auto dir = MakeServerFolder(root, kind + "-template");
+  if (!dir) return dir.error();
+  fs::path data = dir.value() / "data";
+  if (Status s = fill(data); !s) return s.error();
+  templates[{kind, root}] = data;
+  return data;
+}
+
+Status CopyServerTemplate(const fs::path& data, const fs::path& dir, const ServerMarks& marks) {
+  ServerCommand copy{{"/bin/cp", "-a", data.string(), (dir / "data").string()},
+                     ServerEnvironment(marks),
+                     dir / "copy.log",
+                     marks.cgroup_procs_fd};
+  if (Status s = RunServerTool(copy, kCopyPatience); !s) {
+    return Error::Harness("copying the template: " + s.error().message);
+  }
+  return Ok();
+}
+
+Result<std::unique_ptr<ServerProcess>> StartOnPickedPort(
+    const std::string& kind, const std::function<ServerCommand(int port)>& command_for,
+    const std::function<bool(int port)>& accepting, int& port) {
+  std::string last;
+  for (int attempt = 0; attempt < kStartTries; ++attempt) {
+    auto picked = PickLoopbackPort();
+    if (!picked) return picked.error();
+    port = picked.value();
+    auto server = StartServer(command_for(port));
+    if (!server) return server.error();
+    if (WaitAccepting(*server.value(), [&] { return accepting(port); })) {
+      return std::move(server.value());
+    }
+    last = server.value()->LogTail();
+    server.value()->Stop(SIGKILL, std::chrono::milliseconds(0));
+  }
+  return Error::Harness(kind + " did not start (" + std::to_string(kStartTries) + " tries, " +
+                        std::to_string(kStartPatience.count()) + " s each): " + last);
+}
+
+}  // namespace killpoint

@@ -1,0 +1,44 @@
+// What every kind of server (service.h) needs to start: its folder in the run's sandbox root,
+// owned by the server's user; the data folder a kind's set-up tool (initdb, mariadb-install-db)
+// fills once per run and every server of that kind copies; the environment its tools run in;
+// the start on a loopback port picked for it.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "service/server_process.h"
+#include "service/service.h"
+#include "util/result.h"
+
+namespace killpoint {
+
+// A new folder `root`/service-NAME-XXXXXX, given to the server's user.
+Result<std::filesystem::path> MakeServerFolder(const std::filesystem::path& root,
+                                               const std::string& name);
+
+// The marks' environment, a PATH of the system's folders and the C locale.
+std::map<std::string, std::string> ServerEnvironment(const ServerMarks& marks);
+
+// The data folder of `kind`'s template for the run whose sandbox root is `root`: made by `fill`
+// (given the folder to create) the first time, the same folder afterwards. Set-up tools take
+// seconds; a copy of their result, a tenth of one.
+Result<std::filesystem::path> ServerTemplate(
+    const std::string& kind, const std::filesystem::path& root,
+    const std::function<Status(const std::filesystem::path& data)>& fill);
+
+// Copies the template `data` to `dir`/data, as the server's user.
+Status CopyServerTemplate(const std::filesystem::path& data, const std::filesystem::path& dir,
+                          const ServerMarks& marks);
+
+// Starts the server `command_for(port)` describes on a loopback port picked for it, and waits
+// until `accepting(port)`, the server has exited, or a minute passed; a picked port taken in
+// between gets another (3 tries). `kind` names the server in the error.
+Result<std::unique_ptr<ServerProcess>> StartOnPickedPort(
+    const std::string& kind, const std::function<ServerCommand(int port)>& command_for,
+    const std::function<bool(int port)>& accepting, int& port);
+
+}  // namespace killpoint

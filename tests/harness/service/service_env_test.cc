@@ -1,0 +1,43 @@
+// What a job is told about its services (service_set.h's ServiceEnv, docs/services.md): the
+// variables its client libraries read, only where which server they mean is not a guess.
+#include <gtest/gtest.h>
+
+#include "service/service_set.h"
+
+namespace killpoint {
+namespace {
+
+ServiceAddress At(const std::string& kind, int port) {
+  return {kind, "127.0.0.1", port, "killpoint", kind == "mariadb" ? "root" : "postgres"};
+}
+
+TEST(ServiceEnv, OneMariadbGetsTheMysqlVariablesAndTheDatabaseUrl) {
+  auto env = ServiceEnv({{"db", At("mariadb", 3307)}});
+  EXPECT_EQ(env.at("MYSQL_HOST"), "127.0.0.1");
+  EXPECT_EQ(env.at("MYSQL_TCP_PORT"), "3307");
+  EXPECT_EQ(env.at("MYSQL_PORT"), "3307");
+  EXPECT_EQ(env.at("MYSQL_DATABASE"), "killpoint");
+  EXPECT_EQ(env.at("MYSQL_USER"), "root");
+  EXPECT_EQ(env.at("DATABASE_URL"), "mysql://root@127.0.0.1:3307/killpoint");
+  EXPECT_EQ(env.at("KILLPOINT_SERVICE_DB_URL"), "mysql://root@127.0.0.1:3307/killpoint");
+  EXPECT_EQ(env.count("PGHOST"), 0u);
+}
+
+TEST(ServiceEnv, BesideAPostgresTheDatabaseUrlIsThePostgres) {
+  auto env = ServiceEnv({{"pg", At("postgres", 5433)}, {"my", At("mariadb", 3307)}});
+  EXPECT_EQ(env.at("DATABASE_URL"), "postgresql://postgres@127.0.0.1:5433/killpoint");
+  EXPECT_EQ(env.at("PGPORT"), "5433");
+  EXPECT_EQ(env.at("MYSQL_TCP_PORT"), "3307");
+  EXPECT_EQ(env.at("KILLPOINT_SERVICE_MY_URL"), "mysql://root@127.0.0.1:3307/killpoint");
+}
+
+TEST(ServiceEnv, TwoOfAKindGetOnlyTheirNamedUrls) {
+  auto env = ServiceEnv({{"a", At("mariadb", 3307)}, {"b", At("mariadb", 3308)}});
+  EXPECT_EQ(env.count("MYSQL_HOST"), 0u);
+  EXPECT_EQ(env.count("DATABASE_URL"), 0u);
+  EXPECT_EQ(env.at("KILLPOINT_SERVICE_A_URL"), "mysql://root@127.0.0.1:3307/killpoint");
+  EXPECT_EQ(env.at("KILLPOINT_SERVICE_B_URL"), "mysql://root@127.0.0.1:3308/killpoint");
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -85,5 +85,6 @@ void BM_Reset(benchmark::State& state, const char* kind) {
 
 KP_SERVICE_BENCHMARKS(postgres);
 KP_SERVICE_BENCHMARKS(mariadb);
+KP_SERVICE_BENCHMARKS(rabbitmq);
 
 }  // namespace

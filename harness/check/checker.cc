@@ -51,8 +51,9 @@ Result<std::vector<Verdict>> CheckTrial(const CheckInput& input, const Checkers&
     for (const auto& name : *list) {
       auto own = input.scenario.checks.find(name);
       if (own != input.scenario.checks.end()) {
-        Verdict at_end = own->second.service.empty()
-                             ? RunSqlCheck(name, own->second, input.workdir)
+        Verdict at_end = own->second.service.empty() ? RunSqlCheck(name, own->second, input.workdir)
+                         : !own->second.queue.empty()
+                             ? RunServiceQueueCheck(name, own->second, input.services)
                              : RunServiceSqlCheck(name, own->second, input.services);
         if (!own->second.after_every_crash) {
           out.push_back(std::move(at_end));

@@ -69,6 +69,11 @@ Verdict RunSqlCheck(const std::string& name, const SqlCheck& check,
 Verdict RunServiceSqlCheck(const std::string& name, const SqlCheck& check,
                            const ServiceAddresses& services);
 
+// A scenario's own invariant on a queue of its rabbitmq service: held when the queue of the
+// trial's vhost holds exactly `check.messages` messages ready (service_queue_checks.cc).
+Verdict RunServiceQueueCheck(const std::string& name, const SqlCheck& check,
+                             const ServiceAddresses& services);
+
 // The scenario's after_every_crash checks on a crash state (TrialOptions::crash_checks): each
 // check's database, with its -journal and -wal, is copied into `scratch`/NAME and checked there, so
 // that the retry meets the sandbox exactly as the persistence model left it (opening the

@@ -131,6 +131,22 @@ std::optional<std::string> SqlProblem(const std::string& sql) {
   return PrepareProblem(sql);
 }
 
+// A check on a rabbitmq service's queue (docs/services.md): {"service", "queue", "messages",
+// "says"}, held when the queue has exactly `messages` messages ready.
+SqlCheck ReadQueueCheck(FieldReader& c, SqlCheck check) {
+  if (check.service.empty()) c.Fail("queue", "a queue check names its rabbitmq service (service)");
+  if (c.Has("sql")) c.Fail("sql", "a check reads either a queue (queue) or SQL (sql), not both");
+  check.queue = c.String("queue");
+  if (check.queue.empty() || check.queue.size() > 255) {
+    c.Fail("queue", "expected a queue's name (1 to 255 bytes)");
+  }
+  check.messages = c.Integer("messages", 0, INT32_MAX, nullptr);
+  check.says = c.String("says");
+  if (check.says.empty()) c.Fail("says", "must say what a wrong count means");
+  c.Finish();
+  return check;
+}
+
 std::map<std::string, SqlCheck> ReadChecks(FieldReader r, const nlohmann::json* checks) {
   std::map<std::string, SqlCheck> out;
   if (checks == nullptr) return out;
@@ -140,6 +156,10 @@ std::map<std::string, SqlCheck> ReadChecks(FieldReader r, const nlohmann::json* 
     SqlCheck check;
     const std::string none;
     check.service = c.String("service", &none);
+    if (c.Has("queue")) {
+      out[name] = ReadQueueCheck(c, check);
+      continue;
+    }
     if (check.service.empty()) {
       check.db = c.String("db");
       if (!IsSandboxPath(check.db))

@@ -164,6 +164,10 @@ struct SqlCheck {
   bool after_every_crash = false;
   // Or, instead of db: the name of a postgres service of the scenario (docs/services.md).
   std::string service = {};
+  // Or, on a rabbitmq service, instead of sql: a queue of the trial's vhost and the number of
+  // messages it must hold ready at the end (docs/services.md).
+  std::string queue = {};
+  int64_t messages = 0;
   bool operator==(const SqlCheck&) const = default;
 };
 

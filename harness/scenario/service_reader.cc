@@ -70,7 +70,17 @@ void CheckServiceRefs(FieldReader& r, const Scenario& s) {
     if (it == s.services.end()) {
       r.Fail(field, "names no service of the scenario: '" + check.service + "'");
     }
-    if (it->second.kind != "postgres" && it->second.kind != "mariadb") {
+    const bool mq = it->second.kind == "rabbitmq";
+    if (!check.queue.empty() && !mq) {
+      r.Fail(field, "'" + check.service + "' is a " + it->second.kind +
+                        " service; queue checks run on rabbitmq services");
+    }
+    if (check.queue.empty() && mq) {
+      r.Fail(field,
+             "'" + check.service +
+                 "' is a rabbitmq service: its checks read a queue (queue, messages), not sql");
+    }
+    if (!mq && it->second.kind != "postgres" && it->second.kind != "mariadb") {
       r.Fail(field, "'" + check.service + "' is a " + it->second.kind +
                         " service; SQL checks run on postgres and mariadb services");
     }

@@ -14,9 +14,10 @@
 namespace killpoint {
 
 // The kinds the harness can start now (harness/service/, one file each).
-inline constexpr std::array<std::string_view, 2> kServiceKinds = {"postgres", "mariadb"};
+inline constexpr std::array<std::string_view, 3> kServiceKinds = {"postgres", "mariadb",
+                                                                  "rabbitmq"};
 // Kinds issue 20 plans and no slice has built yet: named as such, not as typos.
-inline constexpr std::array<std::string_view, 2> kPlannedServiceKinds = {"redis", "rabbitmq"};
+inline constexpr std::array<std::string_view, 1> kPlannedServiceKinds = {"redis"};
 
 // `services` is the raw "services" value (nullptr when absent), `r` the reader of it.
 std::map<std::string, ServiceSpec> ReadServices(FieldReader r, const nlohmann::json* services);

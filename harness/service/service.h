@@ -21,8 +21,10 @@ struct ServiceAddress {
   std::string database;  // the trial's own, clean at its start
   std::string user;
 
-  // postgresql://USER@HOST:PORT/DATABASE for a postgres service.
+  // postgresql://USER@HOST:PORT/DATABASE for a postgres service; for a rabbitmq one,
+  // amqp://guest:guest@HOST:PORT/VHOST (the vhost, `database`, URL-encoded).
   std::string Url() const;
+  int admin_port = 0;  // a rabbitmq service's management API (HTTP), on `host`
   bool operator==(const ServiceAddress&) const = default;
 };
 

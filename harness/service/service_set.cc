@@ -5,10 +5,16 @@
 
 #include "service/mariadb.h"
 #include "service/postgres.h"
+#include "service/rabbitmq.h"
+#include "service/rabbitmq_client.h"
 
 namespace killpoint {
 
 std::string ServiceAddress::Url() const {
+  if (kind == "rabbitmq") {
+    return "amqp://" + user + ":" + kRabbitmqPassword + "@" + host + ":" + std::to_string(port) +
+           "/" + UrlSegment(database);
+  }
   const char* scheme = kind == "mariadb" ? "mysql://" : "postgresql://";
   return scheme + user + "@" + host + ":" + std::to_string(port) + "/" + database;
 }
@@ -20,6 +26,7 @@ Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
                                                      const ServerMarks& marks) {
   if (kind == "postgres") return StartPostgres(name, root, marks);
   if (kind == "mariadb") return StartMariadb(name, root, marks);
+  if (kind == "rabbitmq") return StartRabbitmq(name, root, marks);
   return Error::BadInput("service " + name + ": no service kind '" + kind + "'");
 }
 
@@ -59,6 +66,7 @@ std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses)
   bool url_is_postgres = of_kind["postgres"] == 1;
   for (const auto& [name, a] : addresses) {
     if (of_kind[a.kind] != 1) continue;
+    if (a.kind == "rabbitmq") env["AMQP_URL"] = a.Url();
     if (a.kind == "postgres") {
       env["PGHOST"] = a.host;
       env["PGPORT"] = std::to_string(a.port);

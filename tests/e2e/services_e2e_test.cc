@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 #include <thread>
 
 #include "killpoint_cli.h"
@@ -201,6 +202,70 @@ TEST_F(MariadbService, OnDuplicateKeyHoldsKeyedOnTheDateAndDoublesKeyedOnAnId) {
               HasSubstr("in service db (mariadb), biz_date=2026-11-01, rows=2"));
   for (const char* name : {"one_row_per_biz_date", "converges"}) {
     nlohmann::json i = Invariant(results, "services/mariadb-settle-by-date", name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+}
+
+// RabbitMQ, with Debian's pika: a consumer with prefetch 1 that acks after its effect, killed
+// between the two, is redelivered the message; without a dedupe by message id in the effect's
+// own transaction it applies it twice. No broker, epmd or Erlang helper outlives the run.
+class RabbitmqService : public PostgresService {  // its folders and the teardown's check
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs::exists("/usr/lib/rabbitmq/bin/rabbitmq-server"))
+        << "the rabbitmq service needs rabbitmq-server: run scripts/setup.sh";
+    ASSERT_EQ(std::system("/usr/bin/python3 -c 'import pika' 2>/dev/null"), 0)
+        << "the reference job needs python3-pika: run scripts/setup.sh";
+    name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    root_ = FreshDir("services-" + name_);
+    sandboxes_ = root_ / "sandboxes";
+    erlang_before_ = ErlangProcesses();
+  }
+  void TearDown() override {
+    std::vector<std::string> left;
+    for (const std::string& p : ErlangProcesses()) {
+      if (!erlang_before_.count(p)) left.push_back(p);
+    }
+    EXPECT_THAT(left, IsEmpty()) << "an Erlang process outlived the run";
+    PostgresService::TearDown();
+  }
+  // Every process of the Erlang runtime, as "pid: name": the broker's VM (beam.smp), epmd, and
+  // the helpers the VM starts in sessions of their own.
+  static std::set<std::string> ErlangProcesses() {
+    std::set<std::string> found;
+    DIR* proc = ::opendir("/proc");
+    while (dirent* e = proc ? ::readdir(proc) : nullptr) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      std::string comm = Slurp(fs::path("/proc") / e->d_name / "comm");
+      for (const char* name : {"beam.smp", "epmd", "erl_child_setup", "inet_gethost"}) {
+        if (comm == std::string(name) + "\n") found.insert(std::string(e->d_name) + ": " + name);
+      }
+    }
+    if (proc) ::closedir(proc);
+    return found;
+  }
+  std::set<std::string> erlang_before_;
+};
+
+TEST_F(RabbitmqService, AConsumerKilledBeforeItsAckAppliesTwiceUnlessItDedupesByMessageId) {
+  auto args = Args("mq-plain");
+  args.insert(args.begin() + 2, "tests/fixtures/services/mq-dedupe.json");
+  CliRun r = RunKillpoint(name_, args, root_);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const nlohmann::json& results = r.Results();
+  for (const auto& s : results["scenarios"]) {
+    EXPECT_GT(s["exercise"]["points"]["after_effect"]["fired"].get<int>(), 0) << s["exercise"];
+  }
+  nlohmann::json plain = Invariant(results, "services/mq-consume-plain", "one_effect_per_message");
+  EXPECT_EQ(plain["status"], "VIOLATED") << plain.dump();
+  EXPECT_THAT(plain["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("msg_id=2026-11-01/0, effects="));
+  for (const char* scenario : {"services/mq-consume-plain", "services/mq-consume-dedupe"}) {
+    nlohmann::json drained = Invariant(results, scenario, "queue_drained");
+    EXPECT_EQ(drained["status"], "held") << scenario << ": " << drained.dump();
+  }
+  for (const char* name : {"one_effect_per_message", "converges"}) {
+    nlohmann::json i = Invariant(results, "services/mq-consume-dedupe", name);
     EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
   }
 }

@@ -53,11 +53,11 @@ TEST(Services, NoneIsTheDefault) {
 TEST(Services, AnUnknownKindIsNamedWithTheKnownOnesAndATypoGetsASuggestion) {
   EXPECT_EQ(ErrorOf(ParseServicesWith("/services/db/kind", "\"postgress\"")),
             "s.json: services.db.kind: unknown service kind 'postgress' (did you mean "
-            "'postgres'?); the kinds are: postgres, mariadb");
+            "'postgres'?); the kinds are: postgres, mariadb, rabbitmq");
 }
 
 TEST(Services, APlannedKindIsSaidToBeNotBuiltYet) {
-  for (const char* kind : {"redis", "rabbitmq"}) {
+  for (const char* kind : {"redis"}) {
     EXPECT_THAT(ErrorOf(ParseServicesWith("/services/db/kind", "\"" + std::string(kind) + "\"")),
                 HasSubstr("services.db.kind: '" + std::string(kind) +
                           "' is planned (issue 20) but not built yet"));
@@ -111,6 +111,58 @@ TEST(Services, AfterEveryCrashIsNotSupportedOnAServiceYet) {
   EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")),
               HasSubstr("checks.one_row_per_day.after_every_crash: is not supported on a "
                         "service's database yet"));
+}
+
+// A rabbitmq service's checks read a queue: {"service", "queue", "messages", "says"}.
+Result<Scenario> ParseQueueCheck(const std::string& kind, const nlohmann::json& check) {
+  nlohmann::json j = nlohmann::json::parse(kWithService);
+  j["services"]["db"]["kind"] = kind;
+  j["checks"]["one_row_per_day"] = check;
+  return ParseScenario(j.dump(), "s.json");
+}
+
+const nlohmann::json kQueueCheck = {
+    {"service", "db"}, {"queue", "settle"}, {"messages", 0}, {"says", "messages left"}};
+
+TEST(Services, ARabbitmqServiceChecksAQueuesMessageCount) {
+  auto s = ParseQueueCheck("rabbitmq", kQueueCheck);
+  ASSERT_TRUE(s) << s.error().message;
+  const SqlCheck& check = s.value().checks.at("one_row_per_day");
+  EXPECT_EQ(check.service, "db");
+  EXPECT_EQ(check.queue, "settle");
+  EXPECT_EQ(check.messages, 0);
+  EXPECT_EQ(check.sql, "");
+}
+
+TEST(Services, AQueueCheckIsRefusedWhereItCannotRun) {
+  EXPECT_THAT(ErrorOf(ParseQueueCheck("postgres", kQueueCheck)),
+              HasSubstr("checks.one_row_per_day.service: 'db' is a postgres service; queue "
+                        "checks run on rabbitmq services"));
+  nlohmann::json sql = nlohmann::json::parse(kWithService)["checks"]["one_row_per_day"];
+  EXPECT_THAT(ErrorOf(ParseQueueCheck("rabbitmq", sql)),
+              HasSubstr("'db' is a rabbitmq service: its checks read a queue"));
+  nlohmann::json both = kQueueCheck;
+  both["sql"] = "SELECT 1";
+  EXPECT_THAT(ErrorOf(ParseQueueCheck("rabbitmq", both)),
+              HasSubstr("checks.one_row_per_day.sql: a check reads either a queue"));
+  nlohmann::json no_service = kQueueCheck;
+  no_service.erase("service");
+  EXPECT_THAT(ErrorOf(ParseQueueCheck("rabbitmq", no_service)),
+              HasSubstr("checks.one_row_per_day.queue: a queue check names its rabbitmq service"));
+}
+
+TEST(Services, AQueueCheckNeedsACountOfZeroOrMore) {
+  nlohmann::json check = kQueueCheck;
+  check.erase("messages");
+  EXPECT_THAT(ErrorOf(ParseQueueCheck("rabbitmq", check)),
+              HasSubstr("checks.one_row_per_day.messages"));
+  check["messages"] = -1;
+  EXPECT_THAT(ErrorOf(ParseQueueCheck("rabbitmq", check)),
+              HasSubstr("checks.one_row_per_day.messages"));
+  check["messages"] = 0;
+  check["queue"] = "";
+  EXPECT_THAT(ErrorOf(ParseQueueCheck("rabbitmq", check)),
+              HasSubstr("checks.one_row_per_day.queue: expected a queue's name"));
 }
 
 }  // namespace

@@ -39,5 +39,15 @@ TEST(ServiceEnv, TwoOfAKindGetOnlyTheirNamedUrls) {
   EXPECT_EQ(env.at("KILLPOINT_SERVICE_B_URL"), "mysql://root@127.0.0.1:3308/killpoint");
 }
 
+TEST(ServiceEnv, OneRabbitmqGetsAnAmqpUrlWithItsVhostEncoded) {
+  ServiceAddress mq{"rabbitmq", "127.0.0.1", 5673, "killpoint-1", "guest"};
+  auto env = ServiceEnv({{"mq", mq}, {"db", At("postgres", 5433)}});
+  EXPECT_EQ(env.at("AMQP_URL"), "amqp://guest:guest@127.0.0.1:5673/killpoint-1");
+  EXPECT_EQ(env.at("KILLPOINT_SERVICE_MQ_URL"), "amqp://guest:guest@127.0.0.1:5673/killpoint-1");
+  EXPECT_EQ(env.at("DATABASE_URL"), "postgresql://postgres@127.0.0.1:5433/killpoint");
+  mq.database = "a/b c";
+  EXPECT_EQ(ServiceEnv({{"mq", mq}}).at("AMQP_URL"), "amqp://guest:guest@127.0.0.1:5673/a%2Fb%20c");
+}
+
 }  // namespace
 }  // namespace killpoint

@@ -1,0 +1,187 @@
+#include "service/rabbitmq.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "service/rabbitmq_client.h"
+#include "service/server_launch.h"
+
+namespace killpoint {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr const char* kRabbitmqServer = "/usr/lib/rabbitmq/bin/rabbitmq-server";
+constexpr const char* kEpmd = "/usr/bin/epmd";
+
+class Rabbitmq : public RunningService {
+ public:
+  Rabbitmq(fs::path dir, std::unique_ptr<ServerProcess> epmd, std::unique_ptr<ServerProcess> server,
+           ServiceAddress address)
+      : dir_(std::move(dir)),
+        epmd_(std::move(epmd)),
+        server_(std::move(server)),
+        address_(std::move(address)) {}
+
+  ~Rabbitmq() override {
+    server_->Stop(SIGKILL, std::chrono::milliseconds(0));  // its messages are thrown away
+    epmd_->Stop(SIGKILL, std::chrono::milliseconds(0));
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // A new vhost, guest's; the last trial's goes first (its queues and connections with it).
+  Result<ServiceAddress> Reset() override {
+    const int api = address_.admin_port;
+    if (!address_.database.empty()) {
+      if (Status s = RabbitmqApi(api, "DELETE", "/api/vhosts/" + UrlSegment(address_.database));
+          !s) {
+        return Failed(s.error());
+      }
+    }
+    address_.database = "killpoint-" + std::to_string(++trials_);
+    const std::string vhost = UrlSegment(address_.database);
+    if (Status s = RabbitmqApi(api, "PUT", "/api/vhosts/" + vhost); !s) return Failed(s.error());
+    if (Status s = RabbitmqApi(api, "PUT", "/api/permissions/" + vhost + "/" + kRabbitmqUser,
+                               R"({"configure":".*","write":".*","read":".*"})");
+        !s) {
+      return Failed(s.error());
+    }
+    return address_;
+  }
+
+ private:
+  Error Failed(const Error& e) {
+    return Error::Harness(
+        "rabbitmq service: cannot make the trial's vhost: " + e.message +
+        (server_->Running() ? "" : "; the broker is gone: " + server_->LogTail()));
+  }
+
+  fs::path dir_;
+  std::unique_ptr<ServerProcess> epmd_;
+  std::unique_ptr<ServerProcess> server_;
+  ServiceAddress address_;
+  int trials_ = 0;
+};
+
+Status WriteServerFile(const fs::path& path, const std::string& text, fs::perms mode) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Error::Harness("cannot write " + path.string());
+  std::error_code ec;
+  fs::permissions(path, mode, ec);
+  if (ec) return Error::Harness("chmod " + path.string() + ": " + ec.message());
+  return GiveToServerUser(path);
+}
+
+// Its configuration, plugins and Erlang cookie (in its HOME), all in `dir`: nothing from /etc.
+Status WriteRabbitmqFiles(const fs::path& dir, int admin_port) {
+  std::random_device random;
+  std::string cookie = "KILLPOINT";
+  for (int i = 0; i < 20; ++i) cookie += static_cast<char>('A' + random() % 26);
+  const fs::perms rw = fs::perms::owner_read | fs::perms::owner_write;
+  for (auto [file, text, mode] :
+       {std::tuple<const char*, std::string, fs::perms>{
+            "rabbitmq.conf",
+            "management.tcp.ip = 127.0.0.1\nmanagement.tcp.port = " + std::to_string(admin_port) +
+                "\n"
+                // a full tmpfs must not block publishers silently
+                "disk_free_limit.absolute = 1MB\n",
+            rw},
+        {"enabled_plugins", "[rabbitmq_management].\n", rw},
+        {"rabbitmq-env.conf", "", rw},
+        {".erlang.cookie", cookie, fs::perms::owner_read}}) {
+    if (Status s = WriteServerFile(dir / file, text, mode); !s) return s;
+  }
+  return Ok();
+}
+
+std::map<std::string, std::string> RabbitmqEnv(const fs::path& dir, const ServerMarks& marks,
+                                               int epmd_port) {
+  auto env = ServerEnvironment(marks);
+  env["HOME"] = dir.string();  // its .erlang.cookie
+  env["ERL_EPMD_PORT"] = std::to_string(epmd_port);
+  env["ERL_EPMD_ADDRESS"] = "127.0.0.1";
+  return env;
+}
+
+// An epmd of the broker's own, in the foreground: a process the harness stops, not a daemon.
+Result<std::unique_ptr<ServerProcess>> StartEpmd(const fs::path& dir, const ServerMarks& marks,
+                                                 int& port) {
+  return StartOnPickedPort(
+      "epmd",
+      [&](int p) {
+        return ServerCommand{{kEpmd, "-port", std::to_string(p), "-address", "127.0.0.1"},
+                             RabbitmqEnv(dir, marks, p),
+                             dir / "epmd.log",
+                             marks.cgroup_procs_fd};
+      },
+      LoopbackPortOpen, port);
+}
+
+Result<std::unique_ptr<ServerProcess>> StartBroker(const fs::path& dir, const ServerMarks& marks,
+                                                   int epmd_port, int dist_port,
+                                                   ServiceAddress& address) {
+  return StartOnPickedPort(
+      "rabbitmq",
+      [&](int port) {
+        auto env = RabbitmqEnv(dir, marks, epmd_port);
+        for (auto [key, value] : std::map<std::string, std::string>{
+                 {"RABBITMQ_NODENAME", "killpoint-" + std::to_string(port) + "@localhost"},
+                 {"RABBITMQ_NODE_IP_ADDRESS", address.host},
+                 {"RABBITMQ_NODE_PORT", std::to_string(port)},
+                 {"RABBITMQ_DIST_PORT", std::to_string(dist_port)},
+                 {"RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS",
+                  "-kernel inet_dist_use_interface {127,0,0,1}"},
+                 {"RABBITMQ_MNESIA_BASE", (dir / "mnesia").string()},
+                 {"RABBITMQ_LOG_BASE", (dir / "log").string()},
+                 {"RABBITMQ_LOGS", "-"},  // to server.log
+                 {"RABBITMQ_CONFIG_FILE", (dir / "rabbitmq.conf").string()},
+                 {"RABBITMQ_ADVANCED_CONFIG_FILE", (dir / "advanced.config").string()},
+                 {"RABBITMQ_CONF_ENV_FILE", (dir / "rabbitmq-env.conf").string()},
+                 {"RABBITMQ_ENABLED_PLUGINS_FILE", (dir / "enabled_plugins").string()},
+                 {"RABBITMQ_PID_FILE", (dir / "rabbitmq.pid").string()},
+                 {"ERL_CRASH_DUMP", (dir / "erl_crash.dump").string()}}) {
+          env[key] = value;
+        }
+        return ServerCommand{{kRabbitmqServer}, env, dir / "server.log", marks.cgroup_procs_fd};
+      },
+      [&](int port) { return RabbitmqAccepting(port, address.admin_port); }, address.port);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RunningService>> StartRabbitmq(const std::string& name, const fs::path& root,
+                                                      const ServerMarks& marks) {
+  std::error_code ec;
+  if (!fs::exists(kRabbitmqServer, ec) || !fs::exists(kEpmd, ec)) {
+    return Error::Harness(
+        "a rabbitmq service needs Debian's RabbitMQ broker (/usr/lib/rabbitmq/bin/rabbitmq-server "
+        "and epmd), which is not installed: run scripts/setup.sh (package rabbitmq-server)");
+  }
+  auto failed = [&](const Error& e) {
+    return Error::Harness("rabbitmq service " + name + ": " + e.message);
+  };
+  auto dir = MakeServerFolder(root, name);
+  if (!dir) return failed(dir.error());
+  ServiceAddress address{"rabbitmq", "127.0.0.1", 0, "", kRabbitmqUser};
+  auto admin_port = PickLoopbackPort();
+  auto dist_port = PickLoopbackPort();
+  if (!admin_port) return failed(admin_port.error());
+  if (!dist_port) return failed(dist_port.error());
+  address.admin_port = admin_port.value();
+  if (Status s = WriteRabbitmqFiles(dir.value(), address.admin_port); !s) return failed(s.error());
+  int epmd_port = 0;
+  auto epmd = StartEpmd(dir.value(), marks, epmd_port);
+  if (!epmd) return failed(epmd.error());
+  auto server = StartBroker(dir.value(), marks, epmd_port, dist_port.value(), address);
+  if (!server) return failed(server.error());
+  return std::unique_ptr<RunningService>(new Rabbitmq(
+      dir.value(), std::move(epmd.value()), std::move(server.value()), std::move(address)));
+}
+
+}  // namespace killpoint

@@ -1,11 +1,11 @@
 #include "service/rabbitmq.h"
 
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <fstream>
+#include <map>
 #include <random>
-#include <thread>
+#include <tuple>
 
 #include "service/rabbitmq_client.h"
 #include "service/server_launch.h"

@@ -21,18 +21,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-constexpr auto kPatience = std::chrono::minutes(3);  // a loaded machine starts postgres slowly
-
-template <class F>
-bool Eventually(F done) {
-  auto deadline = std::chrono::steady_clock::now() + kPatience;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return done();
-}
-
 // The processes whose command line or working folder is inside `dir`: a postmaster names its
 // data folder in its arguments; every postgres process works in it.
 std::vector<std::string> ProcessesIn(const fs::path& dir) {

@@ -12,6 +12,7 @@ packages=(
   libssl-dev zlib1g-dev libbrotli-dev  # headers cpp-httplib's compiled flags need
   clang-format  # scripts/check-format.sh, the ctest `format`
   postgresql libpq-dev python3-psycopg2  # the postgres service (docs/services.md)
+  redis-server libhiredis-dev python3-redis  # the redis service (docs/services.md)
 )
 
 missing=()

@@ -3,8 +3,6 @@
 #include <signal.h>
 #include <stdlib.h>
 
-#include <cerrno>
-#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -60,25 +58,6 @@ class Postgres : public RunningService {
   std::optional<PgConnection> admin_;
 };
 
-std::map<std::string, std::string> ServerEnv(const ServerMarks& marks) {
-  std::map<std::string, std::string> env = marks.env;
-  env["PATH"] = "/usr/bin:/bin";
-  env["LC_ALL"] = "C";
-  return env;
-}
-
-Result<fs::path> MakeFolder(const fs::path& root, const std::string& name) {
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  std::string templ = (root / ("service-" + name + "-XXXXXX")).string();
-  if (!::mkdtemp(templ.data())) {
-    return Error::Harness("cannot create a folder for service " + name + " in " + root.string() +
-                          ": " + std::strerror(errno));
-  }
-  if (Status s = GiveToServerUser(templ); !s) return s.error();
-  return fs::path(templ);
-}
-
 // Waits until the server answers, or has exited, or kStartPatience passed.
 bool WaitAccepting(ServerProcess& server, const ServiceAddress& address) {
   auto deadline = std::chrono::steady_clock::now() + kStartPatience;
@@ -100,7 +79,7 @@ Result<std::unique_ptr<ServerProcess>> StartServerOn(const fs::path& bin, const 
     address.port = port.value();
     ServerCommand c{{(bin / "postgres").string(), "-D", (dir / "data").string(), "-h", address.host,
                      "-p", std::to_string(address.port), "-c", "unix_socket_directories="},
-                    ServerEnv(marks),
+                    ServerEnvironment(marks),
                     dir / "server.log",
                     marks.cgroup_procs_fd};
     auto server = StartServer(c);
@@ -121,14 +100,14 @@ Result<fs::path> TemplateData(const fs::path& bin, const fs::path& root, const S
   std::lock_guard<std::mutex> lock(mu);
   auto known = templates.find(root);
   if (known != templates.end() && fs::exists(known->second)) return known->second;
-  auto dir = MakeFolder(root, "postgres-template");
+  auto dir = MakeServerFolder(root, "postgres-template");
   if (!dir) return dir.error();
   fs::path data = dir.value() / "data";
   // -N: initdb does not fsync what it wrote (a throw-away cluster); the server keeps its
   // defaults, fsync on.
   ServerCommand initdb{{(bin / "initdb").string(), "-D", data.string(), "-U", kPostgresUser, "-A",
                         "trust", "-E", "UTF8", "--locale=C", "-N"},
-                       ServerEnv(marks),
+                       ServerEnvironment(marks),
                        dir.value() / "initdb.log",
                        marks.cgroup_procs_fd};
   if (Status s = RunServerTool(initdb, kInitdbPatience); !s) {
@@ -164,12 +143,12 @@ Result<std::unique_ptr<RunningService>> StartPostgres(const std::string& name, c
                                                       const ServerMarks& marks) {
   auto bin = PostgresBinDir();
   if (!bin) return bin.error();
-  auto dir = MakeFolder(root, name);
+  auto dir = MakeServerFolder(root, name);
   if (!dir) return dir.error();
   auto data = TemplateData(bin.value(), root, marks);
   if (!data) return Error::Harness("postgres service " + name + ": " + data.error().message);
   ServerCommand copy{{"/bin/cp", "-a", data.value().string(), (dir.value() / "data").string()},
-                     ServerEnv(marks),
+                     ServerEnvironment(marks),
                      dir.value() / "copy.log",
                      marks.cgroup_procs_fd};
   if (Status s = RunServerTool(copy, kInitdbPatience); !s) {

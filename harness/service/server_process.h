@@ -64,6 +64,14 @@ Result<std::unique_ptr<ServerProcess>> StartServer(const ServerCommand& command)
 // Runs `command` to its end (initdb): an error with its log's tail unless it exits 0.
 Status RunServerTool(const ServerCommand& command, std::chrono::milliseconds patience);
 
+// A new folder service-NAME-XXXXXX in `root` (created if need be) for one server's files, given
+// to the server's user.
+Result<std::filesystem::path> MakeServerFolder(const std::filesystem::path& root,
+                                               const std::string& name);
+
+// A server's whole environment: `marks`'s, a PATH and the C locale.
+std::map<std::string, std::string> ServerEnvironment(const ServerMarks& marks);
+
 // A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick).
 Result<int> PickLoopbackPort();
 

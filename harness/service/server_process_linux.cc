@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -92,6 +93,25 @@ Status GiveToServerUser(const fs::path& path) {
   fs::permissions(path.parent_path(), fs::perms::others_exec, fs::perm_options::add, ec);
   if (ec) return Error::Harness("chmod o+x " + path.parent_path().string() + ": " + ec.message());
   return Ok();
+}
+
+Result<fs::path> MakeServerFolder(const fs::path& root, const std::string& name) {
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  std::string templ = (root / ("service-" + name + "-XXXXXX")).string();
+  if (!::mkdtemp(templ.data())) {
+    return Error::Harness("cannot create a folder for service " + name + " in " + root.string() +
+                          ": " + std::strerror(errno));
+  }
+  if (Status s = GiveToServerUser(templ); !s) return s.error();
+  return fs::path(templ);
+}
+
+std::map<std::string, std::string> ServerEnvironment(const ServerMarks& marks) {
+  std::map<std::string, std::string> env = marks.env;
+  env["PATH"] = "/usr/bin:/bin";
+  env["LC_ALL"] = "C";
+  return env;
 }
 
 Result<std::unique_ptr<ServerProcess>> StartServer(const ServerCommand& command) {

@@ -4,10 +4,12 @@
 #include <cctype>
 
 #include "service/postgres.h"
+#include "service/redis.h"
 
 namespace killpoint {
 
 std::string ServiceAddress::Url() const {
+  if (kind == "redis") return "redis://" + host + ":" + std::to_string(port) + "/" + database;
   return "postgresql://" + user + "@" + host + ":" + std::to_string(port) + "/" + database;
 }
 
@@ -17,6 +19,7 @@ Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
                                                      const std::filesystem::path& root,
                                                      const ServerMarks& marks) {
   if (kind == "postgres") return StartPostgres(name, root, marks);
+  if (kind == "redis") return StartRedis(name, root, marks);
   return Error::BadInput("service " + name + ": no service kind '" + kind + "'");
 }
 
@@ -44,13 +47,14 @@ Result<ServiceAddresses> ServiceSet::Reset() {
 
 std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses) {
   std::map<std::string, std::string> env;
-  int postgres = 0;
+  int postgres = 0, redis = 0;
   for (const auto& [name, a] : addresses) {
     std::string upper = name;
     std::transform(upper.begin(), upper.end(), upper.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     env["KILLPOINT_SERVICE_" + upper + "_URL"] = a.Url();
     if (a.kind == "postgres") ++postgres;
+    if (a.kind == "redis") ++redis;
   }
   for (const auto& [name, a] : addresses) {
     if (a.kind != "postgres" || postgres != 1) continue;
@@ -59,6 +63,9 @@ std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses)
     env["PGDATABASE"] = a.database;
     env["PGUSER"] = a.user;
     env["DATABASE_URL"] = a.Url();
+  }
+  for (const auto& [name, a] : addresses) {
+    if (a.kind == "redis" && redis == 1) env["REDIS_URL"] = a.Url();
   }
   return env;
 }

@@ -31,7 +31,7 @@ class ServiceSet {
 // The environment that tells a job where its services are (docs/services.md): for each service
 // NAME, KILLPOINT_SERVICE_<NAME>_URL; for the scenario's one postgres service, also PGHOST,
 // PGPORT, PGDATABASE, PGUSER and DATABASE_URL (with two, only the named variables: which one
-// the PG* defaults point at would be a guess).
+// the PG* defaults point at would be a guess); for its one redis service, REDIS_URL.
 std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses);
 
 }  // namespace killpoint

@@ -15,6 +15,7 @@
 
 #include "killpoint_cli.h"
 #include "service/postgres.h"
+#include "service/redis.h"
 
 namespace killpoint::testing {
 namespace {
@@ -168,6 +169,75 @@ TEST_F(PostgresStopped, SigkillOfTheHarnessTakesItsServerAlong) {
 }
 
 TEST_F(PostgresStopped, SigintStopsTheServerWithTheRun) { EXPECT_EQ(RunAndSignal(SIGINT), 130); }
+
+// Redis (docs/services.md, "Redis"): the lock's two forms in one run, one trial each, killed
+// while taking or holding the lock. The SETNX + EXPIRE form killed between its two commands
+// leaves a lock that never expires, and the date never runs again; SET NX PX's lock expires
+// and the retry takes it.
+fs::path RedisSandboxes() {
+  return fs::temp_directory_path() / ("kp-e2e-services-redis-" + std::to_string(::getpid())) /
+         "sandboxes";
+}
+
+const CliRun& RedisLockForms() {
+  static const CliRun run = [] {
+    fs::path base = RedisSandboxes().parent_path();
+    fs::remove_all(base);
+    CliRun r = RunKillpoint("run",
+                            {"run", "tests/fixtures/services/redis_lock_setnx_expire.json",
+                             "tests/fixtures/services/redis_lock_set_nx_px.json", "--trials", "1",
+                             "--jobs", "1", "--sandbox-root", RedisSandboxes().string()},
+                            base);
+    r.Results();  // read while the folder is there
+    return r;
+  }();
+  return run;
+}
+
+class RedisService : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs::exists(kRedisServer)) << "needs redis-server: run scripts/setup.sh";
+    ASSERT_EQ(std::system("/usr/bin/python3 -c 'import redis' 2>/dev/null"), 0)
+        << "the reference job needs python3-redis: run scripts/setup.sh";
+  }
+  void TearDown() override {
+    EXPECT_THAT(ProcessesIn(RedisSandboxes()), IsEmpty()) << "a server outlived the run";
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(RedisSandboxes().parent_path(), ec);
+  }
+};
+
+TEST_F(RedisService, ACrashBetweenSetnxAndExpireLeavesALockThatNeverExpires) {
+  const CliRun& r = RedisLockForms();
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto& s = r.Results()["scenarios"][0];
+  ASSERT_EQ(s["name"], "services/redis-lock-setnx-expire");
+  EXPECT_GT(s["exercise"]["points"]["after_setnx"]["fired"].get<int>(), 0) << s["exercise"];
+  nlohmann::json lock = Invariant(r.Results(), "services/redis-lock-setnx-expire", "lock_expires");
+  EXPECT_EQ(lock["status"], "VIOLATED") << lock.dump();
+  EXPECT_THAT(lock["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("in service cache (redis) never expire: lock:2026-11-01 (no expiry)"));
+  nlohmann::json converges =
+      Invariant(r.Results(), "services/redis-lock-setnx-expire", "converges");
+  EXPECT_EQ(converges["status"], "VIOLATED") << converges.dump();
+  EXPECT_THAT(converges["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("lock:2026-11-01 is held"));
+}
+
+TEST_F(RedisService, SetNxPxHoldsWithAKillWhileHoldingTheLock) {
+  const CliRun& r = RedisLockForms();
+  const auto& s = r.Results()["scenarios"][1];
+  ASSERT_EQ(s["name"], "services/redis-lock-set-nx-px");
+  EXPECT_GT(s["exercise"]["points"]["after_lock"]["fired"].get<int>(), 0) << s["exercise"];
+  EXPECT_FALSE(s["must_hold_violated"].get<bool>()) << s.dump();
+  for (const char* name : {"lock_expires", "every_date_done", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), "services/redis-lock-set-nx-px", name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+}
 
 }  // namespace
 }  // namespace killpoint::testing

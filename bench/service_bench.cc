@@ -1,7 +1,9 @@
 // The costs of a scenario's postgres service (issue 20, docs/performance.md, "Services"): the
 // run's one initdb (the template every worker copies), a worker's server start from that
 // template (copy, start, first connection), a trial's reset (DROP DATABASE WITH (FORCE) and
-// CREATE DATABASE from template0), and the stop. Wall time: the work is the server's.
+// CREATE DATABASE from template0), and the stop. The same for a redis service: start (to the
+// first PONG) and stop, and the reset, FLUSHALL of a server holding a trial's few keys. Wall
+// time: the work is the server's.
 #include <benchmark/benchmark.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include "service/redis_client.h"
 #include "service/service.h"
 
 namespace {
@@ -70,5 +73,46 @@ void BM_PostgresReset(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_PostgresReset)->UseRealTime()->Iterations(50)->Unit(benchmark::kMillisecond);
+
+void BM_RedisStartStop(benchmark::State& state) {
+  Root root;
+  for (auto _ : state) {
+    auto s = StartService("cache", "redis", root.path(), {});
+    if (!s) state.SkipWithError(s.error().message.c_str());
+    benchmark::DoNotOptimize(s);
+  }
+}
+BENCHMARK(BM_RedisStartStop)->UseRealTime()->Iterations(10)->Unit(benchmark::kMillisecond);
+
+// A trial's state: a lock, a marker and a counter per date, for 30 dates, written before each
+// reset (not timed).
+void BM_RedisReset(benchmark::State& state) {
+  Root root;
+  auto s = StartService("cache", "redis", root.path(), {});
+  if (!s) {
+    state.SkipWithError(s.error().message.c_str());
+    return;
+  }
+  auto address = s.value()->Reset();
+  auto c =
+      address ? RedisConnection::Open(address.value()) : Result<RedisConnection>(address.error());
+  if (!c) {
+    state.SkipWithError(c.error().message.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (int d = 0; d < 30; ++d) {
+      std::string day = std::to_string(d);
+      (void)c.value().Command({"SET", "lock:" + day, "token", "PX", "60000"});
+      (void)c.value().Command({"SET", "done:" + day, "token"});
+      (void)c.value().Command({"INCR", "runs:" + day});
+    }
+    state.ResumeTiming();
+    auto again = s.value()->Reset();
+    if (!again) state.SkipWithError(again.error().message.c_str());
+  }
+}
+BENCHMARK(BM_RedisReset)->UseRealTime()->Iterations(200)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

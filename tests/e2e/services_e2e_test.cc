@@ -173,7 +173,8 @@ TEST_F(PostgresStopped, SigintStopsTheServerWithTheRun) { EXPECT_EQ(RunAndSignal
 // Redis (docs/services.md, "Redis"): the lock's two forms in one run, one trial each, killed
 // while taking or holding the lock. The SETNX + EXPIRE form killed between its two commands
 // leaves a lock that never expires, and the date never runs again; SET NX PX's lock expires
-// and the retry takes it.
+// and the retry takes it. Then SET NX PX's holder frozen past its TTL while a second instance
+// runs: two holders, two payments.
 fs::path RedisSandboxes() {
   return fs::temp_directory_path() / ("kp-e2e-services-redis-" + std::to_string(::getpid())) /
          "sandboxes";
@@ -185,8 +186,9 @@ const CliRun& RedisLockForms() {
     fs::remove_all(base);
     CliRun r = RunKillpoint("run",
                             {"run", "tests/fixtures/services/redis_lock_setnx_expire.json",
-                             "tests/fixtures/services/redis_lock_set_nx_px.json", "--trials", "1",
-                             "--jobs", "1", "--sandbox-root", RedisSandboxes().string()},
+                             "tests/fixtures/services/redis_lock_set_nx_px.json",
+                             "tests/fixtures/services/redis_lock_set_nx_px_paused.json", "--trials",
+                             "1", "--jobs", "1", "--sandbox-root", RedisSandboxes().string()},
                             base);
     r.Results();  // read while the folder is there
     return r;
@@ -202,7 +204,10 @@ class RedisService : public ::testing::Test {
         << "the reference job needs python3-redis: run scripts/setup.sh";
   }
   void TearDown() override {
-    EXPECT_THAT(ProcessesIn(RedisSandboxes()), IsEmpty()) << "a server outlived the run";
+    // Eventually: the run's orphan guard (run/orphan_guard.h), a fork of the harness that names
+    // the sandbox root, ends a moment after the harness.
+    EXPECT_TRUE(Eventually([] { return ProcessesIn(RedisSandboxes()).empty(); }))
+        << "a server outlived the run: " << ::testing::PrintToString(ProcessesIn(RedisSandboxes()));
   }
   static void TearDownTestSuite() {
     std::error_code ec;
@@ -237,6 +242,22 @@ TEST_F(RedisService, SetNxPxHoldsWithAKillWhileHoldingTheLock) {
     nlohmann::json i = Invariant(r.Results(), "services/redis-lock-set-nx-px", name);
     EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
   }
+}
+
+TEST_F(RedisService, AHolderFrozenPastItsTtlMakesTwoHoldersThatBothPay) {
+  const CliRun& r = RedisLockForms();
+  const auto& s = r.Results()["scenarios"][2];
+  ASSERT_EQ(s["name"], "services/redis-lock-set-nx-px-paused");
+  EXPECT_FALSE(s["must_hold_violated"].get<bool>()) << s.dump();
+  nlohmann::json paid =
+      Invariant(r.Results(), "services/redis-lock-set-nx-px-paused", "one_payment_per_date");
+  ASSERT_EQ(paid["status"], "expected, shown") << paid.dump();
+  const std::string why = paid["examples"][0]["explanation"].get<std::string>();
+  EXPECT_THAT(why, HasSubstr("2 keys matching 'paid:*' in service cache (redis)"));
+  EXPECT_THAT(why, HasSubstr("paid:2026-11-01:i1:"));  // the frozen holder, woken up
+  EXPECT_THAT(why, HasSubstr("paid:2026-11-01:i2:"));  // the second instance
+  EXPECT_THAT(paid["examples"][0]["plan"].get<std::string>(),
+              HasSubstr("pause@after_check 200ms overlap@after_check"));
 }
 
 }  // namespace

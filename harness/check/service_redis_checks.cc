@@ -71,8 +71,9 @@ Verdict JudgeRedisKeys(const std::string& name, const SqlCheck& check,
     std::copy_if(keys.begin(), keys.end(), std::back_inserter(forever),
                  [](const RedisKeyState& s) { return s.ttl_ms < 0; });
     if (!forever.empty()) {
-      return RedisViolated(name, check.says + ": " + RedisKeyCount(forever.size()) + " of the " +
-                                     matching + " never expire: " + RedisKeysShown(forever));
+      return RedisViolated(name, check.says + ": " + std::to_string(forever.size()) + " of " +
+                                     matching + (forever.size() == 1 ? " has" : " have") +
+                                     " no expiry: " + RedisKeysShown(forever));
     }
   }
   return Verdict::Held(name, matching);

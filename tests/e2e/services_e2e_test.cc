@@ -224,7 +224,8 @@ TEST_F(RedisService, ACrashBetweenSetnxAndExpireLeavesALockThatNeverExpires) {
   nlohmann::json lock = Invariant(r.Results(), "services/redis-lock-setnx-expire", "lock_expires");
   EXPECT_EQ(lock["status"], "VIOLATED") << lock.dump();
   EXPECT_THAT(lock["examples"][0]["explanation"].get<std::string>(),
-              HasSubstr("in service cache (redis) never expire: lock:2026-11-01 (no expiry)"));
+              HasSubstr("1 of 1 key matching 'lock:*' in service cache (redis) has no expiry: "
+                        "lock:2026-11-01 (no expiry)"));
   nlohmann::json converges =
       Invariant(r.Results(), "services/redis-lock-setnx-expire", "converges");
   EXPECT_EQ(converges["status"], "VIOLATED") << converges.dump();

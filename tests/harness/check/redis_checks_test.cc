@@ -30,8 +30,8 @@ TEST(RedisKeyChecks, TtlRequiredIsViolatedByAKeyThatNeverExpires) {
   EXPECT_FALSE(v.held) << v;
   EXPECT_EQ(v.invariant, "lock_check");
   EXPECT_EQ(v.explanation,
-            "a lock problem: 1 key of the 2 keys matching 'lock:*' in service cache (redis) never "
-            "expire: lock:b (no expiry)");
+            "a lock problem: 1 of 2 keys matching 'lock:*' in service cache (redis) has no "
+            "expiry: lock:b (no expiry)");
   Verdict ok = Judge(ttl, {{"lock:a", 120}});
   EXPECT_TRUE(ok.held) << ok;
   EXPECT_TRUE(Judge(ttl, {}).held);

@@ -13,6 +13,7 @@ packages=(
   clang-format  # scripts/check-format.sh, the ctest `format`
   postgresql libpq-dev python3-psycopg2  # the postgres service (docs/services.md)
   mariadb-server libmariadb-dev python3-pymysql  # the mariadb service
+  redis-server libhiredis-dev python3-redis  # the redis service (docs/services.md)
 )
 
 missing=()

@@ -151,6 +151,17 @@ struct ServiceSpec {
   bool operator==(const ServiceSpec&) const = default;
 };
 
+// A check on a redis service (docs/services.md, "Redis checks"): over the keys matching `keys`
+// (a glob, as Redis's KEYS reads it), how many there may be, and whether each must expire.
+// `keys` empty: the check is not one.
+struct RedisKeyCheck {
+  std::string keys;
+  std::optional<int64_t> at_least = {};
+  std::optional<int64_t> at_most = {};
+  bool ttl_required = false;  // "ttl": "required": a matching key with no expiry violates it
+  bool operator==(const RedisKeyCheck&) const = default;
+};
+
 // A user-defined invariant (docs/scenarios.md, "Your own invariants"): a query over a SQLite
 // database of the sandbox, or over a service's database, that returns the violating rows; no
 // row means it held.
@@ -164,6 +175,8 @@ struct SqlCheck {
   bool after_every_crash = false;
   // Or, instead of db: the name of a postgres service of the scenario (docs/services.md).
   std::string service = {};
+  // Or, instead of sql, on a redis service: which keys, and what of them (no sql then).
+  RedisKeyCheck redis = {};
   bool operator==(const SqlCheck&) const = default;
 };
 

@@ -70,9 +70,16 @@ void CheckServiceRefs(FieldReader& r, const Scenario& s) {
     if (it == s.services.end()) {
       r.Fail(field, "names no service of the scenario: '" + check.service + "'");
     }
-    if (it->second.kind != "postgres" && it->second.kind != "mariadb") {
+    const bool keys = !check.redis.keys.empty();
+    const bool sql_server = it->second.kind == "postgres" || it->second.kind == "mariadb";
+    if (keys && it->second.kind != "redis") {
       r.Fail(field, "'" + check.service + "' is a " + it->second.kind +
-                        " service; SQL checks run on postgres and mariadb services");
+                        " service; checks on keys run on redis services");
+    }
+    if (!keys && !sql_server) {
+      r.Fail(field, "'" + check.service + "' is a " + it->second.kind +
+                        " service; SQL checks run on postgres and mariadb services" +
+                        (it->second.kind == "redis" ? " (a redis check reads \"keys\")" : ""));
     }
     if (check.after_every_crash) {
       r.Fail("checks." + name + ".after_every_crash",

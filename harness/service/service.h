@@ -18,10 +18,11 @@ struct ServiceAddress {
   std::string kind;  // scenario/service_reader.h's kServiceKinds
   std::string host;  // a loopback address
   int port = 0;
-  std::string database;  // the trial's own, clean at its start
+  std::string database;  // the trial's own, clean at its start (redis: the index, "0")
   std::string user;
 
-  // postgresql://USER@HOST:PORT/DATABASE for a postgres service.
+  // postgresql://USER@HOST:PORT/DATABASE for a postgres service, redis://HOST:PORT/DATABASE
+  // for a redis one.
   std::string Url() const;
   bool operator==(const ServiceAddress&) const = default;
 };

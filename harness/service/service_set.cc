@@ -5,10 +5,12 @@
 
 #include "service/mariadb.h"
 #include "service/postgres.h"
+#include "service/redis.h"
 
 namespace killpoint {
 
 std::string ServiceAddress::Url() const {
+  if (kind == "redis") return "redis://" + host + ":" + std::to_string(port) + "/" + database;
   const char* scheme = kind == "mariadb" ? "mysql://" : "postgresql://";
   return scheme + user + "@" + host + ":" + std::to_string(port) + "/" + database;
 }
@@ -20,6 +22,7 @@ Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
                                                      const ServerMarks& marks) {
   if (kind == "postgres") return StartPostgres(name, root, marks);
   if (kind == "mariadb") return StartMariadb(name, root, marks);
+  if (kind == "redis") return StartRedis(name, root, marks);
   return Error::BadInput("service " + name + ": no service kind '" + kind + "'");
 }
 
@@ -74,6 +77,9 @@ std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses)
       continue;
     }
     if (a.kind == "postgres" || !url_is_postgres) env["DATABASE_URL"] = a.Url();
+  }
+  for (const auto& [name, a] : addresses) {
+    if (a.kind == "redis" && of_kind["redis"] == 1) env["REDIS_URL"] = a.Url();
   }
   return env;
 }

@@ -33,7 +33,7 @@ class ServiceSet {
 // PGPORT, PGDATABASE and PGUSER; for its one mariadb service, MYSQL_HOST, MYSQL_TCP_PORT,
 // MYSQL_PORT, MYSQL_DATABASE and MYSQL_USER (with two of a kind, only the named variables: which
 // one the defaults point at would be a guess); DATABASE_URL for the one postgres service, or
-// else the one mariadb service.
+// else the one mariadb service; for its one redis service, REDIS_URL.
 std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses);
 
 }  // namespace killpoint

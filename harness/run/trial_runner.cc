@@ -118,6 +118,8 @@ class TrialDriver {
 
   void DetachServices() {
     if (channel_ == nullptr) return;
+    // The proxies' fault reports name this trial's history: none once it goes.
+    if (services_->servers) services_->servers->DisarmNet();
     channel_->Reset({});
     downstream_->Detach();
     channel_ = nullptr;

@@ -143,8 +143,8 @@ class TcpProxyTest : public ::testing::Test {
     proxy_ = std::move(p.value());
   }
   EchoServer echo_;
+  Fired fired_;  // before proxy_: the proxy, which may tell it, goes first
   std::unique_ptr<TcpProxy> proxy_;
-  Fired fired_;
 };
 
 TEST_F(TcpProxyTest, RelaysBothWaysUnarmed) {

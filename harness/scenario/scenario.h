@@ -111,10 +111,23 @@ struct BurstSpec {
   bool operator==(const BurstSpec&) const = default;
 };
 
+// Faults of the proxy between the job and its services (docs/services.md): per attempt, with
+// `probability`, one of `points` ("net:db:commit"), one of `actions` that fits it
+// (scenario/net_point.h), at a hit from 1 to `max_hit`.
+struct NetSpec {
+  std::vector<std::string> points = {};  // empty: never
+  std::vector<std::string> actions = {};
+  double probability = 0.0;
+  int max_hit = 1;
+  int64_t ms = 500;  // delay's hold, refuse's window
+  bool operator==(const NetSpec&) const = default;
+};
+
 struct FaultSpec {
   PauseSpec pause = {};
   OverlapSpec overlap = {};
   BurstSpec downstream_burst = {};
+  NetSpec net = {};
   bool operator==(const FaultSpec&) const = default;
 };
 

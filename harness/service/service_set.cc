@@ -44,8 +44,43 @@ Result<ServiceAddresses> ServiceSet::Reset() {
     auto address = service->Reset();
     if (!address) return address.error();
     out[name] = address.value();
+    if (Status s = ProxyTo(name, address.value()); !s) return s.error();
   }
   return out;
+}
+
+Status ServiceSet::ProxyTo(const std::string& name, const ServiceAddress& server) {
+  auto& proxy = proxies_[name];
+  if (proxy && proxied_ports_[name] == server.port) {
+    proxy->Disarm();
+    proxy->CutAll();  // a killed job's connection ends with its trial
+    return Ok();
+  }
+  auto started = TcpProxy::Start(server.host, server.port, server.kind == "postgres");
+  if (!started) return started.error();
+  proxy = std::move(started.value());
+  proxied_ports_[name] = server.port;
+  return Ok();
+}
+
+ServiceAddresses ServiceSet::ThroughProxies(const ServiceAddresses& servers) const {
+  ServiceAddresses out = servers;
+  for (auto& [name, a] : out) {
+    auto it = proxies_.find(name);
+    if (it == proxies_.end()) continue;
+    a.host = "127.0.0.1";
+    a.port = it->second->port();
+  }
+  return out;
+}
+
+void ServiceSet::ArmNet(const std::string& service, const ProxyFault& fault, ProxyFired on_fired) {
+  auto it = proxies_.find(service);
+  if (it != proxies_.end()) it->second->Arm(fault, std::move(on_fired));
+}
+
+void ServiceSet::DisarmNet() {
+  for (auto& [name, proxy] : proxies_) proxy->Disarm();
 }
 
 std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses) {

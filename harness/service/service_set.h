@@ -9,6 +9,7 @@
 
 #include "scenario/scenario.h"
 #include "service/service.h"
+#include "service/tcp_proxy.h"
 #include "util/result.h"
 
 namespace killpoint {
@@ -21,11 +22,25 @@ class ServiceSet {
                                                    const std::filesystem::path& root,
                                                    const ServerMarks& marks);
 
-  // A clean state in every service for the next trial; where the trial finds each.
+  // A clean state in every service for the next trial; where the harness finds each (its
+  // checks). Every fault proxy is disarmed and its connections cut.
   Result<ServiceAddresses> Reset();
 
+  // Where the job finds each service: `servers` (Reset's) with the host and port of the
+  // service's fault proxy (docs/services.md, "Faults between the job and its services").
+  ServiceAddresses ThroughProxies(const ServiceAddresses& servers) const;
+  // Arms the proxy of `service` for the next attempt (TcpProxy::Arm); DisarmNet: all of them.
+  void ArmNet(const std::string& service, const ProxyFault& fault, ProxyFired on_fired);
+  void DisarmNet();
+
  private:
+  // The proxy in front of `name`, (re)started when the server's port is new to it.
+  Status ProxyTo(const std::string& name, const ServiceAddress& server);
+
   std::map<std::string, std::unique_ptr<RunningService>> services_;
+  // After services_: each proxy's thread ends before the servers stop.
+  std::map<std::string, std::unique_ptr<TcpProxy>> proxies_;
+  std::map<std::string, int> proxied_ports_;  // the server port each proxy relays to
 };
 
 // The environment that tells a job where its services are (docs/services.md): for each service

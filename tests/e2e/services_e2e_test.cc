@@ -1,6 +1,7 @@
 // Real services (issue 20, docs/services.md), end to end: a Python job with psycopg2 against the
 // PostgreSQL server the harness starts, killed after its COMMIT and retried. The SQL check on the
-// service catches the plain INSERT's second row and holds on the upsert; no server process of
+// service catches the plain INSERT's second row and holds on the upsert; a COMMIT whose answer
+// the fault proxy drops makes a naive retry insert twice, and not a keyed one; no server process of
 // the run outlives it, after a normal end, a SIGINT, or a SIGKILL of the harness.
 // Needs Debian's postgresql and python3-psycopg2 (scripts/setup.sh): without them the tests
 // fail with that hint, never skip.
@@ -88,7 +89,9 @@ const CliRun& BothForms() {
     CliRun r = RunKillpoint(
         "run",
         {"run", "tests/fixtures/services/insert.json", "tests/fixtures/services/upsert.json",
-         "--jobs", "1", "--sandbox-root", BothFormsSandboxes().string()},
+         "tests/fixtures/services/ambiguous-naive.json",
+         "tests/fixtures/services/ambiguous-keyed.json", "--jobs", "1", "--sandbox-root",
+         BothFormsSandboxes().string()},
         base);
     r.Results();  // read while the folder is there
     return r;
@@ -120,6 +123,39 @@ TEST_F(PostgresService, TheUpsertHoldsWithTheSameKills) {
   EXPECT_FALSE(s["must_hold_violated"].get<bool>()) << s.dump();
   for (const char* name : {"one_row_per_biz_date", "amount_is_recomputed", "converges"}) {
     nlohmann::json i = Invariant(r.Results(), "services/settle-upsert", name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+}
+
+// The ambiguous COMMIT (docs/services.md, "Faults between the job and its services"): in
+// BothForms's run too (one initdb), the proxy lets the first COMMIT of the attempt reach the
+// server and drops its answer; both jobs reconnect and try again.
+// The scenario's net_fault events: the proxy did drop an answer, in the first attempt.
+void ExpectDroppedAnswer(const CliRun& r, const std::string& scenario) {
+  const auto& s = r.Results()["scenarios"];
+  auto it = std::find_if(s.begin(), s.end(), [&](const auto& x) { return x["name"] == scenario; });
+  ASSERT_NE(it, s.end());
+  EXPECT_EQ((*it)["exercise"]["other_faults"], 1) << it->dump();
+  EXPECT_EQ((*it)["exercise"]["other_unfired"], 0) << it->dump();
+}
+
+TEST_F(PostgresService, ALostCommitAnswerMakesTheNaiveJobInsertTwice) {
+  const CliRun& r = BothForms();
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  ExpectDroppedAnswer(r, "services/ambiguous-commit-naive");
+  nlohmann::json i =
+      Invariant(r.Results(), "services/ambiguous-commit-naive", "one_row_per_biz_date");
+  EXPECT_EQ(i["status"], "VIOLATED") << i.dump();
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), HasSubstr("rows=2"));
+  EXPECT_THAT(i["examples"][0]["plan"].get<std::string>(),
+              HasSubstr("a1 drop_answer@net:db:commit#1"));
+}
+
+TEST_F(PostgresService, TheKeyedJobLooksUpItsDateAndInsertsOnce) {
+  const CliRun& r = BothForms();
+  ExpectDroppedAnswer(r, "services/ambiguous-commit-keyed");
+  for (const char* name : {"one_row_per_biz_date", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), "services/ambiguous-commit-keyed", name);
     EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
   }
 }

@@ -12,6 +12,7 @@ packages=(
   libssl-dev zlib1g-dev libbrotli-dev  # headers cpp-httplib's compiled flags need
   clang-format  # scripts/check-format.sh, the ctest `format`
   postgresql libpq-dev python3-psycopg2  # the postgres service (docs/services.md)
+  python3-yaml  # tests/ci: the CI configurations' steps read from their YAML
 )
 
 missing=()

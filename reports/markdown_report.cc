@@ -217,6 +217,8 @@ std::string Counterexamples(const std::vector<ScenarioRef>& scenarios) {
         MarkdownEscape(picks[i].invariant->name),
         picks[i].invariant->expectation == kMustHold ? "must hold" : "expected to break", c.trial,
         MarkdownEscape(c.explanation));
+    if (std::string hint = picks[i].invariant->Hint(); !hint.empty())
+      out += "Likely cause: " + MarkdownEscape(hint) + "\n\n";
     out += CodeBlock(c.ReplayCommands()) + "\n";
   }
   if (picks.size() > kMarkdownTopCounterexamples) {

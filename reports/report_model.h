@@ -59,6 +59,7 @@ struct CounterexampleTrial {
   std::string replay;
   // (invariant, explanation) in the scenario's invariant order.
   std::vector<std::pair<const InvariantResult*, std::string>> broken;
+  std::string hint;  // the first of its examples' fix hints (Counterexample::hint); may be empty
 };
 
 // The counterexample trials of a scenario, in the order of their first appearance.

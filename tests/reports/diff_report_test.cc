@@ -10,7 +10,7 @@ namespace {
 
 InvariantResult DiffInv(const std::string& name, int violated) {
   InvariantResult r{name, kMustHold, 10 - violated, violated, {}, {}};
-  if (violated) r.examples = {{3, 1, "plan", "broke", "killpoint run /s.json --trial 3", ""}};
+  if (violated) r.examples = {{3, 1, "plan", "broke", "killpoint run /s.json --trial 3", "", ""}};
   return r;
 }
 

@@ -8,7 +8,7 @@ namespace {
 InvariantResult DiffInvOf(const std::string& name, const std::string& expectation, int violated,
                           int trials = 10) {
   InvariantResult r{name, expectation, trials - violated, violated, {}, {}};
-  if (violated) r.examples = {{3, 1, "plan", "broke", "killpoint run s.json --trial 3", ""}};
+  if (violated) r.examples = {{3, 1, "plan", "broke", "killpoint run s.json --trial 3", "", ""}};
   return r;
 }
 

@@ -3,6 +3,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/explore_command.h"
+#include "cli/help_format.h"
 #include "cli/merge_command.h"
 #include "cli/points_command.h"
 #include "cli/replay_command.h"
@@ -51,7 +52,7 @@ void AddHelpCommand(CLI::App& app) {
                                  "no subcommand '" + name + "'" +
                                      (closest.empty() ? "" : ": did you mean '" + closest + "'?"));
     }
-    std::cout << sub->help();
+    std::cout << sub->help("killpoint");
   });
 }
 
@@ -94,6 +95,8 @@ void HintSubcommand(const CLI::App& app, const std::string& first) {
 int main(int argc, char** argv) {
   CLI::App app{"killpoint: kill scheduled jobs at chosen points, retry them, check invariants",
                "killpoint"};
+  // Before the subcommands: each takes its parent's formatter when it is added.
+  app.formatter(std::make_shared<killpoint::UsageFirstFormatter>());
   app.set_version_flag("--version", std::string("killpoint ") + KILLPOINT_VERSION);
   app.require_subcommand(1);
   app.footer(killpoint::kExitCodes);

@@ -4,6 +4,7 @@
 #include "cli/exit_codes.h"
 #include "cli/explore_command.h"
 #include "cli/help_format.h"
+#include "cli/init_command.h"
 #include "cli/merge_command.h"
 #include "cli/points_command.h"
 #include "cli/replay_command.h"
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(killpoint::kExitCodes);
   int exit_code = killpoint::kExitOk;
+  killpoint::AddInitCommand(app, exit_code);
   killpoint::AddRunCommand(app, exit_code);
   killpoint::AddPointsCommand(app, exit_code);
   killpoint::AddExploreCommand(app, exit_code);

@@ -87,6 +87,12 @@ class Drafter {
          "downstream request at any moment (`killpoint points` lists them one by one; `*:*` is "
          "every file operation and request, a fix's new ones too)",
          "docs/scenarios.md, \"Crash points you cannot name in advance\"");
+    j["min_exercised"] = 0.75;
+    Note("min_exercised",
+         "a retry may take another path than the first attempt (a date already published is "
+         "not published again), so a kill planned there may never fire: every planned kill "
+         "must fire in 3 trials of 4, else the scenario is not exercised (exit 4)",
+         "docs/reports.md, \"Not exercised\"");
     j["models"] = {"process", "power"};
     Note("models", "a kill -9 (process) and a power cut (power: only what was fsync'ed survives)",
          "docs/persistence-models.md");

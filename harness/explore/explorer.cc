@@ -106,6 +106,7 @@ class Search {
     if (seen.trials >= kSchedulesToJudgeNeverRan) RC_FAIL("the job never ran");
     return true;
   }
+
   ExploreOutcome& outcome() { return outcome_; }
 
  private:

@@ -4,6 +4,8 @@
 #include "cli/diff_command.h"
 #include "cli/exit_codes.h"
 #include "cli/explore_command.h"
+#include "cli/help_format.h"
+#include "cli/init_command.h"
 #include "cli/merge_command.h"
 #include "cli/points_command.h"
 #include "cli/replay_command.h"
@@ -55,7 +57,7 @@ void AddHelpCommand(CLI::App& app) {
                                  "no subcommand '" + name + "'" +
                                      (closest.empty() ? "" : ": did you mean '" + closest + "'?"));
     }
-    std::cout << sub->help();
+    std::cout << sub->help("killpoint");
   });
 }
 
@@ -98,10 +100,13 @@ void HintSubcommand(const CLI::App& app, const std::string& first) {
 int main(int argc, char** argv) {
   CLI::App app{"killpoint: kill scheduled jobs at chosen points, retry them, check invariants",
                "killpoint"};
+  // Before the subcommands: each takes its parent's formatter when it is added.
+  app.formatter(std::make_shared<killpoint::UsageFirstFormatter>());
   app.set_version_flag("--version", std::string("killpoint ") + KILLPOINT_VERSION);
   app.require_subcommand(1);
   app.footer(killpoint::kExitCodes);
   int exit_code = killpoint::kExitOk;
+  killpoint::AddInitCommand(app, exit_code);
   killpoint::AddRunCommand(app, exit_code);
   killpoint::AddPointsCommand(app, exit_code);
   killpoint::AddExploreCommand(app, exit_code);

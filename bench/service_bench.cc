@@ -1,7 +1,8 @@
 // The costs of a scenario's services, per kind (issue 20, docs/performance.md, "Services"): the
 // run's one set-up (initdb, mariadb-install-db: the template every worker copies), a worker's
 // server start from that template (copy, start, first connection) and its stop, and a trial's
-// reset (a fresh database). Wall time: the work is the server's.
+// reset (a fresh database; for redis, FLUSHALL of a server holding a trial's few keys). Wall
+// time: the work is the server's.
 #include <benchmark/benchmark.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "service/redis_client.h"
 #include "service/service.h"
 
 namespace {
@@ -86,5 +88,42 @@ void BM_Reset(benchmark::State& state, const char* kind) {
 KP_SERVICE_BENCHMARKS(postgres);
 KP_SERVICE_BENCHMARKS(mariadb);
 KP_SERVICE_BENCHMARKS(rabbitmq);
+
+// Redis has no set-up tool: its first start is any start.
+BENCHMARK_CAPTURE(BM_StartStop, redis, "redis")
+    ->UseRealTime()
+    ->Iterations(10)
+    ->Unit(benchmark::kMillisecond);
+
+// A trial's state: a lock, a marker and a counter per date, for 30 dates, written before each
+// reset (not timed).
+void BM_RedisReset(benchmark::State& state) {
+  Root root;
+  auto s = StartService("cache", "redis", root.path(), {});
+  if (!s) {
+    state.SkipWithError(s.error().message.c_str());
+    return;
+  }
+  auto address = s.value()->Reset();
+  auto c =
+      address ? RedisConnection::Open(address.value()) : Result<RedisConnection>(address.error());
+  if (!c) {
+    state.SkipWithError(c.error().message.c_str());
+    return;
+  }
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (int d = 0; d < 30; ++d) {
+      std::string day = std::to_string(d);
+      (void)c.value().Command({"SET", "lock:" + day, "token", "PX", "60000"});
+      (void)c.value().Command({"SET", "done:" + day, "token"});
+      (void)c.value().Command({"INCR", "runs:" + day});
+    }
+    state.ResumeTiming();
+    auto again = s.value()->Reset();
+    if (!again) state.SkipWithError(again.error().message.c_str());
+  }
+}
+BENCHMARK(BM_RedisReset)->UseRealTime()->Iterations(200)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

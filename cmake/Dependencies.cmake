@@ -15,6 +15,7 @@ pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)  # the postgres service (docs/services.md)
 pkg_check_modules(MARIADB REQUIRED IMPORTED_TARGET libmariadb)  # the mariadb service
 pkg_check_modules(LIBRABBITMQ REQUIRED IMPORTED_TARGET librabbitmq)  # the rabbitmq service
+pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)  # the redis service (docs/services.md)
 add_library(httplib::httplib INTERFACE IMPORTED)
 target_link_libraries(httplib::httplib INTERFACE PkgConfig::HTTPLIB Threads::Threads)
 

@@ -136,8 +136,10 @@ std::string Counterexamples(const ScenarioRef& ref) {
       out += fmt::format("<li><b>{}</b> ({}): {}</li>", E(r->name), ExpectationText(*r),
                          E(explanation));
     }
-    out += fmt::format("</ul><p>schedule: <code>{}</code></p><p>replay:</p><pre>{}</pre>\n",
-                       E(t.plan), E(t.replay));
+    out += "</ul>";
+    if (!t.hint.empty()) out += "<p class=\"hint\"><b>Likely cause:</b> " + E(t.hint) + "</p>";
+    out += fmt::format("<p>schedule: <code>{}</code></p><p>replay:</p><pre>{}</pre>\n", E(t.plan),
+                       E(t.replay));
     out += TimelineBlock(ref.run->Events(ref.index, t.trial), note, options) + "</div>\n";
   }
   return out;

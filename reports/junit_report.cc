@@ -25,7 +25,8 @@ std::string Timestamp(const std::string& iso) {
 }
 
 std::string Example(const Counterexample& c) {
-  return fmt::format("trial {}: {}\nschedule: {}\nreplay: {}\n", c.trial, c.explanation, c.plan,
+  return fmt::format("trial {}: {}\n{}schedule: {}\nreplay: {}\n", c.trial, c.explanation,
+                     c.hint.empty() ? "" : "likely cause: " + c.hint + "\n", c.plan,
                      c.ReplayCommands());
 }
 
@@ -59,6 +60,7 @@ std::string Body(const ScenarioResult& s, const InvariantResult& r) {
                                                : r.examples.front().explanation;
       // The replay command first: it is what a person copies from the CI page.
       std::string body = r.examples.empty() ? "" : r.examples.front().ReplayCommands() + "\n\n";
+      if (std::string hint = r.Hint(); !hint.empty()) body += "likely cause: " + hint + "\n\n";
       body += fmt::format("violated in {} of {} trials\n", r.violated, r.held + r.violated);
       for (const auto& c : r.examples) body += "\n" + Example(c);
       return fmt::format("<failure message=\"{}\" type=\"must_hold\">{}</failure>", Attr(message),

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
+#include "reports/diff_report.h"
 #include "reports/html_escape.h"
 
 namespace killpoint {
@@ -215,6 +217,8 @@ std::string Counterexamples(const std::vector<ScenarioRef>& scenarios) {
         MarkdownEscape(picks[i].invariant->name),
         picks[i].invariant->expectation == kMustHold ? "must hold" : "expected to break", c.trial,
         MarkdownEscape(c.explanation));
+    if (std::string hint = picks[i].invariant->Hint(); !hint.empty())
+      out += "Likely cause: " + MarkdownEscape(hint) + "\n\n";
     out += CodeBlock(c.ReplayCommands()) + "\n";
   }
   if (picks.size() > kMarkdownTopCounterexamples) {
@@ -253,12 +257,18 @@ std::string MarkdownEscape(const std::string& text) {
 
 std::string RenderMarkdown(const ReportData& report) {
   std::vector<ScenarioRef> scenarios = Scenarios(report);
-  std::string out =
+  std::string verdict =
       report.NeverRan() ? "## killpoint: \u274C a scenario's job never ran (no verdict)\n\n"
       : report.MustHoldViolated() ? "## killpoint: \u274C a must-hold invariant was violated\n\n"
       : report.NotExercised()
           ? "## killpoint: \u274C a scenario was not exercised (planned kills never fired)\n\n"
           : "## killpoint: \u2705 every must-hold invariant held\n\n";
+  // With a baseline, the changes lead; the verdict of the run alone follows as a line.
+  std::string out = verdict;
+  if (report.baseline) {
+    out = "## killpoint against the baseline\n\n" + RenderDiffMarkdown(*report.baseline) +
+          "\n### This run alone: " + verdict.substr(verdict.find(": ") + 2);
+  }
   for (const RunReport& run : report.runs) out += RunLine(run, scenarios);
   for (const RunReport& run : report.runs) {
     if (run.results.partial.empty()) continue;

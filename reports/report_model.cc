@@ -49,8 +49,10 @@ std::vector<CounterexampleTrial> CounterexampleTrials(const ScenarioResult& s) {
     for (const Counterexample& c : r.examples) {
       auto it =
           std::find_if(out.begin(), out.end(), [&](const auto& t) { return t.trial == c.trial; });
-      if (it == out.end()) it = out.insert(out.end(), {c.trial, c.plan, c.ReplayCommands(), {}});
+      if (it == out.end())
+        it = out.insert(out.end(), {c.trial, c.plan, c.ReplayCommands(), {}, ""});
       it->broken.emplace_back(&r, c.explanation);
+      if (it->hint.empty()) it->hint = c.hint;
     }
   }
   return out;

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "history/event.h"
+#include "results/diff.h"
 #include "results/results.h"
 
 namespace killpoint {
@@ -27,6 +29,8 @@ struct RunReport {
 
 struct ReportData {
   std::vector<RunReport> runs;
+  // The runs against a baseline (`run --baseline`): the Markdown summary leads with it.
+  std::optional<RunDiff> baseline;
 
   bool MustHoldViolated() const;
   bool NotExercised() const;
@@ -55,6 +59,7 @@ struct CounterexampleTrial {
   std::string replay;
   // (invariant, explanation) in the scenario's invariant order.
   std::vector<std::pair<const InvariantResult*, std::string>> broken;
+  std::string hint;  // the first of its examples' fix hints (Counterexample::hint); may be empty
 };
 
 // The counterexample trials of a scenario, in the order of their first appearance.

@@ -119,6 +119,8 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
       if (s.StatusOf(r) == InvariantStatus::kViolated && !r.examples.empty()) {
         // The explanation may quote a job's output: escaped (util/printable.h), one line.
         out += Wrap("    e.g. ", Printable(r.examples.front().explanation));
+        if (std::string hint = r.Hint(); !hint.empty())
+          out += Wrap("    likely cause: ", Printable(hint));
         // Unwrapped, so that it can be copied and pasted as it is.
         out += "    replay: " + r.examples.front().replay + "\n";
         if (!r.examples.front().file.empty())

@@ -203,7 +203,7 @@ class Builder {
     mark.detail = (instance == 2 ? "instance 2: " : "either instance: ") + mark.detail;
   }
 
-  // Pauses and overlaps (docs/faults.md); nullopt for other events.
+  // Pauses, overlaps (docs/faults.md) and network faults; nullopt for other events.
   static std::optional<Mark> ProcessFaultMarkOf(const Event& e) {
     const Json& d = e.data;
     if (e.type == event::kPause) {
@@ -226,6 +226,12 @@ class Builder {
                   fmt::format("released from {}: {}", Str(d, "point"),
                               exited ? "the second instance had exited"
                                      : "the hold ran out, both instances run")};
+    }
+    if (e.type == event::kNetFault) {  // docs/services.md
+      std::string ms = d.contains("ms") ? " " + Ms(Int(d, "ms")) : "";
+      return Mark{MarkKind::kNetFault, Str(d, "action") + ms,
+                  fmt::format("the proxy did {}{} at {} (hit {})", Str(d, "action"), ms,
+                              Str(d, "point"), Int(d, "hit"))};
     }
     if (e.type == event::kExit && InstanceOf(e) == 2) {
       ExitData exit = ExitOf(e);
@@ -531,6 +537,8 @@ const char* ToString(MarkKind k) {
       return "checked after the crash";
     case MarkKind::kOutside:
       return "wrote outside the sandbox";
+    case MarkKind::kNetFault:
+      return "network fault";
   }
   return "?";
 }

@@ -102,6 +102,10 @@ std::string Shape(MarkKind k, int x, int y) {
       return fmt::format(
           R"(<path d="M{} {}v-3a4 4 0 0 1 8 0v3" fill="none" stroke="#b45309" stroke-width="2"/><rect x="{}" y="{}" width="12" height="9" fill="#b45309"/>)",
           x - 4, y - 1, x - 6, y - 1);
+    case MarkKind::kNetFault:  // a cut line
+      return fmt::format(
+          R"(<path d="M{} {}h7l-4 7h7" fill="none" stroke="#be123c" stroke-width="2"/>)", x - 5,
+          y - 4);
     case MarkKind::kOutside:  // an arrow leaving a box
       return fmt::format(
           R"(<rect x="{}" y="{}" width="10" height="10" fill="none" stroke="#be123c" stroke-width="2"/><path d="M{} {}l7 -7m-4 0h4v4" fill="none" stroke="#be123c" stroke-width="2"/>)",
@@ -183,12 +187,12 @@ std::string RenderTimelineSvg(const Timeline& t) {
 }
 
 std::string RenderTimelineLegend() {
-  const MarkKind kinds[] = {MarkKind::kFailpoint,     MarkKind::kFailpoints, MarkKind::kKill,
-                            MarkKind::kRollback,      MarkKind::kPublish,    MarkKind::kDuplicate,
-                            MarkKind::kPublishFailed, MarkKind::kQuery,      MarkKind::kAlert,
-                            MarkKind::kTimeout,       MarkKind::kBadRequest, MarkKind::kPause,
-                            MarkKind::kResume,        MarkKind::kOverlap,    MarkKind::kRetry,
-                            MarkKind::kLockWait,      MarkKind::kCrashCheck, MarkKind::kOutside};
+  const MarkKind kinds[] = {
+      MarkKind::kFailpoint,  MarkKind::kFailpoints, MarkKind::kKill,          MarkKind::kRollback,
+      MarkKind::kPublish,    MarkKind::kDuplicate,  MarkKind::kPublishFailed, MarkKind::kQuery,
+      MarkKind::kAlert,      MarkKind::kTimeout,    MarkKind::kBadRequest,    MarkKind::kPause,
+      MarkKind::kResume,     MarkKind::kOverlap,    MarkKind::kRetry,         MarkKind::kLockWait,
+      MarkKind::kCrashCheck, MarkKind::kOutside,    MarkKind::kNetFault};
   std::string out;
   for (MarkKind k : kinds) {
     int width = k == MarkKind::kFailpoints ? 52 : 22;

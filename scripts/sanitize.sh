@@ -57,7 +57,7 @@ configure() {  # DIR SANITIZERS [OPTIMIZATION]
 # e2e_test's, and are left to the ASan build); suite_test: the ordered fold and example
 # candidates the committer thread keeps; parallel_e2e_test and shard_e2e_test: `run --jobs N`,
 # its workers and committer thread, at 1, 2, 3 and 4 workers, sharded and merged.
-tsan_tests=(run_test failpoint_client_test publish_test python_job_test bad_jobs_test e2e_test
+tsan_tests=(run_test proxy_test failpoint_client_test publish_test python_job_test bad_jobs_test e2e_test
   process_faults_e2e_test interrupt_test interrupt_e2e_test suite_test parallel_e2e_test
   shard_e2e_test)
 tsan_filter() {  # TEST: its gtest filter
@@ -91,8 +91,8 @@ asan_targets=(killpoint kp-settle kp-publish kp-retry kp-catalogue kp-sqlite-com
   retry_job_test shim_test
   e2e_test explore_e2e_test report_e2e_test shard_e2e_test interrupt_e2e_test
   process_faults_e2e_test malformed_scenarios_test bad_jobs_test settlement_schema_e2e_test
-  exercise_e2e_test temp_names_e2e_test services_e2e_test)
-asan_not_run='^(e2e_test|explore_e2e_test|interrupt_e2e_test\.Resumed|sqlite_guarantees_test|parallel_e2e_test|corpus_fast|InterruptProperty\..*|Dogfood\..*|PostgresService\..*|MariadbService\..*|RabbitmqService\..*|PostgresStopped\..*|format|format_check_catches_a_misformatted_file|stage_order|stage_order_catches_an_upward_include)$'
+  exercise_e2e_test temp_names_e2e_test services_e2e_test proxy_test baseline_e2e_test)
+asan_not_run='^(e2e_test|init_e2e_test|package_install|package_deb|explore_e2e_test|interrupt_e2e_test\.Resumed|sqlite_guarantees_test|parallel_e2e_test|corpus_fast|InterruptProperty\..*|Dogfood\..*|PostgresService\..*|MariadbService\..*|RabbitmqService\..*|PostgresStopped\..*|services_e2e_test\.RedisService|format|format_check_catches_a_misformatted_file|stage_order|stage_order_catches_an_upward_include|ci_config)$'
 
 run_asan_tests() {
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -E "$asan_not_run"

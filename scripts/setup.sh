@@ -14,6 +14,8 @@ packages=(
   postgresql libpq-dev python3-psycopg2  # the postgres service (docs/services.md)
   mariadb-server libmariadb-dev python3-pymysql  # the mariadb service
   rabbitmq-server librabbitmq-dev python3-pika  # the rabbitmq service
+  redis-server libhiredis-dev python3-redis  # the redis service (docs/services.md)
+  python3-yaml  # tests/ci: the CI configurations' steps read from their YAML
 )
 
 missing=()

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "check/fix_hint.h"
 #include "util/printable.h"
 
 namespace killpoint {
@@ -68,6 +69,9 @@ Result<std::vector<Verdict>> CheckTrial(const CheckInput& input, const Checkers&
       if (!verdict) return verdict.error();
       out.push_back(std::move(verdict.value()));
     }
+  }
+  for (Verdict& v : out) {
+    if (!v.held) v.hint = FixHint(v.invariant, input.events);
   }
   return out;
 }

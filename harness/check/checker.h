@@ -65,9 +65,29 @@ Verdict RunSqlCheck(const std::string& name, const SqlCheck& check,
                     const std::filesystem::path& workdir);
 
 // A scenario's own invariant on its postgres service `check.service`, found at `services`: the
-// same verdicts as RunSqlCheck, the query run in a read-only transaction.
+// same verdicts as RunSqlCheck, the query run in a read-only transaction. A check on keys goes
+// to RunServiceRedisCheck.
 Verdict RunServiceSqlCheck(const std::string& name, const SqlCheck& check,
                            const ServiceAddresses& services);
+
+// A key of a redis service as a check saw it: its remaining time to live in ms, or -1 when it
+// never expires.
+struct RedisKeyState {
+  std::string key;
+  long long ttl_ms = -1;
+  bool operator==(const RedisKeyState&) const = default;
+};
+
+// A redis check's verdict (SqlCheck::redis) on `keys`, every key matching its pattern in
+// `where` (a service, named for the explanation): too few, too many, or one without expiry
+// when "ttl" is "required", violates it.
+Verdict JudgeRedisKeys(const std::string& name, const SqlCheck& check,
+                       const std::vector<RedisKeyState>& keys, const std::string& where);
+
+// A scenario's own invariant on its redis service `check.service`: its keys read as they are
+// at the trial's end (KEYS, then PTTL of each), judged by JudgeRedisKeys.
+Verdict RunServiceRedisCheck(const std::string& name, const SqlCheck& check,
+                             const ServiceAddresses& services);
 
 // A scenario's own invariant on a queue of its rabbitmq service: held when the queue of the
 // trial's vhost holds exactly `check.messages` messages ready (service_queue_checks.cc).

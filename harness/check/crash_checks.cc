@@ -39,7 +39,8 @@ const Verdict* VerdictOf(const Event& e, const std::string& name, Verdict& slot)
     auto why = v.find("explanation");
     slot = {
         name, held != v.end() && held->is_boolean() && held->get<bool>(),
-        why != v.end() && why->is_string() ? why->get<std::string>() : "(no explanation recorded)"};
+        why != v.end() && why->is_string() ? why->get<std::string>() : "(no explanation recorded)",
+        ""};
     return &slot;
   }
   return nullptr;

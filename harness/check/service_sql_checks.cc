@@ -60,6 +60,7 @@ Result<PgRows> MysqlReadOnly(const ServiceAddress& address, const std::string& s
 
 Verdict RunServiceSqlCheck(const std::string& name, const SqlCheck& check,
                            const ServiceAddresses& services) {
+  if (!check.redis.keys.empty()) return RunServiceRedisCheck(name, check, services);
   auto it = services.find(check.service);
   if (it == services.end()) {
     return Verdict::Violated(name, "service " + check.service + " did not run in this trial");

@@ -54,6 +54,19 @@ int Attempts(const std::vector<Event>& events) {
   }));
 }
 
+// A job that never ran (history/start_failure.h) is no verdict: said as `run` says it, exit 2.
+int NeverRan(const Scenario& s, const ExploreOutcome& r) {
+  ScenarioResult result;
+  result.trials = r.trials;
+  result.start_failures = r.start_failures;
+  std::cerr << "killpoint: " << s.name << ": the job never ran: " << result.NeverRanExplanation()
+            << "\n"
+            << "  stderr of schedule " << r.start_failures.first_trial
+            << ", attempt 1 (last lines):\n";
+  for (const std::string& line : result.NeverRanStderr()) std::cerr << "    | " << line << "\n";
+  return kExitBadInput;
+}
+
 int Execute(const ExploreArgs& a) {
   auto scenario = LoadScenario(a.scenario);
   if (!scenario) return Report(scenario.error());
@@ -102,6 +115,7 @@ int Execute(const ExploreArgs& a) {
               << SearchCommand(a, a.trials > 0 ? a.trials : kDefaultExploreTrials) << "\n";
     return kExitSignalBase + r.interrupted;
   }
+  if (r.NeverRan()) return NeverRan(s, r);
   if (!r.found) {
     if (!a.quiet) {
       std::cout << s.name << ": no violation in " << r.trials << " schedules (seed " << a.seed

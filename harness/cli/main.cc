@@ -1,8 +1,11 @@
 // killpoint: a table of subcommands, each in its own file.
 #include <CLI/CLI.hpp>
 
+#include "cli/diff_command.h"
 #include "cli/exit_codes.h"
 #include "cli/explore_command.h"
+#include "cli/help_format.h"
+#include "cli/init_command.h"
 #include "cli/merge_command.h"
 #include "cli/points_command.h"
 #include "cli/replay_command.h"
@@ -23,6 +26,9 @@ constexpr const char* kExitCodes =
     "  3    the harness itself failed\n"
     "  4    nothing violated, but a scenario's planned kills never fired: not exercised\n"
     "  130  interrupted by SIGINT (143: SIGTERM); partial results written, --resume finishes\n"
+    "With a baseline (run --baseline OLD, diff OLD NEW), by default (--fail-on worse) 1 and 4\n"
+    "  only for what got worse: a new must-hold violation (1), an invariant newly not\n"
+    "  exercised (4); --fail-on any: as without a baseline; --fail-on none: 0 but for 2\n"
     "docs: README.md and docs/ in the source tree; docs/scenarios.md for scenario files";
 
 // The subcommands' names, `help` left out.
@@ -51,7 +57,7 @@ void AddHelpCommand(CLI::App& app) {
                                  "no subcommand '" + name + "'" +
                                      (closest.empty() ? "" : ": did you mean '" + closest + "'?"));
     }
-    std::cout << sub->help();
+    std::cout << sub->help("killpoint");
   });
 }
 
@@ -94,16 +100,20 @@ void HintSubcommand(const CLI::App& app, const std::string& first) {
 int main(int argc, char** argv) {
   CLI::App app{"killpoint: kill scheduled jobs at chosen points, retry them, check invariants",
                "killpoint"};
+  // Before the subcommands: each takes its parent's formatter when it is added.
+  app.formatter(std::make_shared<killpoint::UsageFirstFormatter>());
   app.set_version_flag("--version", std::string("killpoint ") + KILLPOINT_VERSION);
   app.require_subcommand(1);
   app.footer(killpoint::kExitCodes);
   int exit_code = killpoint::kExitOk;
+  killpoint::AddInitCommand(app, exit_code);
   killpoint::AddRunCommand(app, exit_code);
   killpoint::AddPointsCommand(app, exit_code);
   killpoint::AddExploreCommand(app, exit_code);
   killpoint::AddReplayCommand(app, exit_code);
   killpoint::AddReportCommand(app, exit_code);
   killpoint::AddMergeCommand(app, exit_code);
+  killpoint::AddDiffCommand(app, exit_code);
   killpoint::AddHelpCommand(app);
   // Every orphan of a job becomes the harness's child, whatever it did to its environment and
   // session (`env -i setsid cmd &`): killed at the end of its attempt, or at the latest here.

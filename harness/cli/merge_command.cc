@@ -6,8 +6,10 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/diff_command.h"
 #include "cli/exit_codes.h"
 #include "cli/report_outputs.h"
+#include "reports/diff_report.h"
 #include "reports/report_loader.h"
 #include "reports/terminal.h"
 #include "reports/terminal_table.h"
@@ -23,10 +25,14 @@ struct MergeArgs {
   std::vector<std::string> shards;
   std::string out;
   bool quiet = false;
+  std::string baseline;  // as `run --baseline` (cli/diff_command.h)
+  std::string fail_on = "worse";
 };
 
 int Execute(const MergeArgs& a) {
   std::vector<fs::path> dirs(a.shards.begin(), a.shards.end());
+  auto baseline = BaselineOption(a.baseline, a.fail_on);
+  if (!baseline) return Report(baseline.error());
   auto merged = MergeShards(dirs, a.out);
   if (!merged) return Report(merged.error());
   // The reports, as `killpoint run` writes them into its output folder.
@@ -34,6 +40,11 @@ int Execute(const MergeArgs& a) {
   if (Status s = AttachHistories(run, a.out); !s) return Report(s.error());
   ReportData report;
   report.runs.push_back(std::move(run));
+  if (baseline.value()) {
+    auto diff = CompareWithBaseline(a.baseline, *baseline.value(), merged.value(), a.out);
+    if (!diff) return Report(diff.error());
+    report.baseline = std::move(diff.value());
+  }
   fs::path out(a.out);
   ReportFiles files = DefaultReportFiles(out);
   ReportPaths paths{files.html.string(), files.junit.string(), files.markdown.string()};
@@ -43,7 +54,10 @@ int Execute(const MergeArgs& a) {
     std::cout << "merged " << dirs.size() << " shards\nresults: " << ResultsFile(out).string()
               << "\nreport: " << paths.html << "\njunit: " << paths.junit
               << "\nsummary: " << paths.markdown << "\n";
+    if (report.baseline) std::cout << RenderDiffText(*report.baseline, ColorWanted(STDOUT_FILENO));
   }
+  if (report.baseline)
+    return DiffGate(*report.baseline, merged.value(), ParseFailOn(a.fail_on).value());
   return GateExit(merged.value().MustHoldViolated(), merged.value().NotExercised(),
                   merged.value().NeverRan());
 }
@@ -59,6 +73,10 @@ void AddMergeCommand(CLI::App& app, int& exit_code) {
       ->required();
   cmd->add_option("--out", args->out, "Folder for the merged results, journals and reports")
       ->required();
+  cmd->add_option("--baseline", args->baseline,
+                  "Compare the merged run with an earlier run's results, as `run --baseline` "
+                  "does (writes OUT/diff.json)");
+  cmd->add_option("--fail-on", args->fail_on, kFailOnHelp)->capture_default_str();
   cmd->add_flag("--quiet,-q", args->quiet, "Print nothing but errors");
   cmd->callback([args, &exit_code] { exit_code = Execute(*args); });
 }

@@ -9,11 +9,13 @@
 #include <memory>
 #include <thread>
 
+#include "cli/diff_command.h"
 #include "cli/exit_codes.h"
 #include "cli/inspect.h"
 #include "cli/paths.h"
 #include "cli/report_outputs.h"
 #include "cli/sandbox_options.h"
+#include "reports/diff_report.h"
 #include "reports/progress.h"
 #include "reports/report_loader.h"
 #include "reports/terminal.h"
@@ -47,8 +49,10 @@ struct RunArgs {
   int limit = 1000;
   bool quiet = false;
   bool resume = false;
-  std::string shard;  // "INDEX/COUNT"; empty: every trial
-  int jobs = 0;       // 0: one per core
+  std::string shard;     // "INDEX/COUNT"; empty: every trial
+  int jobs = 0;          // 0: one per core
+  std::string baseline;  // results of an earlier run to compare with (cli/diff_command.h)
+  std::string fail_on = "worse";
 };
 
 void PrintKept(const Scenario& s, int trial, const std::vector<Verdict>& verdicts,
@@ -101,6 +105,10 @@ int Execute(const RunArgs& a) {
   std::vector<fs::path> inputs(a.inputs.begin(), a.inputs.end());
   auto scenarios = LoadScenarios(inputs);
   if (!scenarios) return Report(scenarios.error());
+  if (!a.baseline.empty() && a.trial)
+    return Report(Error::BadInput("--baseline and --trial cannot be combined"));
+  auto baseline = BaselineOption(a.baseline, a.fail_on);
+  if (!baseline) return Report(baseline.error());
   SuiteOptions o;
   o.trials = a.trials;
   o.seed = a.seed;
@@ -141,6 +149,11 @@ int Execute(const RunArgs& a) {
   if (Status s = AttachHistories(run, a.out); !s) return Report(s.error());
   ReportData report;
   report.runs.push_back(std::move(run));
+  if (baseline.value() && results.value().partial.empty()) {
+    auto diff = CompareWithBaseline(a.baseline, *baseline.value(), results.value(), a.out);
+    if (!diff) return Report(diff.error());
+    report.baseline = std::move(diff.value());
+  }
   ReportPaths paths = OutputPaths(a);
   if (Status s = WriteReports(report, paths); !s) return Report(s.error());
   if (int signal = InterruptSignal(); signal != 0) {
@@ -153,7 +166,13 @@ int Execute(const RunArgs& a) {
     std::cout << RenderTable(results.value(), ColorWanted(STDOUT_FILENO), a.trial);
     std::cout << "results: " << ResultsFile(a.out).string() << "\nreport: " << paths.html
               << "\njunit: " << paths.junit << "\nsummary: " << paths.markdown << "\n";
+    if (report.baseline) {
+      std::cout << RenderDiffText(*report.baseline, ColorWanted(STDOUT_FILENO))
+                << "diff: " << DiffFile(a.out).string() << "\n";
+    }
   }
+  if (report.baseline)
+    return DiffGate(*report.baseline, results.value(), ParseFailOn(a.fail_on).value());
   return GateExit(results.value().MustHoldViolated(), results.value().NotExercised(),
                   results.value().NeverRan());
 }
@@ -197,6 +216,11 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
                   "Trials run at once (default: one per core); results, verdicts and "
                   "counterexamples are the same whatever it is (docs/performance.md)")
       ->check(CLI::Range(1, 1024));
+  run->add_option("--baseline", args->baseline,
+                  "Compare with the results of an earlier run (its output folder or results.json) "
+                  "and gate on what got worse (--fail-on); writes OUT/diff.json, and the summary "
+                  "leads with the changes");
+  run->add_option("--fail-on", args->fail_on, kFailOnHelp)->capture_default_str();
   run->add_flag("--quiet,-q", args->quiet, "Print nothing but errors (no table, no progress line)");
   run->callback([args, &exit_code] { exit_code = Execute(*args); });
 }

@@ -4,6 +4,7 @@
 
 #include "counterexample/final_state.h"
 #include "explore/schedule_gen.h"
+#include "history/start_failure.h"
 #include "results/checkers.h"
 #include "run/interrupt.h"
 
@@ -29,7 +30,7 @@ class Search {
   }
 
   void Property(const Plan& plan) {
-    if (error_) return;
+    if (error_ || outcome_.start_failures.trials >= kSchedulesToJudgeNeverRan) return;
     bool shrinking = outcome_.first.has_value();
     if (Interrupted(shrinking)) return;
     if (shrinking) {
@@ -46,6 +47,7 @@ class Search {
       error_ = trial.error();
       return;
     }
+    if (!shrinking && NeverGotGoing(plan, trial.value().events)) return;
     int n = shrinking ? ++outcome_.shrink_trials : ++outcome_.trials;
     auto checked = CheckTrial({scenario_, plan, trial.value().events, trial.value().sandbox.work(),
                                trial.value().services},
@@ -89,6 +91,22 @@ class Search {
   }
 
   const std::optional<Error>& error() const { return error_; }
+
+  // A schedule whose job failed the same way as every one before it, before any crash point:
+  // counted, not judged (converges would call the broken command a violation). After
+  // kSchedulesToJudgeNeverRan of them the search stops.
+  bool NeverGotGoing(const Plan& plan, const std::vector<Event>& events) {
+    StartFailureStats& seen = outcome_.start_failures;
+    std::optional<StartFailure> failure = StartFailureOf(events);
+    if (!failure || seen.trials != outcome_.trials) return false;
+    if (seen.trials > 0 && failure->code != seen.first.code) return false;
+    int n = ++outcome_.trials;
+    seen.Add(n, *failure);
+    if (options_.on_trial) options_.on_trial(n, false, plan.Summary(), false);
+    if (seen.trials >= kSchedulesToJudgeNeverRan) RC_FAIL("the job never ran");
+    return true;
+  }
+
   ExploreOutcome& outcome() { return outcome_; }
 
  private:

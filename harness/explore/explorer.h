@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "counterexample/counterexample.h"
+#include "results/results.h"
 #include "run/trial_runner.h"
 #include "scenario/scenario.h"
 #include "util/result.h"
@@ -40,7 +41,18 @@ struct ExploreOutcome {
   // The SIGINT/SIGTERM that stopped the search or the shrinking (run/interrupt.h), else 0. The
   // trial in flight was abandoned; `found` is then the smallest violating schedule so far.
   int interrupted = 0;
+  // The searched schedules whose every attempt failed the same way before any crash point
+  // (history/start_failure.h). The search stops once its first kSchedulesToJudgeNeverRan did:
+  // no fault can fire in a job that never gets going, so no schedule would differ.
+  StartFailureStats start_failures;
+
+  // The job never ran: every schedule searched ended so, with one exit code. Not a verdict.
+  bool NeverRan() const {
+    return !found && trials > 0 && start_failures.trials == trials && start_failures.same;
+  }
 };
+
+inline constexpr int kSchedulesToJudgeNeverRan = 3;
 
 // A SIGINT/SIGTERM (options.trial.stop) ends the search between schedules, or kills the
 // attempt in flight and abandons that schedule; what was complete is returned, with

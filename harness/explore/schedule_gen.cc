@@ -5,6 +5,7 @@
 
 #include "plan/crash_point.h"
 #include "plan/seed.h"
+#include "scenario/net_point.h"
 
 namespace killpoint {
 namespace {
@@ -12,6 +13,21 @@ namespace {
 // A coin that lands true once in `in` throws and shrinks to false (inRange shrinks towards its
 // low end; weightedElement does not shrink at all).
 bool Coin(int in) { return *rc::gen::inRange(0, in) == in - 1; }
+
+// A network fault (docs/services.md); shrinks to the first point, its first action, hit 1.
+NetFault GenNet(const NetSpec& n) {
+  NetFault f;
+  f.point = n.points[*rc::gen::inRange<size_t>(0, n.points.size())];
+  std::vector<std::string> fit;
+  for (const auto& a : NetActionsAt(ParseNetPoint(f.point)->moment)) {
+    if (std::find(n.actions.begin(), n.actions.end(), a) != n.actions.end()) fit.push_back(a);
+  }
+  if (fit.empty()) return {};
+  f.action = fit[*rc::gen::inRange<size_t>(0, fit.size())];
+  f.hit = *rc::gen::inRange(1, n.max_hit + 1);
+  if (f.action == kNetDelay || f.action == kNetRefuse) f.ms = n.ms;
+  return f;
+}
 
 // What one attempt suffers; both parts shrink to "nothing".
 AttemptFault GenFault(const Scenario& s, const FaultSwitches& on, PersistenceModel model) {
@@ -39,6 +55,7 @@ AttemptFault GenFault(const Scenario& s, const FaultSwitches& on, PersistenceMod
                  x.overlap.hold_ms};
   }
   if (on.burst && Coin(4)) f.downstream_burst = x.downstream_burst.length;
+  if (on.net && Coin(4)) f.net = GenNet(x.net);
   return f;
 }
 
@@ -54,6 +71,7 @@ FaultSwitches SwitchesOf(const Scenario& s, bool all_faults) {
   on.pause = !x.pause.points.empty() && (all_faults || x.pause.probability > 0);
   on.overlap = !x.overlap.points.empty() && (all_faults || x.overlap.probability > 0);
   on.burst = x.downstream_burst.length > 0 && (all_faults || x.downstream_burst.probability > 0);
+  on.net = !x.net.points.empty() && (all_faults || x.net.probability > 0);
   return on;
 }
 

@@ -34,6 +34,7 @@ struct FaultSwitches {
   bool pause = false;
   bool overlap = false;
   bool burst = false;
+  bool net = false;  // faults.net (docs/services.md)
 };
 FaultSwitches SwitchesOf(const Scenario& scenario, bool all_faults);
 

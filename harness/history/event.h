@@ -61,6 +61,9 @@ inline constexpr const char* kResume = "resume";    // data: point
 inline constexpr const char* kOverlap = "overlap";  // data: point, hold_ms
 // The first instance is let go of: data: point, second_exited (before hold_ms ran out)
 inline constexpr const char* kOverlapEnd = "overlap_end";
+// The proxy in front of a service did its planned fault (docs/services.md): data: point,
+// action, hit, ms (delay, refuse).
+inline constexpr const char* kNetFault = "net_fault";
 }  // namespace event
 
 struct Event {

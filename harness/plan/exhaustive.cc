@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "plan/seed.h"
+#include "scenario/net_point.h"
 
 namespace killpoint {
 
@@ -40,6 +41,16 @@ std::vector<AttemptFault> EnumerateProcessFaults(const Scenario& s) {
     AttemptFault f;
     f.downstream_burst = s.faults.downstream_burst.length;
     out.push_back(f);
+  }
+  // A network fault at each point's first hit, with each action the scenario lists that fits.
+  const NetSpec& n = s.faults.net;
+  for (const std::string& point : n.points) {
+    for (const std::string& action : NetActionsAt(ParseNetPoint(point)->moment)) {
+      if (std::find(n.actions.begin(), n.actions.end(), action) == n.actions.end()) continue;
+      AttemptFault f;
+      f.net = {point, action, 1, action == kNetDelay || action == kNetRefuse ? n.ms : 0};
+      out.push_back(f);
+    }
   }
   return out;
 }

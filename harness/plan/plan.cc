@@ -31,6 +31,8 @@ std::string Plan::Summary() const {
         out += " pause@" + f.pause.point + " " + std::to_string(f.pause.duration_ms) + "ms";
       if (!f.overlap.point.empty()) out += " overlap@" + f.overlap.point;
       if (f.downstream_burst > 0) out += " burst:" + std::to_string(f.downstream_burst);
+      if (!f.net.point.empty())
+        out += " " + f.net.action + "@" + f.net.point + "#" + std::to_string(f.net.hit);
     }
     if (!any) out += " -";
   }
@@ -65,6 +67,10 @@ void to_json(nlohmann::json& j, const AttemptFault& f) {
   if (!f.overlap.point.empty())
     j["overlap"] = {{"point", f.overlap.point}, {"hold_ms", f.overlap.hold_ms}};
   if (f.downstream_burst > 0) j["downstream_burst"] = f.downstream_burst;
+  if (!f.net.point.empty()) {
+    j["net"] = {{"point", f.net.point}, {"action", f.net.action}, {"hit", f.net.hit}};
+    if (f.net.ms > 0) j["net"]["ms"] = f.net.ms;
+  }
 }
 
 void from_json(const nlohmann::json& j, AttemptFault& f) {
@@ -85,6 +91,12 @@ void from_json(const nlohmann::json& j, AttemptFault& f) {
     f.overlap.hold_ms = it->at("hold_ms").get<int64_t>();
   }
   f.downstream_burst = j.value("downstream_burst", 0);
+  if (auto it = j.find("net"); it != j.end()) {  // absent before issue 20's proxy: none
+    f.net.point = it->at("point").get<std::string>();
+    f.net.action = it->at("action").get<std::string>();
+    f.net.hit = it->value("hit", 1);
+    f.net.ms = it->value("ms", int64_t{0});
+  }
 }
 
 void to_json(nlohmann::json& j, const PlannedRun& r) {

@@ -29,6 +29,17 @@ struct OverlapFault {
   bool operator==(const OverlapFault&) const = default;
 };
 
+// At the `hit`-th pass of `point` ("net:db:commit") in the attempt, the proxy in front of the
+// service does `action` (drop_answer, reset, delay, refuse; scenario/net_point.h), `ms` long
+// for a delay or a refusal. docs/services.md.
+struct NetFault {
+  std::string point = {};  // empty: no network fault
+  std::string action = {};
+  int hit = 1;
+  int64_t ms = 0;
+  bool operator==(const NetFault&) const = default;
+};
+
 // What happens to one attempt. A default-constructed fault is no fault.
 struct AttemptFault {
   std::string kill_point;        // named failpoint to die at; empty: no kill
@@ -41,6 +52,7 @@ struct AttemptFault {
   // From this attempt on, the next downstream_burst POST /publish fail before commit (503),
   // across attempts and dates, until the final pass; 0: none.
   int downstream_burst = 0;
+  NetFault net = {};  // between the job and a service (docs/services.md)
   // The seed of the torn model's cut after this kill (DeriveSeed, plan/seed.h), drawn by the
   // planner for a kill under torn. Absent (plans written before it, or a kill under another
   // model): the runner derives the seed those plans were run with (LegacyTornSeed).
@@ -48,7 +60,7 @@ struct AttemptFault {
 
   bool None() const {
     return kill_point.empty() && downstream_fault.empty() && pause.point.empty() &&
-           overlap.point.empty() && downstream_burst == 0;
+           overlap.point.empty() && downstream_burst == 0 && net.point.empty();
   }
   bool operator==(const AttemptFault&) const = default;
 };

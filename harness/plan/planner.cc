@@ -6,6 +6,7 @@
 #include "plan/point_pattern.h"
 #include "plan/rng.h"
 #include "plan/seed.h"
+#include "scenario/net_point.h"
 
 namespace killpoint {
 namespace {
@@ -105,6 +106,21 @@ AttemptFault& AttemptOf(PlannedRun& run, int attempt) {
   return run.attempts[static_cast<size_t>(attempt - 1)];
 }
 
+// A network fault (docs/services.md): one of the points, an action that fits it, a hit.
+NetFault DrawNet(const NetSpec& n, PlanRng& rng) {
+  NetFault f;
+  f.point = n.points[rng.Below(n.points.size())];
+  std::vector<std::string> fit;
+  for (const auto& a : NetActionsAt(ParseNetPoint(f.point)->moment)) {
+    if (std::find(n.actions.begin(), n.actions.end(), a) != n.actions.end()) fit.push_back(a);
+  }
+  if (fit.empty()) return {};  // no action of the scenario fits this point
+  f.action = fit[rng.Below(fit.size())];
+  f.hit = 1 + static_cast<int>(rng.Below(static_cast<size_t>(n.max_hit)));
+  if (f.action == kNetDelay || f.action == kNetRefuse) f.ms = n.ms;
+  return f;
+}
+
 // Each attempt the retry policy allows may be paused, and may be overlapped, with the
 // scenario's probabilities, at one of its points.
 void DrawProcessFaults(const Scenario& s, PlanRng& rng, Plan& plan) {
@@ -118,6 +134,9 @@ void DrawProcessFaults(const Scenario& s, PlanRng& rng, Plan& plan) {
       if (!f.overlap.points.empty() && rng.Chance(f.overlap.probability)) {
         AttemptOf(run, a).overlap = {f.overlap.points[rng.Below(f.overlap.points.size())],
                                      f.overlap.hold_ms};
+      }
+      if (!f.net.points.empty() && rng.Chance(f.net.probability)) {
+        AttemptOf(run, a).net = DrawNet(f.net, rng);
       }
     }
   }

@@ -18,6 +18,8 @@ namespace killpoint {
 
 std::filesystem::path ResultsFile(const std::filesystem::path& out);
 std::filesystem::path RunManifestFile(const std::filesystem::path& out);
+// OUT/diff.json: the run against its baseline (diff.h), written by `run --baseline`.
+std::filesystem::path DiffFile(const std::filesystem::path& out);
 // OUT/<slug>: the folder of one scenario's journals and counterexamples (Slug).
 std::filesystem::path ScenarioDir(const std::filesystem::path& out,
                                   const std::string& scenario_name);

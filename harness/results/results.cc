@@ -17,6 +17,23 @@ std::string Joined(const std::vector<std::string>& names) {
 
 }  // namespace
 
+void to_json(nlohmann::json& j, const Counterexample& c) {
+  j = {{"trial", c.trial},   {"seed", c.seed}, {"plan", c.plan}, {"explanation", c.explanation},
+       {"replay", c.replay}, {"file", c.file}};
+  if (!c.hint.empty()) j["hint"] = c.hint;
+}
+
+void from_json(const nlohmann::json& j, Counterexample& c) {
+  Counterexample d;
+  c.trial = j.value("trial", d.trial);
+  c.seed = j.value("seed", d.seed);
+  c.plan = j.value("plan", d.plan);
+  c.explanation = j.value("explanation", d.explanation);
+  c.replay = j.value("replay", d.replay);
+  c.file = j.value("file", d.file);
+  c.hint = j.value("hint", d.hint);
+}
+
 std::string ToString(InvariantStatus s) {
   switch (s) {
     case InvariantStatus::kHeld:
@@ -37,6 +54,13 @@ InvariantStatus InvariantResult::Status() const {
   if (expectation == kMustHold)
     return violated ? InvariantStatus::kViolated : InvariantStatus::kHeld;
   return violated ? InvariantStatus::kShown : InvariantStatus::kNotDemonstrated;
+}
+
+std::string InvariantResult::Hint() const {
+  for (const Counterexample& c : examples) {
+    if (!c.hint.empty()) return c.hint;
+  }
+  return "";
 }
 
 void ExerciseStats::Add(const TrialExercise& t) {
@@ -187,7 +211,8 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
       // The plan as its counterexample file lists it: only the kills that fired.
       std::string summary = exercised.known ? FiredOnly(plan, exercised).Summary() : plan.Summary();
       it->examples.push_back({plan.trial, plan.seed, summary,
-                              v.explanation + " (under the " + models + " model)", replay, ""});
+                              v.explanation + " (under the " + models + " model)", replay, "",
+                              v.hint});
     }
   }
   std::string point = "(no kill)";

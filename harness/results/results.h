@@ -33,6 +33,7 @@ struct Counterexample {
       explanation;     // the verdict's sentence, with the persistence model it was reached under
   std::string replay;  // the command that runs this trial again
   std::string file;    // its counterexample file, as the run named it; empty: none saved
+  std::string hint;    // the likely cause and where the docs say how to fix it (Verdict::hint)
   // The replay command, then, when a counterexample file was saved, `killpoint replay FILE`:
   // one command a line.
   std::string ReplayCommands() const {
@@ -53,6 +54,8 @@ struct InvariantResult {
   std::vector<Counterexample> examples;          // the first few violations
 
   InvariantStatus Status() const;
+  // The likely cause of its violations: the first example's hint that is not empty.
+  std::string Hint() const;
   bool operator==(const InvariantResult&) const = default;
 };
 
@@ -214,8 +217,9 @@ struct RunResults {
   bool operator==(const RunResults&) const = default;
 };
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Counterexample, trial, seed, plan, explanation,
-                                                replay, file)
+// "hint" only when there is one.
+void to_json(nlohmann::json& j, const Counterexample& c);
+void from_json(const nlohmann::json& j, Counterexample& c);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ShardInfo, index, count)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StartFailureStats, trials, same, first, first_trial)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OutsideWriteStat, path, kind, ops, trials)

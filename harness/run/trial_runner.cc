@@ -21,6 +21,7 @@
 #include "run/placeholders.h"
 #include "run/process.h"
 #include "run/trial_services.h"
+#include "scenario/net_point.h"
 
 namespace killpoint {
 namespace {
@@ -92,6 +93,7 @@ class TrialDriver {
       auto addresses = services_->servers->Reset();
       if (!addresses) return addresses.error();
       addresses_ = std::move(addresses.value());
+      job_addresses_ = services_->servers->ThroughProxies(addresses_);
     }
     downstream_->Attach(scenario_.downstream.dedupe, &history_,
                         scenario_.downstream.dedupe_by == kDedupeByIdempotencyKey);
@@ -116,6 +118,8 @@ class TrialDriver {
 
   void DetachServices() {
     if (channel_ == nullptr) return;
+    // The proxies' fault reports name this trial's history: none once it goes.
+    if (services_->servers) services_->servers->DisarmNet();
     channel_->Reset({});
     downstream_->Detach();
     channel_ = nullptr;
@@ -140,7 +144,7 @@ class TrialDriver {
     auto vars = Vars(date, attempt);
     SpawnRequest r;
     for (const auto& a : argv) r.argv.push_back(Substitute(a, vars));
-    r.env = ServiceEnv(addresses_);  // the scenario's env may override them
+    r.env = ServiceEnv(job_addresses_);  // the scenario's env may override them
     for (const auto& [k, v] : scenario_.job.env) r.env[k] = Substitute(v, vars);
     r.env["KILLPOINT_WORKDIR"] = sandbox_.work().string();
     r.env["KILLPOINT_BIZ_DATE"] = date;
@@ -354,6 +358,7 @@ class TrialDriver {
     attempt_.Arm(fault, track);
     downstream_->ArmFault(fault.downstream_fault);
     if (fault.downstream_burst > 0) downstream_->ArmBurst(fault.downstream_burst);
+    ArmNet(fault.net);
     auto process = options_.spawner->Spawn(r);
     if (!process) {
       attempt_.Finish();
@@ -374,6 +379,7 @@ class TrialDriver {
     // One-way reports may still be in flight: record them in this attempt, before its exit.
     if (!shim_.empty() && !status.interrupted) channel_->WaitIdle(kDrainTimeout);
     bool killed = attempt_.Finish();
+    if (services_->servers) services_->servers->DisarmNet();
     if (status.interrupted) return Interrupted();
     downstream_->ReleaseHeld();
     downstream_->ArmFault("");
@@ -388,6 +394,20 @@ class TrialDriver {
       if (Status s = CheckCrashState(fault, log); !s) return s.error();
     }
     return status.exited && status.code == 0;
+  }
+
+  // The attempt's network fault (docs/services.md): the proxy of its point's service applies it
+  // and the history records it, in the attempt, when it does.
+  void ArmNet(const NetFault& net) {
+    auto point = ParseNetPoint(net.point);
+    if (!point || !services_->servers) return;
+    services_->servers->ArmNet(
+        point->service, {point->moment, net.action, net.hit, net.ms},
+        [this, net](const ProxyFault&) {
+          nlohmann::json data = {{"point", net.point}, {"action", net.action}, {"hit", net.hit}};
+          if (net.ms > 0) data["ms"] = net.ms;
+          history_.Add(event::kNetFault, data);
+        });
   }
 
   // Pauses and overlaps of the attempt (docs/faults.md), carried out while it runs; null when
@@ -450,6 +470,7 @@ class TrialDriver {
   TrialServices* services_;  // the worker's, or &own_services_
   TrialServices own_services_;
   ServiceAddresses addresses_;             // the scenario's services for this trial
+  ServiceAddresses job_addresses_;         // the same through their fault proxies: the job's
   Downstream* downstream_ = nullptr;       // services_'s while attached
   ControlChannel* channel_ = nullptr;      // services_'s while attached
   std::map<std::string, bool> succeeded_;  // by date: did its last planned run succeed

@@ -93,6 +93,31 @@ std::string Identifier(FieldReader& r, const std::string& key, const std::string
   return name;
 }
 
+constexpr int64_t kMaxKeyCount = 1000000000;
+
+// A check's redis shape, from the fields "keys", "at_least", "at_most" and "ttl".
+RedisKeyCheck ReadRedisKeyCheck(FieldReader& c) {
+  RedisKeyCheck k;
+  k.keys = c.String("keys");
+  if (k.keys.empty()) c.Fail("keys", "expected a key or a glob pattern (lock:*), got ''");
+  if (c.Has("at_least")) k.at_least = c.Integer("at_least", 0, kMaxKeyCount, nullptr);
+  if (c.Has("at_most")) k.at_most = c.Integer("at_most", 0, kMaxKeyCount, nullptr);
+  if (c.Has("ttl")) {
+    if (c.String("ttl") != "required") c.Fail("ttl", "expected \"required\"");
+    k.ttl_required = true;
+  }
+  if (!k.at_least && !k.at_most && !k.ttl_required) {
+    c.Fail("keys",
+           "says which keys; also say what of them: at_least, at_most or \"ttl\": "
+           "\"required\"");
+  }
+  if (k.at_least && k.at_most && *k.at_least > *k.at_most) {
+    c.Fail("at_most", "is below at_least (" + std::to_string(*k.at_least) + ")");
+  }
+  if (c.Has("sql")) c.Fail("sql", "a check reads keys (a redis service) or runs sql, not both");
+  return k;
+}
+
 }  // namespace
 
 SettlementSchema ReadSettlementSchema(FieldReader r) {
@@ -160,16 +185,21 @@ std::map<std::string, SqlCheck> ReadChecks(FieldReader r, const nlohmann::json* 
       out[name] = ReadQueueCheck(c, check);
       continue;
     }
-    if (check.service.empty()) {
+    if (c.Has("keys")) {
+      if (check.service.empty()) c.Fail("service", "a check on keys names its redis service");
+      check.redis = ReadRedisKeyCheck(c);
+    } else if (check.service.empty()) {
       check.db = c.String("db");
       if (!IsSandboxPath(check.db))
         c.Fail("db", "expected a path relative to the sandbox, got '" + check.db + "'");
     } else if (c.Has("db")) {
       c.Fail("db", "a check reads either a sandbox database (db) or a service (service), not both");
     }
-    check.sql = c.String("sql");
-    auto problem = check.service.empty() ? SqlProblem(check.sql) : QueryProblem(check.sql);
-    if (problem) c.Fail("sql", *problem);
+    if (check.redis.keys.empty()) {
+      check.sql = c.String("sql");
+      auto problem = check.service.empty() ? SqlProblem(check.sql) : QueryProblem(check.sql);
+      if (problem) c.Fail("sql", *problem);
+    }
     check.says = c.String("says");
     if (check.says.empty()) c.Fail("says", "must say what a returned row means");
     const std::string violated = "violated";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "scenario/net_point.h"
+
 namespace killpoint {
 namespace {
 
@@ -68,13 +70,63 @@ BurstSpec ReadBurst(FieldReader r) {
   return b;
 }
 
+constexpr int kMaxNetHit = 1000;
+
+// "net:<service>:<moment>" with a known moment; the service is checked once services are read
+// (CheckNetFaultServices).
+NetSpec ReadNet(FieldReader r) {
+  NetSpec n;
+  n.points = r.Strings("points", true, false);
+  for (size_t i = 0; i < n.points.size(); ++i) {
+    if (!ParseNetPoint(n.points[i])) {
+      r.Fail("points[" + std::to_string(i) + "]",
+             "'" + n.points[i] + "' is no network point: net:<service>:commit or " +
+                 "net:<service>:connect (docs/services.md)");
+    }
+  }
+  n.actions = r.Strings("actions", true, false);
+  for (size_t i = 0; i < n.actions.size(); ++i) {
+    bool fits = false;
+    for (const auto& point : n.points) {
+      for (const auto& a : NetActionsAt(ParseNetPoint(point)->moment)) fits |= a == n.actions[i];
+    }
+    if (!fits) {
+      r.Fail("actions[" + std::to_string(i) + "]",
+             "'" + n.actions[i] + "' fits none of the points (commit: drop_answer, reset, " +
+                 "delay; connect: refuse)");
+    }
+  }
+  n.probability = ReadProbability(r);
+  const int64_t hit = n.max_hit, ms = n.ms;
+  n.max_hit = static_cast<int>(r.Integer("max_hit", 1, kMaxNetHit, &hit));
+  n.ms = r.Integer("ms", 1, kMaxPauseMs, &ms);
+  r.Finish();
+  return n;
+}
+
 }  // namespace
+
+void CheckNetFaultServices(FieldReader& r, const Scenario& s) {
+  const auto& points = s.faults.net.points;
+  for (size_t i = 0; i < points.size(); ++i) {
+    NetPoint p = *ParseNetPoint(points[i]);
+    auto it = s.services.find(p.service);
+    const std::string field = "faults.net.points[" + std::to_string(i) + "]";
+    if (it == s.services.end())
+      r.Fail(field, "names no service of the scenario: '" + p.service + "'");
+    if (p.moment == kNetCommit && it->second.kind != "postgres") {
+      r.Fail(field, "'" + p.service + "' is a " + it->second.kind +
+                        " service; the proxy sees COMMITs on postgres services only");
+    }
+  }
+}
 
 FaultSpec ReadFaults(FieldReader r, const DeclaredPoints& declared) {
   FaultSpec f;
   if (r.Has("pause")) f.pause = ReadPause(r.Object("pause"), declared);
   if (r.Has("overlap")) f.overlap = ReadOverlap(r.Object("overlap"), declared);
   if (r.Has("downstream_burst")) f.downstream_burst = ReadBurst(r.Object("downstream_burst"));
+  if (r.Has("net")) f.net = ReadNet(r.Object("net"));
   r.Finish();
   return f;
 }

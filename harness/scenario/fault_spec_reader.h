@@ -19,4 +19,8 @@ struct DeclaredPoints {
 
 FaultSpec ReadFaults(FieldReader r, const DeclaredPoints& declared);
 
+// Every faults.net point names a service of the scenario, and a commit point a postgres one.
+// Run once services are read.
+void CheckNetFaultServices(FieldReader& r, const Scenario& s);
+
 }  // namespace killpoint

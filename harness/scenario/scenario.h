@@ -111,10 +111,23 @@ struct BurstSpec {
   bool operator==(const BurstSpec&) const = default;
 };
 
+// Faults of the proxy between the job and its services (docs/services.md): per attempt, with
+// `probability`, one of `points` ("net:db:commit"), one of `actions` that fits it
+// (scenario/net_point.h), at a hit from 1 to `max_hit`.
+struct NetSpec {
+  std::vector<std::string> points = {};  // empty: never
+  std::vector<std::string> actions = {};
+  double probability = 0.0;
+  int max_hit = 1;
+  int64_t ms = 500;  // delay's hold, refuse's window
+  bool operator==(const NetSpec&) const = default;
+};
+
 struct FaultSpec {
   PauseSpec pause = {};
   OverlapSpec overlap = {};
   BurstSpec downstream_burst = {};
+  NetSpec net = {};
   bool operator==(const FaultSpec&) const = default;
 };
 
@@ -151,6 +164,17 @@ struct ServiceSpec {
   bool operator==(const ServiceSpec&) const = default;
 };
 
+// A check on a redis service (docs/services.md, "Redis checks"): over the keys matching `keys`
+// (a glob, as Redis's KEYS reads it), how many there may be, and whether each must expire.
+// `keys` empty: the check is not one.
+struct RedisKeyCheck {
+  std::string keys;
+  std::optional<int64_t> at_least = {};
+  std::optional<int64_t> at_most = {};
+  bool ttl_required = false;  // "ttl": "required": a matching key with no expiry violates it
+  bool operator==(const RedisKeyCheck&) const = default;
+};
+
 // A user-defined invariant (docs/scenarios.md, "Your own invariants"): a query over a SQLite
 // database of the sandbox, or over a service's database, that returns the violating rows; no
 // row means it held.
@@ -168,6 +192,8 @@ struct SqlCheck {
   // messages it must hold ready at the end (docs/services.md).
   std::string queue = {};
   int64_t messages = 0;
+  // Or, instead of sql, on a redis service: which keys, and what of them (no sql then).
+  RedisKeyCheck redis = {};
   bool operator==(const SqlCheck&) const = default;
 };
 

@@ -359,6 +359,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   auto checks = root.find("checks");
   s.checks = ReadChecks(r.Object("checks"), checks == root.end() ? nullptr : &*checks);
   CheckServiceRefs(r, s);
+  CheckNetFaultServices(r, s);  // docs/services.md, "Faults between the job and its services"
   FieldReader inv = r.Object("invariants");
   s.must_hold = ReadNames(inv, "must_hold", &s.checks);
   s.expected_violations = ReadNames(inv, "expected_violations", &s.checks);

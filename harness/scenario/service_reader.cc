@@ -34,10 +34,6 @@ std::string KindList() {
 
 std::string CheckedKind(FieldReader& r, const std::string& kind) {
   if (Among(kServiceKinds, kind)) return kind;
-  if (Among(kPlannedServiceKinds, kind)) {
-    r.Fail("kind",
-           "'" + kind + "' is planned (issue 20) but not built yet; the kinds are: " + KindList());
-  }
   std::vector<std::string> known(kServiceKinds.begin(), kServiceKinds.end());
   std::string near = ClosestName(kind, known);
   r.Fail("kind", "unknown service kind '" + kind + "'" +
@@ -70,19 +66,27 @@ void CheckServiceRefs(FieldReader& r, const Scenario& s) {
     if (it == s.services.end()) {
       r.Fail(field, "names no service of the scenario: '" + check.service + "'");
     }
-    const bool mq = it->second.kind == "rabbitmq";
-    if (!check.queue.empty() && !mq) {
-      r.Fail(field, "'" + check.service + "' is a " + it->second.kind +
+    const std::string& kind = it->second.kind;
+    const bool keys = !check.redis.keys.empty();
+    const bool queue = !check.queue.empty();
+    const bool sql_server = kind == "postgres" || kind == "mariadb";
+    if (queue && kind != "rabbitmq") {
+      r.Fail(field, "'" + check.service + "' is a " + kind +
                         " service; queue checks run on rabbitmq services");
     }
-    if (check.queue.empty() && mq) {
+    if (!queue && kind == "rabbitmq") {
       r.Fail(field,
              "'" + check.service +
                  "' is a rabbitmq service: its checks read a queue (queue, messages), not sql");
     }
-    if (!mq && it->second.kind != "postgres" && it->second.kind != "mariadb") {
+    if (keys && kind != "redis") {
       r.Fail(field, "'" + check.service + "' is a " + it->second.kind +
-                        " service; SQL checks run on postgres and mariadb services");
+                        " service; checks on keys run on redis services");
+    }
+    if (!keys && !queue && !sql_server && kind != "rabbitmq") {
+      r.Fail(field, "'" + check.service + "' is a " + it->second.kind +
+                        " service; SQL checks run on postgres and mariadb services" +
+                        (it->second.kind == "redis" ? " (a redis check reads \"keys\")" : ""));
     }
     if (check.after_every_crash) {
       r.Fail("checks." + name + ".after_every_crash",

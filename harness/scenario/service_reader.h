@@ -14,15 +14,14 @@
 namespace killpoint {
 
 // The kinds the harness can start now (harness/service/, one file each).
-inline constexpr std::array<std::string_view, 3> kServiceKinds = {"postgres", "mariadb",
+inline constexpr std::array<std::string_view, 4> kServiceKinds = {"postgres", "mariadb", "redis",
                                                                   "rabbitmq"};
-// Kinds issue 20 plans and no slice has built yet: named as such, not as typos.
-inline constexpr std::array<std::string_view, 1> kPlannedServiceKinds = {"redis"};
 
 // `services` is the raw "services" value (nullptr when absent), `r` the reader of it.
 std::map<std::string, ServiceSpec> ReadServices(FieldReader r, const nlohmann::json* services);
 
-// Every check's "service" names a service that can answer SQL. `r` reads the root.
+// Every check's "service" names a service that can answer it: a postgres one for sql, a redis
+// one for keys. `r` reads the root.
 void CheckServiceRefs(FieldReader& r, const Scenario& s);
 
 }  // namespace killpoint

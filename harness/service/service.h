@@ -18,11 +18,12 @@ struct ServiceAddress {
   std::string kind;  // scenario/service_reader.h's kServiceKinds
   std::string host;  // a loopback address
   int port = 0;
-  std::string database;  // the trial's own, clean at its start
+  std::string database;  // the trial's own, clean at its start (redis: the index, "0")
   std::string user;
 
-  // postgresql://USER@HOST:PORT/DATABASE for a postgres service; for a rabbitmq one,
-  // amqp://guest:guest@HOST:PORT/VHOST (the vhost, `database`, URL-encoded).
+  // postgresql://USER@HOST:PORT/DATABASE for a postgres service, redis://HOST:PORT/DATABASE
+  // for a redis one, amqp://guest:guest@HOST:PORT/VHOST for a rabbitmq one (the vhost,
+  // `database`, URL-encoded).
   std::string Url() const;
   int admin_port = 0;  // a rabbitmq service's management API (HTTP), on `host`
   bool operator==(const ServiceAddress&) const = default;

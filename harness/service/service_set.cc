@@ -7,6 +7,7 @@
 #include "service/postgres.h"
 #include "service/rabbitmq.h"
 #include "service/rabbitmq_client.h"
+#include "service/redis.h"
 
 namespace killpoint {
 
@@ -15,6 +16,7 @@ std::string ServiceAddress::Url() const {
     return "amqp://" + user + ":" + kRabbitmqPassword + "@" + host + ":" + std::to_string(port) +
            "/" + UrlSegment(database);
   }
+  if (kind == "redis") return "redis://" + host + ":" + std::to_string(port) + "/" + database;
   const char* scheme = kind == "mariadb" ? "mysql://" : "postgresql://";
   return scheme + user + "@" + host + ":" + std::to_string(port) + "/" + database;
 }
@@ -27,6 +29,7 @@ Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
   if (kind == "postgres") return StartPostgres(name, root, marks);
   if (kind == "mariadb") return StartMariadb(name, root, marks);
   if (kind == "rabbitmq") return StartRabbitmq(name, root, marks);
+  if (kind == "redis") return StartRedis(name, root, marks);
   return Error::BadInput("service " + name + ": no service kind '" + kind + "'");
 }
 
@@ -48,8 +51,43 @@ Result<ServiceAddresses> ServiceSet::Reset() {
     auto address = service->Reset();
     if (!address) return address.error();
     out[name] = address.value();
+    if (Status s = ProxyTo(name, address.value()); !s) return s.error();
   }
   return out;
+}
+
+Status ServiceSet::ProxyTo(const std::string& name, const ServiceAddress& server) {
+  auto& proxy = proxies_[name];
+  if (proxy && proxied_ports_[name] == server.port) {
+    proxy->Disarm();
+    proxy->CutAll();  // a killed job's connection ends with its trial
+    return Ok();
+  }
+  auto started = TcpProxy::Start(server.host, server.port, server.kind == "postgres");
+  if (!started) return started.error();
+  proxy = std::move(started.value());
+  proxied_ports_[name] = server.port;
+  return Ok();
+}
+
+ServiceAddresses ServiceSet::ThroughProxies(const ServiceAddresses& servers) const {
+  ServiceAddresses out = servers;
+  for (auto& [name, a] : out) {
+    auto it = proxies_.find(name);
+    if (it == proxies_.end()) continue;
+    a.host = "127.0.0.1";
+    a.port = it->second->port();
+  }
+  return out;
+}
+
+void ServiceSet::ArmNet(const std::string& service, const ProxyFault& fault, ProxyFired on_fired) {
+  auto it = proxies_.find(service);
+  if (it != proxies_.end()) it->second->Arm(fault, std::move(on_fired));
+}
+
+void ServiceSet::DisarmNet() {
+  for (auto& [name, proxy] : proxies_) proxy->Disarm();
 }
 
 std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses) {
@@ -82,6 +120,9 @@ std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses)
       continue;
     }
     if (a.kind == "postgres" || !url_is_postgres) env["DATABASE_URL"] = a.Url();
+  }
+  for (const auto& [name, a] : addresses) {
+    if (a.kind == "redis" && of_kind["redis"] == 1) env["REDIS_URL"] = a.Url();
   }
   return env;
 }

@@ -9,6 +9,7 @@
 
 #include "scenario/scenario.h"
 #include "service/service.h"
+#include "service/tcp_proxy.h"
 #include "util/result.h"
 
 namespace killpoint {
@@ -21,11 +22,25 @@ class ServiceSet {
                                                    const std::filesystem::path& root,
                                                    const ServerMarks& marks);
 
-  // A clean state in every service for the next trial; where the trial finds each.
+  // A clean state in every service for the next trial; where the harness finds each (its
+  // checks). Every fault proxy is disarmed and its connections cut.
   Result<ServiceAddresses> Reset();
 
+  // Where the job finds each service: `servers` (Reset's) with the host and port of the
+  // service's fault proxy (docs/services.md, "Faults between the job and its services").
+  ServiceAddresses ThroughProxies(const ServiceAddresses& servers) const;
+  // Arms the proxy of `service` for the next attempt (TcpProxy::Arm); DisarmNet: all of them.
+  void ArmNet(const std::string& service, const ProxyFault& fault, ProxyFired on_fired);
+  void DisarmNet();
+
  private:
+  // The proxy in front of `name`, (re)started when the server's port is new to it.
+  Status ProxyTo(const std::string& name, const ServiceAddress& server);
+
   std::map<std::string, std::unique_ptr<RunningService>> services_;
+  // After services_: each proxy's thread ends before the servers stop.
+  std::map<std::string, std::unique_ptr<TcpProxy>> proxies_;
+  std::map<std::string, int> proxied_ports_;  // the server port each proxy relays to
 };
 
 // The environment that tells a job where its services are (docs/services.md): for each service
@@ -33,7 +48,8 @@ class ServiceSet {
 // PGPORT, PGDATABASE and PGUSER; for its one mariadb service, MYSQL_HOST, MYSQL_TCP_PORT,
 // MYSQL_PORT, MYSQL_DATABASE and MYSQL_USER (with two of a kind, only the named variables: which
 // one the defaults point at would be a guess); DATABASE_URL for the one postgres service, or
-// else the one mariadb service; AMQP_URL for the one rabbitmq service.
+// else the one mariadb service; for its one redis service, REDIS_URL; AMQP_URL for the one
+// rabbitmq service.
 std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses);
 
 }  // namespace killpoint

@@ -148,6 +148,27 @@ TEST_F(BadJob, APythonScriptThatIsNotThereNeverRanAndItsStderrIsShown) {
   EXPECT_THAT(Slurp(r.dir / "report.html"), HasSubstr("<b>JOB NEVER RAN</b>"));
 }
 
+// `explore` says so too, after a few schedules, instead of shrinking a converges
+// "counterexample" of a command that never started.
+TEST_F(BadJob, ExploreOnAJobThatNeverRanSaysSoAndExitsTwo) {
+  auto p = Spawn({{KILLPOINT_BIN_DIR "/killpoint", "explore",
+                   "tests/fixtures/bad-jobs/python-missing-script.json", "--out",
+                   (root_ / "explore").string(), "--real-disk"},
+                  {{"TMPDIR", tmp_.string()}},
+                  KILLPOINT_SOURCE_DIR,
+                  root_ / "cli.out",
+                  root_ / "cli.err"});
+  ASSERT_TRUE(p) << p.error().message;
+  EXPECT_EQ(p.value()->Wait(std::chrono::minutes(5)).ShellCode(), 2);
+  std::string out = Slurp(root_ / "cli.out"), err = Slurp(root_ / "cli.err");
+  EXPECT_THAT(err, HasSubstr("the job never ran: every attempt of its 3 trials exited with code 2"))
+      << out << err;
+  EXPECT_THAT(err, HasSubstr("no_such_file.py': [Errno 2] No such file or directory"));
+  EXPECT_THAT(out + err, Not(HasSubstr("converges")));
+  EXPECT_FALSE(fs::exists(root_ / "explore" / "bad-jobs-python-missing-script"));
+  ExpectNoTemporaryDirectoryLeft();
+}
+
 TEST_F(BadJob, AScriptPathRelativeToTheScenarioNeverRan) {
   CliRun r = Run("relative-script-path");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;

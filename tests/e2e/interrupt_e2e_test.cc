@@ -31,19 +31,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-constexpr auto kPatience = std::chrono::minutes(3);  // generous: the machine may be loaded
-
-// Polls `done` every 20 ms until it holds or kPatience passes.
-template <class F>
-bool Eventually(F done) {
-  auto deadline = std::chrono::steady_clock::now() + kPatience;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return done();
-}
-
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
   std::istringstream in(text);

@@ -3,11 +3,13 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "run/process.h"
@@ -31,6 +33,20 @@ struct CliRun {
   }
   mutable nlohmann::json results;
 };
+
+// Generous: a loaded 2-core machine starts a server or stops a run slowly.
+inline constexpr auto kPatience = std::chrono::minutes(3);
+
+// Polls `done` every 20 ms until it holds or kPatience passes.
+template <class F>
+bool Eventually(F done) {
+  auto deadline = std::chrono::steady_clock::now() + kPatience;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return done();
+}
 
 inline std::string Slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

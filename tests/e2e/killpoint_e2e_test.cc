@@ -310,6 +310,14 @@ TEST(Gate, TheCommandLineExplainsItself) {
   EXPECT_EQ(help_typo.exit_code, 2);
   EXPECT_THAT(help_typo.err, HasSubstr("no subcommand 'rpelay': did you mean 'replay'?"));
   EXPECT_THAT(help_run.out, HasSubstr("a job that never ran"));  // exit 2, in every help
+  // Each help begins with its own usage line, however it is asked for.
+  EXPECT_EQ(help.out.substr(0, 17), "Usage: killpoint ");
+  EXPECT_EQ(help_run.out.substr(0, 28), "Usage: killpoint run [OPTION") << help_run.out;
+  CliRun help_explore = RunKillpoint("help-explore", {"help", "explore"});
+  EXPECT_EQ(help_explore.out.substr(0, 32), "Usage: killpoint explore [OPTION") << help_explore.out;
+  CliRun explore_help = RunKillpoint("explore-help", {"explore", "--help"});
+  EXPECT_EQ(explore_help.out.substr(0, 32), "Usage: killpoint explore [OPTION") << explore_help.out;
+  EXPECT_THAT(explore_help.out, HasSubstr("Exit codes:"));
 }
 
 TEST(Gate, ExitsTwoOnAMissingJob) {

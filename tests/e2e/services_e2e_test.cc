@@ -1,6 +1,7 @@
 // Real services (issue 20, docs/services.md), end to end: a Python job with psycopg2 against the
 // PostgreSQL server the harness starts, killed after its COMMIT and retried. The SQL check on the
-// service catches the plain INSERT's second row and holds on the upsert; no server process of
+// service catches the plain INSERT's second row and holds on the upsert; a COMMIT whose answer
+// the fault proxy drops makes a naive retry insert twice, and not a keyed one; no server process of
 // the run outlives it, after a normal end, a SIGINT, or a SIGKILL of the harness.
 // Needs Debian's postgresql and python3-psycopg2 (scripts/setup.sh): without them the tests
 // fail with that hint, never skip.
@@ -16,24 +17,13 @@
 
 #include "killpoint_cli.h"
 #include "service/postgres.h"
+#include "service/redis.h"
 
 namespace killpoint::testing {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-constexpr auto kPatience = std::chrono::minutes(3);  // a loaded machine starts postgres slowly
-
-template <class F>
-bool Eventually(F done) {
-  auto deadline = std::chrono::steady_clock::now() + kPatience;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return done();
-}
-
 // The processes whose command line or working folder is inside `dir`: a postmaster names its
 // data folder in its arguments; every postgres process works in it.
 std::vector<std::string> ProcessesIn(const fs::path& dir) {
@@ -103,12 +93,18 @@ const CliRun& BothForms() {
     CliRun r = RunKillpoint(
         "run",
         {"run", "tests/fixtures/services/insert.json", "tests/fixtures/services/upsert.json",
-         "--jobs", "1", "--sandbox-root", BothFormsSandboxes().string()},
+         "tests/fixtures/services/ambiguous-naive.json",
+         "tests/fixtures/services/ambiguous-keyed.json", "--jobs", "1", "--sandbox-root",
+         BothFormsSandboxes().string()},
         base);
     r.Results();  // read while the folder is there
     return r;
   }();
-  EXPECT_THAT(ProcessesIn(BothFormsSandboxes()), IsEmpty()) << "a server outlived the run";
+  // Eventually: the run's orphan guard, a fork of the harness that names the sandbox root, ends
+  // a moment after the harness.
+  EXPECT_TRUE(Eventually([] { return ProcessesIn(BothFormsSandboxes()).empty(); }))
+      << "a server outlived the run: "
+      << ::testing::PrintToString(ProcessesIn(BothFormsSandboxes()));
   return run;
 }
 
@@ -135,6 +131,39 @@ TEST_F(PostgresService, TheUpsertHoldsWithTheSameKills) {
   EXPECT_FALSE(s["must_hold_violated"].get<bool>()) << s.dump();
   for (const char* name : {"one_row_per_biz_date", "amount_is_recomputed", "converges"}) {
     nlohmann::json i = Invariant(r.Results(), "services/settle-upsert", name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+}
+
+// The ambiguous COMMIT (docs/services.md, "Faults between the job and its services"): in
+// BothForms's run too (one initdb), the proxy lets the first COMMIT of the attempt reach the
+// server and drops its answer; both jobs reconnect and try again.
+// The scenario's net_fault events: the proxy did drop an answer, in the first attempt.
+void ExpectDroppedAnswer(const CliRun& r, const std::string& scenario) {
+  const auto& s = r.Results()["scenarios"];
+  auto it = std::find_if(s.begin(), s.end(), [&](const auto& x) { return x["name"] == scenario; });
+  ASSERT_NE(it, s.end());
+  EXPECT_EQ((*it)["exercise"]["other_faults"], 1) << it->dump();
+  EXPECT_EQ((*it)["exercise"]["other_unfired"], 0) << it->dump();
+}
+
+TEST_F(PostgresService, ALostCommitAnswerMakesTheNaiveJobInsertTwice) {
+  const CliRun& r = BothForms();
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  ExpectDroppedAnswer(r, "services/ambiguous-commit-naive");
+  nlohmann::json i =
+      Invariant(r.Results(), "services/ambiguous-commit-naive", "one_row_per_biz_date");
+  EXPECT_EQ(i["status"], "VIOLATED") << i.dump();
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(), HasSubstr("rows=2"));
+  EXPECT_THAT(i["examples"][0]["plan"].get<std::string>(),
+              HasSubstr("a1 drop_answer@net:db:commit#1"));
+}
+
+TEST_F(PostgresService, TheKeyedJobLooksUpItsDateAndInsertsOnce) {
+  const CliRun& r = BothForms();
+  ExpectDroppedAnswer(r, "services/ambiguous-commit-keyed");
+  for (const char* name : {"one_row_per_biz_date", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), "services/ambiguous-commit-keyed", name);
     EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
   }
 }
@@ -207,6 +236,97 @@ TEST_F(MariadbService, OnDuplicateKeyHoldsKeyedOnTheDateAndDoublesKeyedOnAnId) {
     nlohmann::json i = Invariant(results, "services/mariadb-settle-by-date", name);
     EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
   }
+}
+
+// Redis (docs/services.md, "Redis"): the lock's two forms in one run, one trial each, killed
+// while taking or holding the lock. The SETNX + EXPIRE form killed between its two commands
+// leaves a lock that never expires, and the date never runs again; SET NX PX's lock expires
+// and the retry takes it. Then SET NX PX's holder frozen past its TTL while a second instance
+// runs: two holders, two payments.
+fs::path RedisSandboxes() {
+  return fs::temp_directory_path() / ("kp-e2e-services-redis-" + std::to_string(::getpid())) /
+         "sandboxes";
+}
+
+const CliRun& RedisLockForms() {
+  static const CliRun run = [] {
+    fs::path base = RedisSandboxes().parent_path();
+    fs::remove_all(base);
+    CliRun r = RunKillpoint("run",
+                            {"run", "tests/fixtures/services/redis_lock_setnx_expire.json",
+                             "tests/fixtures/services/redis_lock_set_nx_px.json",
+                             "tests/fixtures/services/redis_lock_set_nx_px_paused.json", "--trials",
+                             "1", "--jobs", "1", "--sandbox-root", RedisSandboxes().string()},
+                            base);
+    r.Results();  // read while the folder is there
+    return r;
+  }();
+  return run;
+}
+
+class RedisService : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs::exists(kRedisServer)) << "needs redis-server: run scripts/setup.sh";
+    ASSERT_EQ(std::system("/usr/bin/python3 -c 'import redis' 2>/dev/null"), 0)
+        << "the reference job needs python3-redis: run scripts/setup.sh";
+  }
+  void TearDown() override {
+    // Eventually: the run's orphan guard (run/orphan_guard.h), a fork of the harness that names
+    // the sandbox root, ends a moment after the harness.
+    EXPECT_TRUE(Eventually([] { return ProcessesIn(RedisSandboxes()).empty(); }))
+        << "a server outlived the run: " << ::testing::PrintToString(ProcessesIn(RedisSandboxes()));
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(RedisSandboxes().parent_path(), ec);
+  }
+};
+
+TEST_F(RedisService, ACrashBetweenSetnxAndExpireLeavesALockThatNeverExpires) {
+  const CliRun& r = RedisLockForms();
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const auto& s = r.Results()["scenarios"][0];
+  ASSERT_EQ(s["name"], "services/redis-lock-setnx-expire");
+  EXPECT_GT(s["exercise"]["points"]["after_setnx"]["fired"].get<int>(), 0) << s["exercise"];
+  nlohmann::json lock = Invariant(r.Results(), "services/redis-lock-setnx-expire", "lock_expires");
+  EXPECT_EQ(lock["status"], "VIOLATED") << lock.dump();
+  EXPECT_THAT(lock["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("1 of 1 key matching 'lock:*' in service cache (redis) has no expiry: "
+                        "lock:2026-11-01 (no expiry)"));
+  nlohmann::json converges =
+      Invariant(r.Results(), "services/redis-lock-setnx-expire", "converges");
+  EXPECT_EQ(converges["status"], "VIOLATED") << converges.dump();
+  EXPECT_THAT(converges["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("lock:2026-11-01 is held"));
+}
+
+TEST_F(RedisService, SetNxPxHoldsWithAKillWhileHoldingTheLock) {
+  const CliRun& r = RedisLockForms();
+  const auto& s = r.Results()["scenarios"][1];
+  ASSERT_EQ(s["name"], "services/redis-lock-set-nx-px");
+  EXPECT_GT(s["exercise"]["points"]["after_lock"]["fired"].get<int>(), 0) << s["exercise"];
+  EXPECT_FALSE(s["must_hold_violated"].get<bool>()) << s.dump();
+  for (const char* name : {"lock_expires", "every_date_done", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), "services/redis-lock-set-nx-px", name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+}
+
+TEST_F(RedisService, AHolderFrozenPastItsTtlMakesTwoHoldersThatBothPay) {
+  const CliRun& r = RedisLockForms();
+  const auto& s = r.Results()["scenarios"][2];
+  ASSERT_EQ(s["name"], "services/redis-lock-set-nx-px-paused");
+  EXPECT_FALSE(s["must_hold_violated"].get<bool>()) << s.dump();
+  nlohmann::json paid =
+      Invariant(r.Results(), "services/redis-lock-set-nx-px-paused", "one_payment_per_date");
+  ASSERT_EQ(paid["status"], "expected, shown") << paid.dump();
+  const std::string why = paid["examples"][0]["explanation"].get<std::string>();
+  EXPECT_THAT(why, HasSubstr("2 keys matching 'paid:*' in service cache (redis)"));
+  EXPECT_THAT(why, HasSubstr("paid:2026-11-01:i1:"));  // the frozen holder, woken up
+  EXPECT_THAT(why, HasSubstr("paid:2026-11-01:i2:"));  // the second instance
+  EXPECT_THAT(paid["examples"][0]["plan"].get<std::string>(),
+              HasSubstr("pause@after_check 200ms overlap@after_check"));
 }
 
 // RabbitMQ, with Debian's pika: a consumer with prefetch 1 that acks after its effect, killed

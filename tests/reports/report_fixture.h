@@ -66,15 +66,16 @@ inline ScenarioResult HostileScenario() {
        1,
        {{"process", 1}},
        {{3, 1, "2026-11-01#1 a1 kill@<b>after_publish</b>#1", std::string("lost: ") + kEvil,
-         "killpoint run 'x' --seed 1 --trial 3 --keep", ""}}},
+         "killpoint run 'x' --seed 1 --trial 3 --keep", "",
+         std::string("its folder was never fsync'ed ") + kEvil}}},
       {"no_double_publish",
        kExpectedViolation,
        2,
        2,
        {{"process", 2}},
        {{3, 1, "2026-11-01#1 a1 kill@after_publish#1", "2026-11-01 was published 2 times",
-         "replay 3", ""},
-        {1, 1, "2026-11-01#1 a1 kill@after_publish#1", "published twice", "replay 1", ""}}},
+         "replay 3", "", ""},
+        {1, 1, "2026-11-01#1 a1 kill@after_publish#1", "published twice", "replay 1", "", ""}}},
       {"state_readable", kExpectedViolation, 4, 0, {}, {}}};
   s.points["after_publish"] = {3, 2, {{"no_double_publish", 2}, {"no_loss", 1}}};
   s.points[std::string("<iframe>") + kEvil] = {1, 0, {}};

@@ -288,6 +288,20 @@ TEST(Timeline, ShowsWhatAReaderSawAfterTheCrash) {
   EXPECT_THAT(RenderTimelineLegend(), HasSubstr("checked after the crash"));
 }
 
+// Issue 20: the fault proxy's fault, on its attempt's lane (docs/services.md).
+TEST(Timeline, MarksANetworkFault) {
+  std::vector<Event> events = {
+      Ev(0, 0, "spawn", "d", 1, 1),
+      Ev(1, 0, "net_fault", "d", 1, 1,
+         {{"point", "net:db:commit"}, {"action", "drop_answer"}, {"hit", 1}})};
+  Timeline t = BuildTimeline(events);
+  ASSERT_EQ(t.lanes.size(), 1u);
+  ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kNetFault));
+  EXPECT_EQ(t.lanes[0].marks[0].label, "drop_answer");
+  EXPECT_EQ(t.lanes[0].marks[0].detail, "the proxy did drop_answer at net:db:commit (hit 1)");
+  EXPECT_THAT(RenderTimelineLegend(), HasSubstr("network fault"));
+}
+
 // Issue 18: an attempt's writes outside its sandbox, one mark on its lane naming each path.
 TEST(Timeline, MarksTheWritesOutsideTheSandbox) {
   std::vector<Event> events = {

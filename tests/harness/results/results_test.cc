@@ -119,7 +119,7 @@ TEST(RunResults, ResultsWrittenBeforeTheHeatMapAndMetadataFieldsStillLoad) {
 }
 
 TEST(Counterexample, ReplayCommandsAddTheFileWhenOneWasSaved) {
-  Counterexample c{3, 1, "plan", "why", "killpoint run x.json --seed 1 --trial 3 --keep", ""};
+  Counterexample c{3, 1, "plan", "why", "killpoint run x.json --seed 1 --trial 3 --keep", "", ""};
   EXPECT_EQ(c.ReplayCommands(), "killpoint run x.json --seed 1 --trial 3 --keep");
   c.file = "out/x/counterexamples/trial-3-no_loss.json";
   EXPECT_EQ(c.ReplayCommands(),

@@ -1,5 +1,5 @@
-// A scenario's "services" (docs/services.md), as the parser reads them: kinds, names, the
-// planned kinds named as such, and checks that query a service.
+// A scenario's "services" (docs/services.md), as the parser reads them: kinds, names, and the
+// checks that query a service.
 #include "scenario/service_reader.h"
 
 #include <gmock/gmock.h>
@@ -53,15 +53,7 @@ TEST(Services, NoneIsTheDefault) {
 TEST(Services, AnUnknownKindIsNamedWithTheKnownOnesAndATypoGetsASuggestion) {
   EXPECT_EQ(ErrorOf(ParseServicesWith("/services/db/kind", "\"postgress\"")),
             "s.json: services.db.kind: unknown service kind 'postgress' (did you mean "
-            "'postgres'?); the kinds are: postgres, mariadb, rabbitmq");
-}
-
-TEST(Services, APlannedKindIsSaidToBeNotBuiltYet) {
-  for (const char* kind : {"redis"}) {
-    EXPECT_THAT(ErrorOf(ParseServicesWith("/services/db/kind", "\"" + std::string(kind) + "\"")),
-                HasSubstr("services.db.kind: '" + std::string(kind) +
-                          "' is planned (issue 20) but not built yet"));
-  }
+            "'postgres'?); the kinds are: postgres, mariadb, redis, rabbitmq");
 }
 
 TEST(Services, AMariadbServiceAnswersSqlChecksToo) {
@@ -111,6 +103,88 @@ TEST(Services, AfterEveryCrashIsNotSupportedOnAServiceYet) {
   EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")),
               HasSubstr("checks.one_row_per_day.after_every_crash: is not supported on a "
                         "service's database yet"));
+}
+
+const char* kWithRedis = R"({
+  "name": "services/r",
+  "job": {"command": ["true"]},
+  "dates": ["2026-11-01"],
+  "services": {"cache": {"kind": "redis"}},
+  "checks": {"lock_expires": {"service": "cache", "keys": "lock:*", "ttl": "required",
+     "says": "a lock that never expires"}},
+  "invariants": {"must_hold": ["lock_expires", "converges"]}
+})";
+
+Result<Scenario> ParseRedisWith(const std::string& pointer, const std::string& value) {
+  nlohmann::json j = nlohmann::json::parse(kWithRedis);
+  j[nlohmann::json::json_pointer(pointer)] = nlohmann::json::parse(value);
+  return ParseScenario(j.dump(), "s.json");
+}
+
+Result<Scenario> ParseRedisWithout(const std::string& field) {
+  nlohmann::json j = nlohmann::json::parse(kWithRedis);
+  j["checks"]["lock_expires"].erase(field);
+  return ParseScenario(j.dump(), "s.json");
+}
+
+TEST(RedisServices, AKindRedisAndACheckOnItsKeysAreRead) {
+  auto s = ParseScenario(kWithRedis, "s.json");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s.value().services, (std::map<std::string, ServiceSpec>{{"cache", {"redis"}}}));
+  const SqlCheck& c = s.value().checks.at("lock_expires");
+  EXPECT_EQ(c.service, "cache");
+  EXPECT_EQ(c.sql, "");
+  EXPECT_EQ(c.redis, (RedisKeyCheck{"lock:*", std::nullopt, std::nullopt, true}));
+  auto counted = ParseRedisWith("/checks/lock_expires/at_most", "0");
+  ASSERT_TRUE(counted) << counted.error().message;
+  EXPECT_EQ(counted.value().checks.at("lock_expires").redis.at_most, 0);
+}
+
+TEST(RedisServices, ACheckOnKeysSaysWhatOfThem) {
+  auto j = nlohmann::json::parse(kWithRedis);
+  j["checks"]["lock_expires"].erase("ttl");
+  EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")),
+              HasSubstr("checks.lock_expires.keys: says which keys; also say what of them: "
+                        "at_least, at_most or \"ttl\": \"required\""));
+  EXPECT_THAT(ErrorOf(ParseRedisWith("/checks/lock_expires/ttl", "\"optional\"")),
+              HasSubstr("checks.lock_expires.ttl: expected \"required\""));
+  EXPECT_THAT(ErrorOf(ParseRedisWith("/checks/lock_expires/keys", "\"\"")),
+              HasSubstr("checks.lock_expires.keys: expected a key or a glob pattern"));
+  EXPECT_THAT(ErrorOf(ParseRedisWith("/checks/lock_expires/at_most", "-1")),
+              HasSubstr("checks.lock_expires.at_most"));
+}
+
+TEST(RedisServices, AtLeastAboveAtMostIsRefused) {
+  nlohmann::json j = nlohmann::json::parse(kWithRedis);
+  j["checks"]["lock_expires"]["at_least"] = 3;
+  j["checks"]["lock_expires"]["at_most"] = 1;
+  EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")),
+              HasSubstr("checks.lock_expires.at_most: is below at_least (3)"));
+}
+
+TEST(RedisServices, ACheckReadsKeysOrRunsSqlNotBoth) {
+  EXPECT_THAT(ErrorOf(ParseRedisWith("/checks/lock_expires/sql", "\"SELECT 1\"")),
+              HasSubstr("checks.lock_expires.sql: a check reads keys (a redis service) or runs "
+                        "sql, not both"));
+}
+
+TEST(RedisServices, ACheckOnKeysNamesARedisService) {
+  EXPECT_THAT(ErrorOf(ParseRedisWithout("service")),
+              HasSubstr("checks.lock_expires.service: a check on keys names its redis service"));
+  EXPECT_EQ(ErrorOf(ParseRedisWith("/services/cache/kind", "\"postgres\"")),
+            "s.json: checks.lock_expires.service: 'cache' is a postgres service; checks on keys "
+            "run on redis services");
+}
+
+TEST(RedisServices, SqlOnARedisServiceIsRefusedWithAHint) {
+  EXPECT_THAT(ErrorOf(ParseServicesWith("/services/db/kind", "\"redis\"")),
+              HasSubstr("checks.one_row_per_day.service: 'db' is a redis service; SQL checks run "
+                        "on postgres and mariadb services (a redis check reads \"keys\")"));
+}
+
+TEST(RedisServices, NothingButTheKindIsRead) {
+  EXPECT_THAT(ErrorOf(ParseRedisWith("/services/cache/persistence", "\"aof\"")),
+              HasSubstr("services.cache.persistence"));
 }
 
 // A rabbitmq service's checks read a queue: {"service", "queue", "messages", "says"}.

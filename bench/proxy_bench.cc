@@ -1,0 +1,122 @@
+// The fault proxy's cost (issue 20, docs/performance.md, "Services"): one round trip of a small
+// message (a 64-byte simple query, as a job's statement is) over loopback to an echo server,
+// straight and through the proxy (unarmed, reading the PostgreSQL framing as it does for a
+// postgres service). The difference is what the proxy adds to each of a job's round trips.
+#include <arpa/inet.h>
+#include <benchmark/benchmark.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <thread>
+
+#include "service/tcp_proxy.h"
+
+namespace {
+
+using namespace killpoint;
+
+int Listen(int* port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::listen(fd, 4);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  *port = ntohs(a.sin_port);
+  return fd;
+}
+
+int Connect(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(uint16_t(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return -1;
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+// Echoes one connection until it closes.
+class Echo {
+ public:
+  Echo() : listener_(Listen(&port_)) {
+    thread_ = std::thread([this] {
+      int fd = ::accept(listener_, nullptr, nullptr);
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      char buf[4096];
+      for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) ::send(fd, buf, size_t(n), 0);
+      ::close(fd);
+    });
+  }
+  ~Echo() {
+    thread_.join();
+    ::close(listener_);
+  }
+  int port() const { return port_; }
+
+ private:
+  int port_ = 0;
+  int listener_;
+  std::thread thread_;
+};
+
+std::string Int32(uint32_t v) { return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)}; }
+
+// CPU time of the whole process (client, proxy and echo threads), in µs.
+double ProcessCpuUs() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e6 +
+         double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+// Round trips on `fd`. The counter process_cpu_us is the CPU of every thread per round trip:
+// through the proxy minus straight is its CPU cost, which a loaded machine's scheduling delays
+// (the real time's difference) do not blur.
+void RoundTrips(benchmark::State& state, int fd) {
+  // The startup's untyped header, then a 64-byte 'Q' message per round trip.
+  std::string sql(58, 'x');
+  std::string q = 'Q' + Int32(uint32_t(sql.size() + 5)) + sql + '\0';
+  std::string first = Int32(8) + Int32(196608);
+  ::send(fd, first.data(), first.size(), 0);
+  char buf[4096];
+  for (size_t got = 0; got < first.size();) got += size_t(::recv(fd, buf, sizeof buf, 0));
+  const double cpu_start = ProcessCpuUs();
+  for (auto _ : state) {
+    ::send(fd, q.data(), q.size(), 0);
+    for (size_t got = 0; got < q.size();) {
+      ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) return state.SkipWithError("the connection closed");
+      got += size_t(n);
+    }
+  }
+  state.counters["process_cpu_us"] =
+      (ProcessCpuUs() - cpu_start) / double(std::max<int64_t>(state.iterations(), 1));
+  ::close(fd);
+}
+
+void BM_LoopbackRoundTripDirect(benchmark::State& state) {
+  Echo echo;
+  RoundTrips(state, Connect(echo.port()));
+}
+BENCHMARK(BM_LoopbackRoundTripDirect)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_LoopbackRoundTripThroughProxy(benchmark::State& state) {
+  Echo echo;
+  auto proxy = TcpProxy::Start("127.0.0.1", echo.port(), true);
+  if (!proxy) return state.SkipWithError(proxy.error().message.c_str());
+  RoundTrips(state, Connect(proxy.value()->port()));
+}
+BENCHMARK(BM_LoopbackRoundTripThroughProxy)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace

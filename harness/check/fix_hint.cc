@@ -1,0 +1,207 @@
+#include "check/fix_hint.h"
+
+#include <optional>
+#include <set>
+
+namespace killpoint {
+namespace {
+
+constexpr const char* kSaveRecipes =
+    " (docs/writing-a-job.md, \"Saving state so that a kill cannot break it\"; the Save recipes: "
+    "docs/persistence-models.md, \"Common save recipes, model by model\")";
+constexpr const char* kSideEffects =
+    " (docs/writing-a-job.md, \"Side effects: the order decides the failure\"; docs/catalogue.md)";
+
+bool Contains(const std::string& text, const char* part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string Str(const Event& e, const char* key) {
+  auto it = e.data.find(key);
+  return it != e.data.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool Committed(const Event& e) {
+  return e.type == event::kPublish && e.data.value("committed", false);
+}
+
+// The date a publish delivered (its body's biz_date), else the event's.
+std::string PublishedDate(const Event& e) {
+  std::string d = Str(e, "biz_date");
+  return d.empty() ? e.biz_date : d;
+}
+
+// One attempt of one run of a date.
+struct AttemptId {
+  std::string date;
+  int trigger = 0, attempt = 0;
+  bool operator==(const AttemptId&) const = default;
+  auto operator<=>(const AttemptId&) const = default;
+};
+AttemptId IdOf(const Event& e) { return {e.biz_date, e.trigger, e.attempt}; }
+
+std::string AttemptName(const AttemptId& a) {
+  return "attempt " + std::to_string(a.attempt) + " of " + a.date;
+}
+
+// "the kill at after_publish" from a kill event.
+std::string KillAt(const Event& kill) {
+  std::string when = Str(kill, "when");
+  return "killed " + (when.empty() || when == "before" ? std::string("at") : when) + " " +
+         Str(kill, "point");
+}
+
+// The source of the last rename onto `file` before `until` (a syscall point
+// "rename:SRC:FILE"); empty when the history has none.
+std::string RenameSource(const std::vector<Event>& events, size_t until, const std::string& file) {
+  std::string source;
+  for (size_t i = 0; i < until; ++i) {
+    std::string point = Str(events[i], "point");
+    if (point.rfind("rename:", 0) != 0) continue;
+    size_t colon = point.rfind(':');
+    if (colon > 7 && point.substr(colon + 1) == file) source = point.substr(7, colon - 7);
+  }
+  return source;
+}
+
+// A rollback that undid a name (a rename or creation) or unsynced data.
+std::string LostSave(const std::vector<Event>& events) {
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events[i].type != event::kRollback) continue;
+    std::string model = Str(events[i], "model");
+    for (const auto& change : events[i].data.value("changes", nlohmann::json::array())) {
+      if (!change.is_string()) continue;
+      std::string text = change.get<std::string>();
+      std::string file = text.substr(0, text.find(": "));
+      if (Contains(text, "no fsync of its directory") || Contains(text, "no fsync since it was")) {
+        std::string source = RenameSource(events, i, file);
+        return (source.empty() ? file + " was created or renamed into place"
+                               : "the rename of " + source + " to " + file + " reached the disk") +
+               ", but its folder was never fsync'ed: the crash (" + model + " model) lost " + file +
+               ", and the retry ran without it. Fsync the folder after the rename" + kSaveRecipes;
+      }
+      if (Contains(text, "writes lost") || Contains(text, "not written back") ||
+          Contains(text, "zero-length")) {
+        return "the crash (" + model + " model) undid writes to " + file +
+               " that were never made durable (" + text.substr(file.size() + 2) +
+               "): fsync the new file before renaming it into place, then fsync the folder" +
+               kSaveRecipes;
+      }
+    }
+  }
+  return "";
+}
+
+// A kill in the middle of writing, with no rollback: the job wrote its state in place.
+std::string TornInPlace(const std::string& invariant, const std::vector<Event>& events) {
+  const Event* kill = nullptr;
+  bool failed_after = false;
+  for (const Event& e : events) {
+    if (e.type == event::kRollback) return "";
+    std::string point = Str(e, "point");
+    if (e.type == event::kKill && !kill &&
+        (Str(e, "when") == "mid" || Contains(point, "mid_write") || point.rfind("write:", 0) == 0))
+      kill = &e;
+    if (kill && e.type == event::kExit && e.biz_date == kill->biz_date &&
+        !e.data.value("killed_by_harness", false) && e.data.value("code", 0) != 0)
+      failed_after = true;
+  }
+  if (!kill || (invariant != "state_readable" && !failed_after)) return "";
+  return "the job was " + KillAt(*kill) +
+         " while writing its state in place, and what it left could not be read by the next "
+         "attempt: write the new state to a temporary file in the same folder, fsync it, rename "
+         "it over the old one, fsync the folder" +
+         kSaveRecipes;
+}
+
+// A date delivered, its attempt killed after, and delivered again by a later attempt that did
+// not ask the downstream first.
+std::string Republished(const std::vector<Event>& events) {
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (!Committed(events[i])) continue;
+    AttemptId first = IdOf(events[i]);
+    std::string date = PublishedDate(events[i]);
+    const Event* kill = nullptr;
+    bool queried = false;
+    for (size_t j = i + 1; j < events.size(); ++j) {
+      const Event& e = events[j];
+      if (e.type == event::kKill && IdOf(e) == first) kill = &e;
+      if (!kill || IdOf(e) == first) continue;
+      if (e.type == event::kQuery && e.biz_date == first.date) queried = true;
+      if (Committed(e) && PublishedDate(e) == date && !queried) {
+        return AttemptName(first) + " delivered it and was " + KillAt(*kill) +
+               " before it recorded the delivery; " + AttemptName(IdOf(e)) +
+               " delivered it again without asking the downstream first. Record an intent "
+               "before delivering and, finding it on a retry, ask the downstream (GET "
+               "/deliveries?key=K); or send one Idempotency-Key per date to a downstream that "
+               "deduplicates" +
+               kSideEffects;
+      }
+    }
+  }
+  return "";
+}
+
+// An attempt that ended before its end: "was killed at X", "exited with code 1"; empty for
+// another event.
+std::string Failure(const Event& e) {
+  if (e.type == event::kKill) return "was " + KillAt(e);
+  if (e.type != event::kExit || e.data.value("killed_by_harness", false)) return "";
+  int code = e.data.value("code", 0);
+  return code == 0 ? "" : "exited with code " + std::to_string(code);
+}
+
+// A date never delivered: an attempt ended before delivering it, a later one exited 0 without.
+std::string MarkedFirst(const std::vector<Event>& events) {
+  std::set<std::string> delivered, alerted;
+  for (const Event& e : events) {
+    if (Committed(e)) delivered.insert(PublishedDate(e));
+    if (e.type == event::kAlert) alerted.insert(e.biz_date);
+  }
+  std::optional<AttemptId> failed;
+  std::string how;
+  for (const Event& e : events) {
+    if (e.biz_date.empty() || delivered.count(e.biz_date)) continue;
+    if (std::string f = Failure(e); !f.empty() && !failed) {
+      failed = IdOf(e);
+      how = f;
+    } else if (e.type == event::kExit && failed && e.biz_date == failed->date &&
+               !(IdOf(e) == *failed) && e.data.value("code", -1) == 0) {
+      std::string date = failed->date;
+      if (alerted.count(date)) {
+        return AttemptName(*failed) + " " + how + " after recording its intent; " +
+               AttemptName(IdOf(e)) +
+               " found the intent and alerted instead of asking the downstream whether the "
+               "delivery happened: ask it (GET /deliveries?key=K) and deliver when it did not" +
+               kSideEffects;
+      }
+      return AttemptName(*failed) + " " + how + " before delivering it, and " +
+             AttemptName(IdOf(e)) +
+             " exited 0 without delivering it: the job recorded the date as done before "
+             "delivering it. Record an intent first, deliver, then mark done; finding an intent "
+             "on a retry, ask the downstream (GET /deliveries?key=K)" +
+             kSideEffects;
+    }
+  }
+  return "";
+}
+
+bool CountsDeliveries(const std::string& invariant) {
+  return invariant == "no_double_publish" || invariant == "one_delivery_per_key";
+}
+
+bool CountsLoss(const std::string& invariant) {
+  return invariant == "no_loss" || invariant == "no_silent_loss";
+}
+
+}  // namespace
+
+std::string FixHint(const std::string& invariant, const std::vector<Event>& events) {
+  if (std::string h = LostSave(events); !h.empty()) return h;
+  if (std::string h = TornInPlace(invariant, events); !h.empty()) return h;
+  if (CountsDeliveries(invariant)) return Republished(events);
+  if (CountsLoss(invariant)) return MarkedFirst(events);
+  return "";
+}
+
+}  // namespace killpoint

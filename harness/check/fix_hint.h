@@ -1,0 +1,27 @@
+// Fix hints: the likely cause of a violation, read from the trial's history, and where the docs
+// say how to fix it. One rule per common cause, tried in order; the first that matches names
+// the cause. A pure function of the invariant and the events: tests pin each rule.
+//
+//   lost rename   a rollback undid a file whose name was never made durable: the rename (or
+//                 creation) reached the disk but its folder was never fsync'ed
+//   lost writes   a rollback undid writes to a file that was never fsync'ed before its rename
+//   torn in place the state file was unreadable after a kill in the middle of writing it in
+//                 place (no rollback needed)
+//   republished   an attempt delivered a date and was killed before recording it; a later
+//                 attempt delivered it again without asking the downstream
+//   marked first  an attempt failed before delivering a date, and a later one exited 0
+//                 without delivering it: the date was marked done first
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "history/event.h"
+
+namespace killpoint {
+
+// The hint for a violation of `invariant` in a trial of these events; empty when no rule
+// matches (the explanation and the timeline then have to do).
+std::string FixHint(const std::string& invariant, const std::vector<Event>& events);
+
+}  // namespace killpoint

@@ -1,0 +1,21 @@
+#include "scenario/net_point.h"
+
+namespace killpoint {
+
+std::optional<NetPoint> ParseNetPoint(std::string_view point) {
+  if (!IsNetPoint(point)) return std::nullopt;
+  point.remove_prefix(kNetPrefix.size());
+  size_t colon = point.find(':');
+  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+  NetPoint p{std::string(point.substr(0, colon)), std::string(point.substr(colon + 1))};
+  if (p.moment != kNetCommit && p.moment != kNetConnect) return std::nullopt;
+  return p;
+}
+
+std::vector<std::string> NetActionsAt(std::string_view moment) {
+  if (moment == kNetCommit) return {kNetDropAnswer, kNetReset, kNetDelay};
+  if (moment == kNetConnect) return {kNetRefuse};
+  return {};
+}
+
+}  // namespace killpoint

@@ -1,0 +1,38 @@
+// Network fault points (docs/services.md, "Faults between the job and its services"): the
+// moments the fault proxy in front of a service counts, named "net:<service>:<moment>" like the
+// downstream's "downstream:<path>:<moment>" (plan/crash_point.h), and what it may do there.
+//   net:db:commit   the k-th COMMIT a job sends to postgres service db (the proxy reads the
+//                   frontend framing): drop_answer, reset or delay
+//   net:db:connect  the k-th new connection to service db (any kind): refuse
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace killpoint {
+
+inline constexpr std::string_view kNetPrefix = "net:";
+inline constexpr const char* kNetCommit = "commit";
+inline constexpr const char* kNetConnect = "connect";
+inline constexpr const char* kNetDropAnswer = "drop_answer";
+inline constexpr const char* kNetReset = "reset";
+inline constexpr const char* kNetDelay = "delay";
+inline constexpr const char* kNetRefuse = "refuse";
+
+struct NetPoint {
+  std::string service;
+  std::string moment;  // kNetCommit or kNetConnect
+  bool operator==(const NetPoint&) const = default;
+};
+
+// "net:db:commit" -> {db, commit}; nullopt for any other shape or moment.
+std::optional<NetPoint> ParseNetPoint(std::string_view point);
+inline bool IsNetPoint(std::string_view point) { return point.starts_with(kNetPrefix); }
+
+// The actions the proxy can take at `moment`: drop_answer, reset, delay at a commit; refuse at
+// a connect; none for anything else.
+std::vector<std::string> NetActionsAt(std::string_view moment);
+
+}  // namespace killpoint

@@ -1,0 +1,306 @@
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "service/pg_framing.h"
+#include "service/tcp_proxy.h"
+
+namespace killpoint {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kChunk = 64 * 1024;
+constexpr size_t kMaxBuffered = 256 * 1024;  // per direction, before reading stops
+// How long a dropped answer is waited for: a COMMIT that never answers is cut anyway.
+constexpr auto kAnswerPatience = std::chrono::seconds(10);
+
+void ResetAndClose(int fd) {
+  if (fd < 0) return;
+  linger l{1, 0};  // an RST, not a FIN: what a crashed middlebox or a reset looks like
+  ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+  ::close(fd);
+}
+
+void NoDelay(int fd) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+int ConnectLoopback(const std::string& host, int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(uint16_t(port));
+  if (::inet_pton(AF_INET, host.c_str(), &a.sin_addr) != 1 ||
+      ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  NoDelay(fd);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  return fd;
+}
+
+// One relayed connection: the job's socket and the proxy's own to the server.
+struct Conn {
+  int client = -1, server = -1;
+  std::string up, down;  // bytes read, not yet written: client->server, server->client
+  bool client_eof = false, server_eof = false;
+  PgFrontendParser parser;
+  std::optional<Clock::time_point> hold_down;  // delay: nothing goes to the client before it
+  std::optional<Clock::time_point> swallow;    // drop_answer: cut at the answer or at this
+  bool dead = false;
+
+  void Cut() {  // RST to the client, the server's side closed
+    ResetAndClose(client);
+    if (server >= 0) ::close(server);
+    client = server = -1;
+    dead = true;
+  }
+};
+
+// Writes what it can of `buf` to `fd`; false on an error.
+bool FlushTo(int fd, std::string& buf) {
+  while (!buf.empty()) {
+    ssize_t n = ::send(fd, buf.data(), buf.size(), MSG_NOSIGNAL);
+    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+    buf.erase(0, size_t(n));
+  }
+  return true;
+}
+
+// Reads once from `fd` into `out`; 0 at EOF, -1 on an error, -2 when nothing is there.
+ssize_t ReadChunk(int fd, std::string& out) {
+  char buf[kChunk];
+  ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? -2 : -1;
+  out.assign(buf, size_t(n));
+  return n;
+}
+
+class PollProxy : public TcpProxy {
+ public:
+  PollProxy(int listener, int wake, int port, std::string host, int upstream, bool pg)
+      : listener_(listener),
+        wake_(wake),
+        port_(port),
+        host_(std::move(host)),
+        upstream_(upstream),
+        pg_(pg) {
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~PollProxy() override {
+    stop_ = true;
+    Wake();
+    thread_.join();
+    for (Conn& c : conns_) c.Cut();
+    ::close(listener_);
+    ::close(wake_);
+  }
+
+  int port() const override { return port_; }
+  void Arm(const ProxyFault& fault, ProxyFired on_fired) override {
+    std::lock_guard lock(mu_);
+    fault_ = fault;
+    fired_ = std::move(on_fired);
+    commits_ = connects_ = 0;
+    done_ = false;
+    refuse_until_.reset();
+  }
+  void Disarm() override { Arm({}, nullptr); }
+  void CutAll() override {
+    cut_all_ = true;
+    Wake();
+  }
+
+ private:
+  void Wake() {
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(wake_, &one, sizeof one);
+  }
+
+  // Counts a hit of `moment`; the fault to apply when it is the armed one (told to on_fired).
+  std::optional<ProxyFault> Hit(const char* moment) {
+    std::lock_guard lock(mu_);
+    int hit = moment == std::string(kNetCommit) ? ++commits_ : ++connects_;
+    if (done_ || fault_.moment != moment || fault_.hit != hit) return std::nullopt;
+    done_ = true;
+    // Told under the lock: once Disarm has returned, no fault of the last arming is reported.
+    if (fired_) fired_(fault_);
+    return fault_;
+  }
+
+  bool Refusing(Clock::time_point now) {
+    std::lock_guard lock(mu_);
+    return refuse_until_ && now < *refuse_until_;
+  }
+
+  void Accept(Clock::time_point now) {
+    int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;
+    bool refuse = Refusing(now);
+    if (auto f = Hit(kNetConnect); f && f->action == kNetRefuse) {
+      std::lock_guard lock(mu_);
+      refuse_until_ = now + std::chrono::milliseconds(f->ms);
+      refuse = true;
+    }
+    if (refuse) return ResetAndClose(fd);
+    NoDelay(fd);
+    Conn c;
+    c.client = fd;
+    c.server = ConnectLoopback(host_, upstream_);
+    if (c.server < 0) return ResetAndClose(fd);  // the server is down: so is its proxy
+    conns_.push_back(std::move(c));
+  }
+
+  // The client sent `bytes`: counts its COMMITs, applies a commit fault, queues the rest.
+  void FromClient(Conn& c, const std::string& bytes, Clock::time_point now) {
+    if (!pg_ || c.parser.broken() || c.swallow) return void(c.up += bytes);
+    for (size_t end : c.parser.Feed(bytes)) {
+      auto f = Hit(kNetCommit);
+      if (!f) continue;
+      if (f->action == kNetReset) return c.Cut();  // the COMMIT never reaches the server
+      if (f->action == kNetDropAnswer) {
+        c.up.append(bytes, 0, end);  // the COMMIT goes; whatever came after it does not
+        c.swallow = now + kAnswerPatience;
+        return;
+      }
+      if (f->action == kNetDelay) c.hold_down = now + std::chrono::milliseconds(f->ms);
+    }
+    c.up += bytes;
+  }
+
+  // The server answered: passed on, or, after a dropped COMMIT, the cue to cut the client.
+  void FromServer(Conn& c, const std::string& bytes) {
+    if (c.swallow) {
+      // Once the COMMIT has gone out, the server's next bytes are its answer: it has committed.
+      // Bytes read while the COMMIT was still queued answered what came before: dropped too.
+      if (c.up.empty()) c.Cut();
+      return;
+    }
+    c.down += bytes;
+  }
+
+  void Service(Conn& c, const pollfd& cp, const pollfd& sp, Clock::time_point now) {
+    std::string bytes;
+    if ((cp.revents & (POLLIN | POLLHUP | POLLERR)) && !c.client_eof) {
+      ssize_t n = ReadChunk(c.client, bytes);
+      if (n > 0) FromClient(c, bytes, now);
+      if (n == 0 || n == -1) c.client_eof = true;
+    }
+    if (c.dead) return;
+    if ((sp.revents & (POLLIN | POLLHUP | POLLERR)) && !c.server_eof) {
+      ssize_t n = ReadChunk(c.server, bytes);
+      if (n > 0) FromServer(c, bytes);
+      if (n == 0 || n == -1) c.server_eof = true;
+    }
+    if (c.dead) return;
+    if (!FlushTo(c.server, c.up)) return c.Cut();
+    if (!c.hold_down || now >= *c.hold_down) {
+      c.hold_down.reset();
+      if (!FlushTo(c.client, c.down)) return c.Cut();
+    }
+    if (c.swallow && (c.server_eof || now >= *c.swallow)) return c.Cut();
+    // One side is gone and what it sent has been passed on: the other goes too.
+    if ((c.client_eof && c.up.empty()) || (c.server_eof && c.down.empty())) c.Cut();
+  }
+
+  int Timeout(Clock::time_point now) const {
+    std::optional<Clock::time_point> next;
+    for (const Conn& c : conns_) {
+      for (auto t : {c.hold_down, c.swallow}) {
+        if (t && (!next || *t < *next)) next = t;
+      }
+    }
+    if (!next) return -1;
+    auto ms = std::chrono::ceil<std::chrono::milliseconds>(*next - now).count();
+    return int(std::max<int64_t>(ms, 0));
+  }
+
+  void Loop() {
+    std::vector<pollfd> fds;
+    while (!stop_) {
+      if (cut_all_.exchange(false)) {
+        for (Conn& c : conns_) c.Cut();
+        conns_.clear();
+      }
+      fds.assign({{wake_, POLLIN, 0}, {listener_, POLLIN, 0}});
+      for (const Conn& c : conns_) {
+        short ce = (c.up.size() < kMaxBuffered && !c.client_eof ? POLLIN : 0) |
+                   (!c.down.empty() && !c.hold_down ? POLLOUT : 0);
+        short se = (c.down.size() < kMaxBuffered && !c.server_eof ? POLLIN : 0) |
+                   (!c.up.empty() ? POLLOUT : 0);
+        fds.push_back({c.client, ce, 0});
+        fds.push_back({c.server, se, 0});
+      }
+      if (::poll(fds.data(), fds.size(), Timeout(Clock::now())) < 0 && errno != EINTR) return;
+      const auto now = Clock::now();
+      if (fds[0].revents & POLLIN) {
+        uint64_t n;
+        [[maybe_unused]] ssize_t r = ::read(wake_, &n, sizeof n);
+      }
+      size_t i = 2;
+      for (Conn& c : conns_) {  // the connections polled, in order; Accept appends after
+        Service(c, fds[i], fds[i + 1], now);
+        i += 2;
+      }
+      conns_.remove_if([](const Conn& c) { return c.dead; });
+      if (fds[1].revents & POLLIN) Accept(now);
+    }
+  }
+
+  const int listener_, wake_, port_;
+  const std::string host_;
+  const int upstream_;
+  const bool pg_;
+  std::list<Conn> conns_;  // the loop thread's only
+  std::atomic<bool> stop_{false}, cut_all_{false};
+  std::mutex mu_;
+  ProxyFault fault_;  // guarded by mu_, with the fields below
+  ProxyFired fired_;
+  int commits_ = 0, connects_ = 0;
+  bool done_ = false;
+  std::optional<Clock::time_point> refuse_until_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TcpProxy>> TcpProxy::Start(const std::string& upstream_host,
+                                                  int upstream_port, bool pg) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::listen(fd, 128) != 0 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    if (fd >= 0) ::close(fd);
+    return Error::Harness("fault proxy: cannot listen on 127.0.0.1");
+  }
+  int wake = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake < 0) {
+    ::close(fd);
+    return Error::Harness("fault proxy: no eventfd");
+  }
+  return std::unique_ptr<TcpProxy>(
+      new PollProxy(fd, wake, ntohs(a.sin_port), upstream_host, upstream_port, pg));
+}
+
+}  // namespace killpoint

@@ -1,0 +1,115 @@
+#include "check/fix_hint.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace killpoint {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kHintDay = "2026-11-01";
+
+Event HintEv(std::string type, int attempt, nlohmann::json data) {
+  static int64_t seq = 0;
+  return {seq++, 0, std::move(type), kHintDay, 1, attempt, std::move(data)};
+}
+
+Event HintPublish(int attempt) {
+  return HintEv("publish", attempt, {{"biz_date", kHintDay}, {"committed", true}, {"key", "k"}});
+}
+Event HintKill(int attempt, const std::string& point, const std::string& model = "process") {
+  return HintEv("kill", attempt, {{"point", point}, {"when", "before"}, {"model", model}});
+}
+Event HintExit(int attempt, int code) {
+  return HintEv("exit", attempt, {{"code", code}, {"killed_by_harness", code == 137}});
+}
+Event HintRollback(int attempt, const std::string& change) {
+  return HintEv("rollback", attempt, {{"model", "power"}, {"changes", {change}}});
+}
+
+TEST(FixHint, ARenameWhoseFolderWasNeverFsyncedNamesTheRenameAndTheSaveRecipes) {
+  std::vector<Event> events = {
+      HintEv("failpoint", 1, {{"point", "rename:state.json.tmp:state.json"}}),
+      HintPublish(1),
+      HintKill(1, "after_publish", "power"),
+      HintExit(1, 137),
+      HintRollback(1,
+                   "state.json: its name was never made durable (no fsync of its directory), gone"),
+      HintPublish(2),
+      HintExit(2, 0)};
+  std::string hint = FixHint("no_double_publish", events);
+  EXPECT_THAT(hint, HasSubstr("the rename of state.json.tmp to state.json reached the disk, but "
+                              "its folder was never fsync'ed"));
+  EXPECT_THAT(hint, HasSubstr("(power model) lost state.json"));
+  EXPECT_THAT(hint, HasSubstr("docs/persistence-models.md, \"Common save recipes"));
+  // Without the syscall point, the file is still named.
+  events.erase(events.begin());
+  EXPECT_THAT(FixHint("no_double_publish", events),
+              HasSubstr("state.json was created or renamed into place, but its folder"));
+}
+
+TEST(FixHint, WritesNeverFsyncedBeforeTheRename) {
+  std::vector<Event> events = {
+      HintKill(1, "after_rename", "power"), HintExit(1, 137),
+      HintRollback(1, "state.json: 40 bytes before the crash, 0 after (un-synced writes lost)")};
+  std::string hint = FixHint("state_readable", events);
+  EXPECT_THAT(hint, HasSubstr("undid writes to state.json that were never made durable (40 bytes "
+                              "before the crash, 0 after (un-synced writes lost))"));
+  EXPECT_THAT(hint, HasSubstr("fsync the new file before renaming it into place"));
+}
+
+TEST(FixHint, AStateFileTornInPlace) {
+  std::vector<Event> events = {HintKill(1, "mid_write"), HintExit(1, 137), HintExit(2, 3)};
+  EXPECT_THAT(FixHint("converges", events),
+              HasSubstr("killed at mid_write while writing its state in place"));
+  EXPECT_THAT(FixHint("state_readable", {HintKill(1, "write:state.json"), HintExit(1, 137)}),
+              HasSubstr("write the new state to a temporary file"));
+  // A converges violation with no attempt of that date failing after the kill is something else.
+  EXPECT_EQ(FixHint("converges", {HintKill(1, "mid_write"), HintExit(1, 137), HintExit(2, 0)}), "");
+  Event other_date = HintExit(1, 1);
+  other_date.biz_date = "2026-11-02";
+  EXPECT_EQ(FixHint("converges", {HintKill(1, "mid_write"), HintExit(1, 137), other_date}), "");
+}
+
+TEST(FixHint, PublishedAgainAfterAKillBetweenDeliveryAndRecord) {
+  std::vector<Event> events = {HintPublish(1), HintKill(1, "after_publish"), HintExit(1, 137),
+                               HintPublish(2), HintExit(2, 0)};
+  std::string hint = FixHint("no_double_publish", events);
+  EXPECT_THAT(hint, HasSubstr("attempt 1 of 2026-11-01 delivered it and was killed at "
+                              "after_publish before it recorded the delivery; attempt 2 of "
+                              "2026-11-01 delivered it again without asking the downstream"));
+  EXPECT_THAT(hint, HasSubstr("Side effects: the order decides the failure"));
+  EXPECT_EQ(FixHint("one_delivery_per_key", events), hint);
+  // The retry asked the downstream first: another cause, no hint.
+  events.insert(events.begin() + 3, HintEv("query", 2, {{"key", "k"}, {"count", 0}}));
+  EXPECT_EQ(FixHint("no_double_publish", events), "");
+}
+
+TEST(FixHint, MarkedDoneBeforeDelivering) {
+  std::vector<Event> events = {HintKill(1, "before_publish"), HintExit(1, 137), HintExit(2, 0)};
+  std::string hint = FixHint("no_loss", events);
+  EXPECT_THAT(hint, HasSubstr("attempt 1 of 2026-11-01 was killed at before_publish before "
+                              "delivering it, and attempt 2 of 2026-11-01 exited 0 without "
+                              "delivering it: the job recorded the date as done"));
+  events.insert(events.begin() + 2, HintEv("alert", 2, {{"key", "k"}, {"reason", "intent"}}));
+  EXPECT_THAT(FixHint("no_loss", events), HasSubstr("found the intent and alerted instead of "
+                                                    "asking the downstream"));
+  // A downstream that failed the first attempt, with no kill: the same cause.
+  EXPECT_THAT(FixHint("no_loss", {HintExit(1, 1), HintExit(2, 0)}),
+              HasSubstr("attempt 1 of 2026-11-01 exited with code 1 before delivering it"));
+  // Delivered in the end: not lost, no hint.
+  EXPECT_EQ(FixHint("no_silent_loss", {HintKill(1, "before_publish"), HintExit(1, 137),
+                                       HintPublish(2), HintExit(2, 0)}),
+            "");
+}
+
+TEST(FixHint, NoRuleNoHint) {
+  std::vector<Event> events = {HintPublish(1), HintKill(1, "after_publish"), HintExit(1, 137),
+                               HintPublish(2)};
+  EXPECT_EQ(FixHint("one_row_per_date", events), "");
+  EXPECT_EQ(FixHint("no_double_publish", {HintPublish(1), HintPublish(1)}), "");
+}
+
+}  // namespace
+}  // namespace killpoint

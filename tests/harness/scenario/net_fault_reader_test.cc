@@ -1,0 +1,67 @@
+// A scenario's faults.net (docs/services.md, "Faults between the job and its services"): what
+// the parser reads, and each mistake refused with its field path.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "error_of.h"
+#include "scenario/net_point.h"
+#include "scenario/scenario_parser.h"
+
+namespace killpoint {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char* kWithNet = R"({
+  "name": "services/net",
+  "job": {"command": ["true"]},
+  "dates": ["2026-11-01"],
+  "services": {"db": {"kind": "postgres"}},
+  "faults": {"net": {"points": ["net:db:commit"], "actions": ["drop_answer"], "probability": 1}},
+  "invariants": {"must_hold": ["converges"]}
+})";
+
+Result<Scenario> ParseNetWith(const std::string& pointer, const std::string& value) {
+  nlohmann::json j = nlohmann::json::parse(kWithNet);
+  j[nlohmann::json::json_pointer(pointer)] = nlohmann::json::parse(value);
+  return ParseScenario(j.dump(), "s.json");
+}
+
+TEST(NetPoint, ParsesServiceAndMoment) {
+  EXPECT_EQ(ParseNetPoint("net:db:commit"), (NetPoint{"db", "commit"}));
+  EXPECT_EQ(ParseNetPoint("net:cache:connect"), (NetPoint{"cache", "connect"}));
+  for (const char* bad : {"net:db", "net::commit", "net:db:rollback", "downstream:/x:y"}) {
+    EXPECT_EQ(ParseNetPoint(bad), std::nullopt) << bad;
+  }
+}
+
+TEST(NetFaults, AreReadWithTheirDefaults) {
+  auto s = ParseScenario(kWithNet, "s.json");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s.value().faults.net, (NetSpec{{"net:db:commit"}, {"drop_answer"}, 1.0, 1, 500}));
+  auto full = ParseNetWith("/faults/net",
+                           R"({"points": ["net:db:commit", "net:db:connect"],
+                               "actions": ["delay", "refuse"], "probability": 0.5,
+                               "max_hit": 3, "ms": 40})");
+  ASSERT_TRUE(full) << full.error().message;
+  EXPECT_EQ(full.value().faults.net.max_hit, 3);
+  EXPECT_EQ(full.value().faults.net.ms, 40);
+}
+
+TEST(NetFaults, EachMistakeNamesItsField) {
+  EXPECT_THAT(ErrorOf(ParseNetWith("/faults/net/points/0", R"("net:db:rollback")")),
+              HasSubstr("faults.net.points[0]"));
+  EXPECT_THAT(ErrorOf(ParseNetWith("/faults/net/points/0", R"("net:cache:commit")")),
+              HasSubstr("names no service of the scenario: 'cache'"));
+  EXPECT_THAT(ErrorOf(ParseNetWith("/faults/net/actions/0", R"("refuse")")),
+              HasSubstr("faults.net.actions[0]"));
+  EXPECT_THAT(ErrorOf(ParseNetWith("/faults/net/max_hit", "0")), HasSubstr("faults.net.max_hit"));
+  nlohmann::json j = nlohmann::json::parse(kWithNet);
+  j["faults"]["net"].erase("probability");
+  EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")), HasSubstr("probability"));
+}
+
+}  // namespace
+}  // namespace killpoint

@@ -1,0 +1,237 @@
+#include "service/tcp_proxy.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace killpoint {
+namespace {
+
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+std::string WireInt32(uint32_t v) { return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)}; }
+std::string WireQuery(const std::string& sql) {
+  return 'Q' + WireInt32(uint32_t(sql.size() + 5)) + sql + '\0';
+}
+std::string WireStartup() { return WireInt32(8) + WireInt32(196608); }  // untyped, a bare version
+
+// A loopback server that echoes every byte back and remembers what it received.
+class EchoServer {
+ public:
+  EchoServer() {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    ::bind(listener_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::listen(listener_, 16);
+    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { Accept(); });
+  }
+  ~EchoServer() {
+    ::shutdown(listener_, SHUT_RDWR);
+    thread_.join();
+    ::close(listener_);
+    for (auto& t : conns_) t.join();
+  }
+  int port() const { return port_; }
+  std::string received() {
+    std::lock_guard lock(mu_);
+    return received_;
+  }
+
+ private:
+  void Accept() {
+    for (;;) {
+      int fd = ::accept(listener_, nullptr, nullptr);
+      if (fd < 0) return;
+      conns_.emplace_back([this, fd] { Echo(fd); });
+    }
+  }
+  void Echo(int fd) {
+    char buf[4096];
+    for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) {
+      {
+        std::lock_guard lock(mu_);
+        received_.append(buf, size_t(n));
+      }
+      if (::send(fd, buf, size_t(n), MSG_NOSIGNAL) != n) break;
+    }
+    ::close(fd);
+  }
+  int listener_ = -1, port_ = 0;
+  std::thread thread_;
+  std::vector<std::thread> conns_;
+  std::mutex mu_;
+  std::string received_;
+};
+
+int Connect(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(uint16_t(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  return fd;
+}
+
+// Reads until `want` bytes came, the peer closed, or 2 s passed. `cut`: whether the peer
+// closed or reset.
+std::string ReadUpTo(int fd, size_t want, bool* cut = nullptr) {
+  std::string out;
+  char buf[4096];
+  auto until = Clock::now() + std::chrono::seconds(2);
+  while (out.size() < want && Clock::now() < until) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) {
+      if (cut) *cut = true;
+      return out;
+    }
+    out.append(buf, size_t(n));
+  }
+  if (cut) *cut = false;
+  return out;
+}
+
+// Sends `bytes` and reads its echo (or what the proxy lets through).
+std::string RoundTrip(int fd, const std::string& bytes, bool* cut = nullptr) {
+  ssize_t sent = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  if (cut != nullptr && sent < 0) {  // the reset came first
+    *cut = true;
+    return "";
+  }
+  EXPECT_EQ(sent, ssize_t(bytes.size()));
+  return ReadUpTo(fd, bytes.size(), cut);
+}
+
+struct Fired {
+  std::mutex mu;
+  std::vector<ProxyFault> faults;
+  ProxyFired Tell() {
+    return [this](const ProxyFault& f) {
+      std::lock_guard lock(mu);
+      faults.push_back(f);
+    };
+  }
+  size_t count() {
+    std::lock_guard lock(mu);
+    return faults.size();
+  }
+};
+
+class TcpProxyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto p = TcpProxy::Start("127.0.0.1", echo_.port(), true);
+    ASSERT_TRUE(p) << p.error().message;
+    proxy_ = std::move(p.value());
+  }
+  EchoServer echo_;
+  Fired fired_;  // before proxy_: the proxy, which may tell it, goes first
+  std::unique_ptr<TcpProxy> proxy_;
+};
+
+TEST_F(TcpProxyTest, RelaysBothWaysUnarmed) {
+  int fd = Connect(proxy_->port());
+  std::string big(200 * 1024, 'x');  // more than a socket buffer and the proxy's chunk
+  EXPECT_EQ(RoundTrip(fd, WireStartup() + WireQuery("COMMIT")),
+            WireStartup() + WireQuery("COMMIT"));
+  EXPECT_EQ(RoundTrip(fd, big).size(), big.size());
+  ::close(fd);
+}
+
+TEST_F(TcpProxyTest, DropAnswerLetsTheCommitReachTheServerAndCutsTheClient) {
+  proxy_->Arm({kNetCommit, kNetDropAnswer, 2, 0}, fired_.Tell());
+  int fd = Connect(proxy_->port());
+  EXPECT_EQ(RoundTrip(fd, WireStartup() + WireQuery("BEGIN")), WireStartup() + WireQuery("BEGIN"));
+  EXPECT_EQ(RoundTrip(fd, WireQuery("COMMIT")), WireQuery("COMMIT"));  // the first: answered
+  bool cut = false;
+  EXPECT_EQ(RoundTrip(fd, WireQuery("END"), &cut), "");  // the second: reached it, never answered
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(echo_.received(),
+            WireStartup() + WireQuery("BEGIN") + WireQuery("COMMIT") + WireQuery("END"));
+  ASSERT_EQ(fired_.count(), 1u);
+  EXPECT_EQ(fired_.faults[0].hit, 2);
+  ::close(fd);
+}
+
+TEST_F(TcpProxyTest, ResetCutsBeforeTheCommitReachesTheServer) {
+  proxy_->Arm({kNetCommit, kNetReset, 1, 0}, fired_.Tell());
+  int fd = Connect(proxy_->port());
+  EXPECT_EQ(RoundTrip(fd, WireStartup() + WireQuery("BEGIN")), WireStartup() + WireQuery("BEGIN"));
+  bool cut = false;
+  EXPECT_EQ(RoundTrip(fd, WireQuery("COMMIT"), &cut), "");
+  EXPECT_TRUE(cut);
+  std::this_thread::sleep_for(milliseconds(50));
+  EXPECT_EQ(echo_.received(), WireStartup() + WireQuery("BEGIN"));
+  EXPECT_EQ(fired_.count(), 1u);
+  ::close(fd);
+}
+
+TEST_F(TcpProxyTest, DelayHoldsTheCommitsAnswer) {
+  proxy_->Arm({kNetCommit, kNetDelay, 1, 300}, fired_.Tell());
+  int fd = Connect(proxy_->port());
+  EXPECT_EQ(RoundTrip(fd, WireStartup()), WireStartup());
+  auto start = Clock::now();
+  EXPECT_EQ(RoundTrip(fd, WireQuery("COMMIT")), WireQuery("COMMIT"));
+  EXPECT_GE(Clock::now() - start, milliseconds(300));
+  start = Clock::now();
+  EXPECT_EQ(RoundTrip(fd, WireQuery("COMMIT")), WireQuery("COMMIT"));  // the next one is not held
+  EXPECT_LT(Clock::now() - start, milliseconds(250));
+  ::close(fd);
+}
+
+TEST_F(TcpProxyTest, RefuseResetsNewConnectionsForItsWindow) {
+  proxy_->Arm({kNetConnect, kNetRefuse, 2, 300}, fired_.Tell());
+  int first = Connect(proxy_->port());
+  EXPECT_EQ(RoundTrip(first, "a"), "a");
+  bool cut = false;
+  int second = Connect(proxy_->port());
+  EXPECT_EQ(RoundTrip(second, "b", &cut), "");
+  EXPECT_TRUE(cut);
+  int third = Connect(proxy_->port());  // inside the window
+  EXPECT_EQ(RoundTrip(third, "c", &cut), "");
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(RoundTrip(first, "d"), "d");  // an open connection is left alone
+  std::this_thread::sleep_for(milliseconds(350));
+  int fourth = Connect(proxy_->port());
+  EXPECT_EQ(RoundTrip(fourth, "e"), "e");
+  EXPECT_EQ(fired_.count(), 1u);
+  for (int fd : {first, second, third, fourth}) ::close(fd);
+}
+
+TEST_F(TcpProxyTest, CutAllClosesOpenConnectionsAndArmCountsAfresh) {
+  proxy_->Arm({kNetCommit, kNetReset, 1, 0}, fired_.Tell());
+  int fd = Connect(proxy_->port());
+  EXPECT_EQ(RoundTrip(fd, WireStartup()), WireStartup());
+  proxy_->CutAll();
+  bool cut = false;
+  ReadUpTo(fd, 1, &cut);
+  EXPECT_TRUE(cut);
+  ::close(fd);
+  proxy_->Disarm();
+  fd = Connect(proxy_->port());
+  EXPECT_EQ(RoundTrip(fd, WireStartup() + WireQuery("COMMIT")),
+            WireStartup() + WireQuery("COMMIT"));
+  EXPECT_EQ(fired_.count(), 0u);
+  ::close(fd);
+}
+
+}  // namespace
+}  // namespace killpoint

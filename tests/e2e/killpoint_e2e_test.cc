@@ -318,6 +318,12 @@ TEST(Gate, TheCommandLineExplainsItself) {
   CliRun explore_help = RunKillpoint("explore-help", {"explore", "--help"});
   EXPECT_EQ(explore_help.out.substr(0, 32), "Usage: killpoint explore [OPTION") << explore_help.out;
   EXPECT_THAT(explore_help.out, HasSubstr("Exit codes:"));
+  // init's command comes after `--`, and its usage line says so.
+  CliRun help_init = RunKillpoint("help-init", {"help", "init"});
+  EXPECT_EQ(help_init.out.substr(0, help_init.out.find('\n')),
+            "Usage: killpoint init [OPTIONS] -- COMMAND...");
+  // Run from the build tree, the docs are the source tree's (installed: package_deb).
+  EXPECT_THAT(help.out, HasSubstr("docs: README.md and docs/ in the source tree"));
 }
 
 TEST(Gate, ExitsTwoOnAMissingJob) {

@@ -56,7 +56,10 @@ void AddHelpCommand(CLI::App& app) {
   static std::string name;  // the app keeps a reference: it lives as long as the process
   help->add_option("subcommand", name, "The subcommand to explain");
   help->callback([&app] {
-    if (name.empty()) throw CLI::CallForHelp();
+    if (name.empty()) {  // killpoint's own help (app.help() and CallForHelp give help's)
+      std::cout << app.get_formatter()->make_help(&app, "killpoint", CLI::AppFormatMode::Normal);
+      return;
+    }
     CLI::App* sub = nullptr;
     try {
       sub = app.get_subcommand(name);

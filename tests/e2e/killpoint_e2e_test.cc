@@ -295,6 +295,8 @@ TEST(Gate, TheCommandLineExplainsItself) {
   CliRun help = RunKillpoint("help", {"help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_THAT(help.out, HasSubstr("Exit codes:"));
+  EXPECT_EQ(help.out.substr(0, help.out.find('\n')), "Usage: killpoint [OPTIONS] SUBCOMMAND");
+  EXPECT_THAT(help.out, HasSubstr("\n  init "));  // the subcommands, not help's own options
   EXPECT_THAT(help.out,
               HasSubstr("  4    nothing violated, but a scenario's planned kills never fired"));
   CliRun help_run = RunKillpoint("help-run", {"help", "run"});

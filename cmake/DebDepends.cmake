@@ -3,6 +3,9 @@
 # reference jobs. CPackDeb's own CPACK_DEBIAN_PACKAGE_SHLIBDEPS first runs `file` (through
 # `cmake -E env`) on every file of the package, the docs and scenarios among them: about 9 s of
 # CPU against 3, and a dependency on `file`. Runs in the staging folder, as CPackDeb does.
+if(NOT CPACK_GENERATOR STREQUAL "DEB")  # cpack -G TGZ, ...: no Depends to fill
+  return()
+endif()
 set(_kp_root "${CPACK_TEMPORARY_DIRECTORY}")
 file(GLOB _kp_candidates "${_kp_root}${CPACK_PACKAGING_INSTALL_PREFIX}/lib/killpoint/*")
 set(_kp_elves)

@@ -1,8 +1,9 @@
 # A CPack pre-build script (CPACK_PRE_BUILD_SCRIPTS in cmake/Install.cmake): the .deb's Depends
 # from dpkg-shlibdeps, run on the ELF files of lib/killpoint/ alone, then python3 for the Python
 # reference jobs. CPackDeb's own CPACK_DEBIAN_PACKAGE_SHLIBDEPS first runs `file` (through
-# `cmake -E env`) on every file of the package, the docs and scenarios among them: about 9 s of
-# CPU against 3, and a dependency on `file`. Runs in the staging folder, as CPackDeb does.
+# `cmake -E env`) on every file of the package, the docs and scenarios among them: a whole
+# `cpack -G DEB` took 9.5 s of CPU with it, 4.4 s with this script, which also needs no `file`.
+# Runs in the staging folder, as CPackDeb does.
 if(NOT CPACK_GENERATOR STREQUAL "DEB")  # cpack -G TGZ, ...: no Depends to fill
   return()
 endif()

@@ -74,7 +74,7 @@ Tally Count(const std::vector<ScenarioRef>& scenarios) {
           break;
         case InvariantStatus::kNotDemonstrated:
           t.not_shown.push_back(
-              fmt::format("{} was expected to break but held in all {} trials", where, r.held));
+              fmt::format("{} was expected to break but held in {}", where, AllTrials(r.held)));
           break;
         case InvariantStatus::kHeld:
           break;

@@ -344,7 +344,8 @@ TEST(CatalogueDocs, NamesEveryServiceScenario) {
   std::set<std::string> files;
   for (const auto& f : fs::directory_iterator(source / "scenarios" / "services")) {
     files.insert(f.path().stem().string());
-    EXPECT_THAT(doc, HasSubstr("`" + f.path().stem().string() + "`")) << f.path();
+    EXPECT_NE(doc.find("`" + f.path().stem().string() + "`"), std::string::npos)
+        << "docs/catalogue.md does not name " << f.path();
   }
   EXPECT_EQ(files.size(), 21u);
   std::smatch m;

@@ -20,6 +20,7 @@ install(TARGETS killpoint kp-settle kp-publish kp-retry kp-catalogue kp-sqlite-c
         RUNTIME DESTINATION ${KILLPOINT_INSTALL_PKGLIBDIR})
 install(TARGETS killpoint_shim LIBRARY DESTINATION ${KILLPOINT_INSTALL_PKGLIBDIR})
 install(PROGRAMS jobs/python/failpoint_job.py jobs/python/publish_job.py
+                 ${KILLPOINT_SERVICE_JOBS}
         DESTINATION ${KILLPOINT_INSTALL_PKGLIBDIR})
 
 # bin/killpoint: a relative symlink, made in the build tree and installed as a link.

@@ -1,9 +1,13 @@
 // The catalogue of idempotency patterns (docs/catalogue.md), end to end: the catalogue's 22
-// scenarios in the bundled run (BundledRun(): `killpoint run scenarios`, default trials and
-// seed, once per e2e_test process), and every verdict pinned: each correct form holds its
-// must-hold invariants, each bug shows its expected violation.
+// scenarios and the 21 of scenarios/services/ (real servers) in the bundled run (BundledRun():
+// `killpoint run scenarios`, default trials and seed, once per e2e_test process), and every
+// verdict pinned: each correct form holds its must-hold invariants, each bug shows its expected
+// violation.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
 
 #include "history/history_log.h"
 #include "killpoint_cli.h"
@@ -23,14 +27,21 @@ class Catalogue : public ::testing::Test {
 
   static void Expect(const std::string& scenario,
                      const std::map<std::string, std::string>& statuses) {
+    ExpectNamed("catalogue/" + scenario, statuses);
+  }
+  static void ExpectNamed(const std::string& name,
+                          const std::map<std::string, std::string>& statuses) {
     for (const auto& [invariant, status] : statuses) {
-      nlohmann::json i = Invariant(run_->Results(), "catalogue/" + scenario, invariant);
-      ASSERT_FALSE(i.is_null()) << scenario << " has no " << invariant;
-      EXPECT_EQ(i["status"], status) << scenario << " " << invariant << ": " << i.dump();
+      nlohmann::json i = Invariant(run_->Results(), name, invariant);
+      ASSERT_FALSE(i.is_null()) << name << " has no " << invariant;
+      EXPECT_EQ(i["status"], status) << name << " " << invariant << ": " << i.dump();
     }
   }
   static std::string FirstExample(const std::string& scenario, const std::string& invariant) {
-    nlohmann::json i = Invariant(run_->Results(), "catalogue/" + scenario, invariant);
+    return FirstExampleNamed("catalogue/" + scenario, invariant);
+  }
+  static std::string FirstExampleNamed(const std::string& name, const std::string& invariant) {
+    nlohmann::json i = Invariant(run_->Results(), name, invariant);
     if (i.is_null() || i["examples"].empty()) return "";
     return i["examples"][0]["explanation"].get<std::string>();
   }
@@ -216,6 +227,134 @@ TEST_F(Catalogue, OrderStateWithTwoInstancesAtOnce) {
   Expect(
       "order-state-read-then-write-overlap",
       {{"one_delivery_per_key", kShown}, {"every_order_completed", kHeld}, {"converges", kHeld}});
+}
+
+// The catalogue on real servers (docs/catalogue.md, "On a real PostgreSQL" and after):
+// scenarios/services/ in the same bundled run, one trial each (a server a scenario and worker:
+// docs/services.md), each fault planned with probability 1, so one trial shows the verdict.
+TEST_F(Catalogue, OnRealServersEveryCorrectFormHoldsAndEveryBugShows) {
+  int services = 0;
+  for (const auto& s : run_->Results()["scenarios"]) {
+    if (!s["name"].get<std::string>().starts_with("services/")) continue;
+    ++services;
+    EXPECT_EQ(s["trials"], 1) << s["name"];
+    EXPECT_FALSE(s["must_hold_violated"].get<bool>()) << s.dump();
+    for (const auto& i : s["invariants"]) {
+      EXPECT_NE(i["status"], "expected, not demonstrated") << s["name"] << " " << i["name"];
+      EXPECT_NE(i["status"], "NOT EXERCISED") << s["name"] << " " << i["name"];
+    }
+  }
+  EXPECT_EQ(services, 21);
+}
+
+TEST_F(Catalogue, OnARealPostgres) {
+  const std::map<std::string, std::string> upsert = {
+      {"one_row_per_biz_date", kHeld}, {"amount_is_recomputed", kHeld}, {"converges", kHeld}};
+  ExpectNamed("services/pg-settle-upsert", upsert);
+  ExpectNamed(
+      "services/pg-settle-insert",
+      {{"one_row_per_biz_date", kShown}, {"amount_is_recomputed", kHeld}, {"converges", kHeld}});
+  ExpectNamed("services/pg-ambiguous-commit-keyed",
+              {{"one_row_per_biz_date", kHeld}, {"converges", kHeld}});
+  ExpectNamed("services/pg-ambiguous-commit-naive",
+              {{"one_row_per_biz_date", kShown}, {"converges", kHeld}});
+  ExpectNamed(
+      "services/pg-inventory-one-tx",
+      {{"stock_matches_ledger", kHeld}, {"every_shipment_logged", kHeld}, {"converges", kHeld}});
+  ExpectNamed(
+      "services/pg-inventory-two-tx",
+      {{"stock_matches_ledger", kShown}, {"every_shipment_logged", kHeld}, {"converges", kHeld}});
+  // The decrement of 3 taken twice: 100 - 3 - 3 - 5 = 89, the ledger says 92.
+  EXPECT_THAT(FirstExampleNamed("services/pg-inventory-two-tx", "stock_matches_ledger"),
+              HasSubstr("sku=widget, qty=89, expected=92, dates=2026-11-01"));
+  ExpectNamed(
+      "services/pg-order-state-conditional-overlap",
+      {{"one_delivery_per_key", kHeld}, {"every_order_completed", kHeld}, {"converges", kHeld}});
+  ExpectNamed(
+      "services/pg-order-state-read-then-write-overlap",
+      {{"one_delivery_per_key", kShown}, {"every_order_completed", kHeld}, {"converges", kHeld}});
+  EXPECT_THAT(
+      FirstExampleNamed("services/pg-order-state-read-then-write-overlap", "one_delivery_per_key"),
+      HasSubstr("fulfil-2026-11-01/1 was delivered 2 times"));
+  ExpectNamed(
+      "services/pg-queue-skip-locked",
+      {{"one_payment_per_request", kHeld}, {"every_request_paid", kHeld}, {"converges", kHeld}});
+  ExpectNamed(
+      "services/pg-queue-ack-before",
+      {{"one_payment_per_request", kHeld}, {"every_request_paid", kShown}, {"converges", kHeld}});
+  ExpectNamed("services/pg-advisory-lock-overlap",
+              {{"one_payout_per_date", kHeld}, {"every_date_paid", kHeld}, {"converges", kHeld}});
+  ExpectNamed("services/pg-no-lock-overlap",
+              {{"one_payout_per_date", kShown}, {"every_date_paid", kHeld}, {"converges", kHeld}});
+  // Both instances paid: the overlapping one, then the held one.
+  EXPECT_THAT(FirstExampleNamed("services/pg-no-lock-overlap", "one_payout_per_date"),
+              HasSubstr("biz_date=2026-11-01, payouts=2, instances=2,1"));
+}
+
+TEST_F(Catalogue, OnARealMariadb) {
+  ExpectNamed("services/mariadb-settle-by-date",
+              {{"one_row_per_biz_date", kHeld}, {"converges", kHeld}});
+  ExpectNamed("services/mariadb-settle-by-id",
+              {{"one_row_per_biz_date", kShown}, {"converges", kHeld}});
+}
+
+TEST_F(Catalogue, OnARealRedis) {
+  ExpectNamed("services/redis-lock-setnx", {{"one_payment_per_date", kHeld},
+                                            {"no_lock_left", kShown},
+                                            {"every_date_done", kShown},
+                                            {"converges", kShown}});
+  ExpectNamed("services/redis-lock-setnx-expire", {{"one_payment_per_date", kHeld},
+                                                   {"lock_expires", kShown},
+                                                   {"every_date_done", kShown},
+                                                   {"converges", kShown}});
+  ExpectNamed("services/redis-lock-set-nx-px", {{"one_payment_per_date", kHeld},
+                                                {"lock_expires", kHeld},
+                                                {"every_date_done", kHeld},
+                                                {"converges", kHeld}});
+  ExpectNamed("services/redis-lock-set-nx-px-paused", {{"one_payment_per_date", kShown},
+                                                       {"lock_expires", kHeld},
+                                                       {"every_date_done", kHeld},
+                                                       {"converges", kHeld}});
+  ExpectNamed("services/redis-idempotency-key-long-ttl",
+              {{"one_payment_per_date", kHeld}, {"every_date_paid", kHeld}, {"converges", kHeld}});
+  ExpectNamed("services/redis-idempotency-key-short-ttl",
+              {{"one_payment_per_date", kShown}, {"every_date_paid", kHeld}, {"converges", kHeld}});
+  EXPECT_THAT(FirstExampleNamed("services/redis-idempotency-key-short-ttl", "one_payment_per_date"),
+              HasSubstr("2 keys matching 'paid:*'"));
+}
+
+// One RabbitMQ scenario only: each costs a broker boot (seconds: docs/performance.md). Ack after
+// the effect, with and without a dedupe, is services_e2e_test's RabbitmqService.
+TEST_F(Catalogue, OnARealRabbitmq) {
+  ExpectNamed("services/mq-auto-ack", {{"one_effect_per_message", kHeld},
+                                       {"every_message_applied", kShown},
+                                       {"queue_drained", kHeld},
+                                       {"converges", kHeld}});
+  // The first message at least (the second too when the broker had pushed it already: no
+  // prefetch limit for an auto_ack consumer).
+  EXPECT_THAT(FirstExampleNamed("services/mq-auto-ack", "every_message_applied"),
+              HasSubstr("in effects.db, msg_id=2026-11-01/0, biz_date=2026-11-01"));
+}
+
+// docs/catalogue.md names every scenario of scenarios/services/ in its tables, and nothing
+// that is not there.
+TEST(CatalogueDocs, NamesEveryServiceScenario) {
+  const fs::path source(KILLPOINT_SOURCE_DIR);
+  const std::string doc = Slurp(source / "docs" / "catalogue.md");
+  std::set<std::string> files;
+  for (const auto& f : fs::directory_iterator(source / "scenarios" / "services")) {
+    files.insert(f.path().stem().string());
+    EXPECT_NE(doc.find("`" + f.path().stem().string() + "`"), std::string::npos)
+        << "docs/catalogue.md does not name " << f.path();
+  }
+  EXPECT_EQ(files.size(), 21u);
+  std::smatch m;
+  for (auto it = doc.cbegin();
+       std::regex_search(it, doc.cend(), m, std::regex("`((pg|mariadb|redis|mq)-[a-z0-9-]+)`"));
+       it = m.suffix().first) {
+    EXPECT_TRUE(files.count(m[1].str())) << "docs/catalogue.md names " << m[1] << ", not in "
+                                         << "scenarios/services/";
+  }
 }
 
 TEST_F(Catalogue, TheHtmlReportShowsEveryPatternAndItsOwnInvariants) {

@@ -323,19 +323,6 @@ TEST_F(Catalogue, OnARealRedis) {
               HasSubstr("2 keys matching 'paid:*'"));
 }
 
-// One RabbitMQ scenario only: each costs a broker boot (seconds: docs/performance.md). Ack after
-// the effect, with and without a dedupe, is services_e2e_test's RabbitmqService.
-TEST_F(Catalogue, OnARealRabbitmq) {
-  ExpectNamed("services/mq-auto-ack", {{"one_effect_per_message", kHeld},
-                                       {"every_message_applied", kShown},
-                                       {"queue_drained", kHeld},
-                                       {"converges", kHeld}});
-  // The first message at least (the second too when the broker had pushed it already: no
-  // prefetch limit for an auto_ack consumer).
-  EXPECT_THAT(FirstExampleNamed("services/mq-auto-ack", "every_message_applied"),
-              HasSubstr("in effects.db, msg_id=2026-11-01/0, biz_date=2026-11-01"));
-}
-
 // docs/catalogue.md names every scenario of scenarios/services/ in its tables, and nothing
 // that is not there.
 TEST(CatalogueDocs, NamesEveryServiceScenario) {
@@ -347,7 +334,7 @@ TEST(CatalogueDocs, NamesEveryServiceScenario) {
     EXPECT_NE(doc.find("`" + f.path().stem().string() + "`"), std::string::npos)
         << "docs/catalogue.md does not name " << f.path();
   }
-  EXPECT_EQ(files.size(), 21u);
+  EXPECT_EQ(files.size(), 20u);
   std::smatch m;
   for (auto it = doc.cbegin();
        std::regex_search(it, doc.cend(), m, std::regex("`((pg|mariadb|redis|mq)-[a-z0-9-]+)`"));

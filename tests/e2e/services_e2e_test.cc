@@ -533,13 +533,14 @@ TEST_F(ServerFaults, APausedRedisAnswersOnlyOnceItGoesOn) {
 }
 
 // SIGINT or SIGKILL of the harness while a server is stopped (a 30 s pause) leaves no process
-// of it, stopped or not.
+// of it, stopped or not: postgres for SIGINT (its backends, in sessions of their own, would
+// outlive a SIGKILL of the postmaster's group while stopped), redis for SIGKILL.
 class ServerPauseStopped : public PostgresService {
  protected:
-  // Whether a redis-server of the run is stopped (state T).
-  bool AServerIsStopped() {
+  // Whether a process of the run whose command line has `server` is stopped (state T).
+  bool AServerIsStopped(const std::string& server) {
     for (const std::string& p : ProcessesIn(sandboxes_)) {
-      if (p.find("redis-server") == std::string::npos) continue;
+      if (p.find(server) == std::string::npos) continue;
       std::string stat = Slurp("/proc/" + p.substr(0, p.find(':')) + "/stat");
       size_t close = stat.rfind(')');
       if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'T') {
@@ -548,10 +549,10 @@ class ServerPauseStopped : public PostgresService {
     }
     return false;
   }
-  int RunAndSignal(int signal) {
+  int RunAndSignal(const std::string& scenario, const std::string& server, int signal) {
     std::vector<std::string> args = {KILLPOINT_BIN_DIR "/killpoint",
                                      "run",
-                                     "tests/fixtures/services/redis-server-pause-long.json",
+                                     "tests/fixtures/services/" + scenario + ".json",
                                      "--quiet",
                                      "--jobs",
                                      "1",
@@ -562,7 +563,7 @@ class ServerPauseStopped : public PostgresService {
     auto p = Spawn({args, {}, KILLPOINT_SOURCE_DIR, root_ / "cli.out", root_ / "cli.err"});
     EXPECT_TRUE(p) << (p ? "" : p.error().message);
     if (!p) return -1;
-    EXPECT_TRUE(Eventually([&] { return AServerIsStopped(); })) << Slurp(root_ / "cli.err");
+    EXPECT_TRUE(Eventually([&] { return AServerIsStopped(server); })) << Slurp(root_ / "cli.err");
     ::kill(p.value()->pid(), signal);
     int code = p.value()->Wait(std::chrono::minutes(5)).ShellCode();
     EXPECT_TRUE(Eventually([&] { return ProcessesIn(sandboxes_).empty(); }))
@@ -572,11 +573,11 @@ class ServerPauseStopped : public PostgresService {
 };
 
 TEST_F(ServerPauseStopped, SigintDuringAServerPauseLeavesNoServer) {
-  EXPECT_EQ(RunAndSignal(SIGINT), 130);
+  EXPECT_EQ(RunAndSignal("pg-server-pause-long", "postgres: ", SIGINT), 130);
 }
 
 TEST_F(ServerPauseStopped, SigkillDuringAServerPauseLeavesNoServer) {
-  EXPECT_EQ(RunAndSignal(SIGKILL), 137);
+  EXPECT_EQ(RunAndSignal("redis-server-pause-long", "redis-server", SIGKILL), 137);
 }
 
 }  // namespace

@@ -49,6 +49,9 @@ Result<ServiceSnapshot> MariadbSnapshot(const ServiceAddress& address) {
   auto opened = MysqlConnection::Open(address, kMariadbTrialDatabase, 5);
   if (!opened) return opened.error();
   auto& db = opened.value();
+  // A job held at its point may hold a lock the reads wait for: seconds, not for ever.
+  if (Status st = db.Exec("SET SESSION lock_wait_timeout = 5, max_statement_time = 5"); !st)
+    return st.error();
   auto tables = db.Query(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND "
       "table_type = 'BASE TABLE' ORDER BY 1");

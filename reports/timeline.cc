@@ -203,7 +203,7 @@ class Builder {
     mark.detail = (instance == 2 ? "instance 2: " : "either instance: ") + mark.detail;
   }
 
-  // Pauses, overlaps (docs/faults.md) and network faults; nullopt for other events.
+  // Pauses, overlaps (docs/faults.md), network and server faults; nullopt for other events.
   static std::optional<Mark> ProcessFaultMarkOf(const Event& e) {
     const Json& d = e.data;
     if (e.type == event::kPause) {
@@ -232,6 +232,16 @@ class Builder {
       return Mark{MarkKind::kNetFault, Str(d, "action") + ms,
                   fmt::format("the proxy did {}{} at {} (hit {})", Str(d, "action"), ms,
                               Str(d, "point"), Int(d, "hit"))};
+    }
+    if (e.type == event::kServerFault) {  // docs/services.md, "Server faults": a cut line too
+      std::string what = Str(d, "action") + " " + Str(d, "service");
+      std::string lost = d.contains("lost")
+                             ? fmt::format(", {} of {} lost", Int(d, "lost"), Int(d, "before"))
+                             : "";
+      return Mark{
+          MarkKind::kNetFault, what,
+          fmt::format("the server of {} ({}) was {} at {}{}", Str(d, "service"), Str(d, "kind"),
+                      Str(d, "action") == "kill" ? "killed" : "paused", Str(d, "point"), lost)};
     }
     if (e.type == event::kExit && InstanceOf(e) == 2) {
       ExitData exit = ExitOf(e);
@@ -541,7 +551,7 @@ const char* ToString(MarkKind k) {
     case MarkKind::kOutside:
       return "wrote outside the sandbox";
     case MarkKind::kNetFault:
-      return "network fault";
+      return "network fault, server kill or pause";
   }
   return "?";
 }

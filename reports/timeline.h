@@ -32,7 +32,8 @@ enum class MarkKind {
   kLockWait,       // the job waited for a lock another run held (POST /wait, docs/faults.md)
   kCrashCheck,     // the after_every_crash checks on what a reader saw after the kill
   kOutside,        // the attempt changed files outside its sandbox (history/outside_write.h)
-  kNetFault,       // the fault proxy in front of a service did its fault (docs/services.md)
+  kNetFault,       // the fault proxy in front of a service did its fault, or a server was
+                   // killed or paused (docs/services.md)
 };
 const char* ToString(MarkKind k);
 

@@ -30,6 +30,7 @@ const Checkers& BuiltinCheckers() {
     AddDeliveryCheckers(all);
     AddRetryCheckers(all);
     AddSandboxCheckers(all);
+    AddServerFaultCheckers(all);
     return all;
   }();
   return checkers;

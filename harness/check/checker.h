@@ -116,7 +116,8 @@ void AddPublishCheckers(std::map<std::string, Checker>& out);
 void AddLifecycleCheckers(std::map<std::string, Checker>& out);
 void AddCommitCheckers(std::map<std::string, Checker>& out);
 void AddDeliveryCheckers(std::map<std::string, Checker>& out);
-void AddRetryCheckers(std::map<std::string, Checker>& out);    // retry_policy_respected
-void AddSandboxCheckers(std::map<std::string, Checker>& out);  // writes_in_sandbox
+void AddRetryCheckers(std::map<std::string, Checker>& out);        // retry_policy_respected
+void AddSandboxCheckers(std::map<std::string, Checker>& out);      // writes_in_sandbox
+void AddServerFaultCheckers(std::map<std::string, Checker>& out);  // server_kill_loses_nothing
 
 }  // namespace killpoint

@@ -29,6 +29,16 @@ NetFault GenNet(const NetSpec& n) {
   return f;
 }
 
+// A server fault (docs/services.md); shrinks to the first point, service and action.
+ServerFault GenServer(const ServerFaultSpec& x) {
+  ServerFault f;
+  f.point = x.points[*rc::gen::inRange<size_t>(0, x.points.size())];
+  f.service = x.services[*rc::gen::inRange<size_t>(0, x.services.size())];
+  f.action = x.actions[*rc::gen::inRange<size_t>(0, x.actions.size())];
+  if (f.action == kServerPause) f.duration_ms = x.duration_ms;
+  return f;
+}
+
 // What one attempt suffers; both parts shrink to "nothing".
 AttemptFault GenFault(const Scenario& s, const FaultSwitches& on, PersistenceModel model) {
   AttemptFault f;
@@ -56,6 +66,7 @@ AttemptFault GenFault(const Scenario& s, const FaultSwitches& on, PersistenceMod
   }
   if (on.burst && Coin(4)) f.downstream_burst = x.downstream_burst.length;
   if (on.net && Coin(4)) f.net = GenNet(x.net);
+  if (on.server && Coin(4)) f.server = GenServer(x.server);
   return f;
 }
 
@@ -72,6 +83,7 @@ FaultSwitches SwitchesOf(const Scenario& s, bool all_faults) {
   on.overlap = !x.overlap.points.empty() && (all_faults || x.overlap.probability > 0);
   on.burst = x.downstream_burst.length > 0 && (all_faults || x.downstream_burst.probability > 0);
   on.net = !x.net.points.empty() && (all_faults || x.net.probability > 0);
+  on.server = !x.server.points.empty() && (all_faults || x.server.probability > 0);
   return on;
 }
 

@@ -34,7 +34,8 @@ struct FaultSwitches {
   bool pause = false;
   bool overlap = false;
   bool burst = false;
-  bool net = false;  // faults.net (docs/services.md)
+  bool net = false;     // faults.net (docs/services.md)
+  bool server = false;  // faults.server (docs/services.md, "Server faults")
 };
 FaultSwitches SwitchesOf(const Scenario& scenario, bool all_faults);
 

@@ -64,6 +64,13 @@ inline constexpr const char* kOverlapEnd = "overlap_end";
 // The proxy in front of a service did its planned fault (docs/services.md): data: point,
 // action, hit, ms (delay, refuse).
 inline constexpr const char* kNetFault = "net_fault";
+// A server fault (docs/services.md, "Server faults"): data: service, kind, durability, action
+// (kill or pause), point, hit; a kill's also before (rows or keys before it), lost (how many
+// of them the restarted server lacks), missing (up to 5 of them), restart_ms, error (a snapshot
+// that could not be read); a pause's duration_ms. server_resume: the paused server goes on,
+// data: service, point, paused_ms.
+inline constexpr const char* kServerFault = "server_fault";
+inline constexpr const char* kServerResume = "server_resume";
 }  // namespace event
 
 struct Event {

@@ -34,6 +34,7 @@ void CountOthers(const std::vector<Event>& events, const PlannedRun& run, int at
           return !p.burst && p.fault == f.downstream_fault;
         }));
   count(!f.net.point.empty(), HappenedIn(events, event::kNetFault, run, attempt, Any));
+  count(!f.server.point.empty(), HappenedIn(events, event::kServerFault, run, attempt, Any));
   // A burst spans attempts and dates: it happened if any publish was one of it.
   count(f.downstream_burst > 0, std::any_of(events.begin(), events.end(), [](const Event& e) {
           return e.type == event::kPublish && PublishOf(e).burst;

@@ -11,11 +11,11 @@ namespace {
 
 // Events that only a job that got going produces: a crash point, a fault at one, or a call to
 // the downstream.
-constexpr std::array<std::string_view, 15> kGotGoing = {
+constexpr std::array<std::string_view, 16> kGotGoing = {
     event::kFailpoint,  event::kKill,          event::kPause,    event::kOverlap,
     event::kCrashCheck, event::kOutsideWrites, event::kPublish,  event::kQuery,
     event::kAlert,      event::kBadRequest,    event::kJobRetry, event::kJobWait,
-    event::kTimeout,    event::kPointsDropped, event::kNetFault};
+    event::kTimeout,    event::kPointsDropped, event::kNetFault, event::kServerFault};
 
 bool GotGoing(const Event& e) {
   if (std::find(kGotGoing.begin(), kGotGoing.end(), e.type) != kGotGoing.end()) return true;

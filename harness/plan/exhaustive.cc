@@ -52,6 +52,17 @@ std::vector<AttemptFault> EnumerateProcessFaults(const Scenario& s) {
       out.push_back(f);
     }
   }
+  // A server fault at each point, on each service, with each action (docs/services.md).
+  const ServerFaultSpec& x = s.faults.server;
+  for (const std::string& point : x.points) {
+    for (const std::string& service : x.services) {
+      for (const std::string& action : x.actions) {
+        AttemptFault f;
+        f.server = {point, service, action, action == kServerPause ? x.duration_ms : 0};
+        out.push_back(f);
+      }
+    }
+  }
   return out;
 }
 

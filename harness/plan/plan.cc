@@ -33,6 +33,10 @@ std::string Plan::Summary() const {
       if (f.downstream_burst > 0) out += " burst:" + std::to_string(f.downstream_burst);
       if (!f.net.point.empty())
         out += " " + f.net.action + "@" + f.net.point + "#" + std::to_string(f.net.hit);
+      if (!f.server.point.empty()) {
+        out += " " + f.server.action + "@server:" + f.server.service + "@" + f.server.point;
+        if (f.server.duration_ms > 0) out += " " + std::to_string(f.server.duration_ms) + "ms";
+      }
     }
     if (!any) out += " -";
   }
@@ -71,6 +75,11 @@ void to_json(nlohmann::json& j, const AttemptFault& f) {
     j["net"] = {{"point", f.net.point}, {"action", f.net.action}, {"hit", f.net.hit}};
     if (f.net.ms > 0) j["net"]["ms"] = f.net.ms;
   }
+  if (!f.server.point.empty()) {
+    j["server"] = {
+        {"point", f.server.point}, {"service", f.server.service}, {"action", f.server.action}};
+    if (f.server.duration_ms > 0) j["server"]["duration_ms"] = f.server.duration_ms;
+  }
 }
 
 void from_json(const nlohmann::json& j, AttemptFault& f) {
@@ -96,6 +105,12 @@ void from_json(const nlohmann::json& j, AttemptFault& f) {
     f.net.action = it->at("action").get<std::string>();
     f.net.hit = it->value("hit", 1);
     f.net.ms = it->value("ms", int64_t{0});
+  }
+  if (auto it = j.find("server"); it != j.end()) {  // absent before server faults: none
+    f.server.point = it->at("point").get<std::string>();
+    f.server.service = it->at("service").get<std::string>();
+    f.server.action = it->at("action").get<std::string>();
+    f.server.duration_ms = it->value("duration_ms", int64_t{0});
   }
 }
 

@@ -40,6 +40,18 @@ struct NetFault {
   bool operator==(const NetFault&) const = default;
 };
 
+// At the first hit of the job's `point` in the attempt, server `service` suffers `action`:
+// kill (SIGKILL of every process of it, then a restart on the same data and port, while the job
+// is held at its point) or pause (SIGSTOP for `duration_ms` of real time; the job goes on at
+// once). docs/services.md, "Server faults".
+struct ServerFault {
+  std::string point = {};  // empty: no server fault
+  std::string service = {};
+  std::string action = {};
+  int64_t duration_ms = 0;  // a pause's
+  bool operator==(const ServerFault&) const = default;
+};
+
 // What happens to one attempt. A default-constructed fault is no fault.
 struct AttemptFault {
   std::string kill_point;        // named failpoint to die at; empty: no kill
@@ -53,6 +65,7 @@ struct AttemptFault {
   // across attempts and dates, until the final pass; 0: none.
   int downstream_burst = 0;
   NetFault net = {};  // between the job and a service (docs/services.md)
+  ServerFault server = {};
   // The seed of the torn model's cut after this kill (DeriveSeed, plan/seed.h), drawn by the
   // planner for a kill under torn. Absent (plans written before it, or a kill under another
   // model): the runner derives the seed those plans were run with (LegacyTornSeed).
@@ -60,7 +73,8 @@ struct AttemptFault {
 
   bool None() const {
     return kill_point.empty() && downstream_fault.empty() && pause.point.empty() &&
-           overlap.point.empty() && downstream_burst == 0 && net.point.empty();
+           overlap.point.empty() && downstream_burst == 0 && net.point.empty() &&
+           server.point.empty();
   }
   bool operator==(const AttemptFault&) const = default;
 };

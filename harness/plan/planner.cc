@@ -121,6 +121,16 @@ NetFault DrawNet(const NetSpec& n, PlanRng& rng) {
   return f;
 }
 
+// A server fault (docs/services.md, "Server faults"): a point, a service, an action.
+ServerFault DrawServer(const ServerFaultSpec& x, PlanRng& rng) {
+  ServerFault f;
+  f.point = x.points[rng.Below(x.points.size())];
+  f.service = x.services[rng.Below(x.services.size())];
+  f.action = x.actions[rng.Below(x.actions.size())];
+  if (f.action == kServerPause) f.duration_ms = x.duration_ms;
+  return f;
+}
+
 // Each attempt the retry policy allows may be paused, and may be overlapped, with the
 // scenario's probabilities, at one of its points.
 void DrawProcessFaults(const Scenario& s, PlanRng& rng, Plan& plan) {
@@ -137,6 +147,9 @@ void DrawProcessFaults(const Scenario& s, PlanRng& rng, Plan& plan) {
       }
       if (!f.net.points.empty() && rng.Chance(f.net.probability)) {
         AttemptOf(run, a).net = DrawNet(f.net, rng);
+      }
+      if (!f.server.points.empty() && rng.Chance(f.server.probability)) {
+        AttemptOf(run, a).server = DrawServer(f.server, rng);
       }
     }
   }

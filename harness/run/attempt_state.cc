@@ -25,6 +25,7 @@ void AttemptState::Arm(const AttemptFault& fault, bool track) {
   armed_ = true;
   pause_done_ = fault.pause.point.empty();
   overlap_done_ = fault.overlap.point.empty();
+  server_done_ = fault.server.point.empty();
   pending_.reset();
   held_ = false;
   holds_stopped_ = false;
@@ -105,7 +106,8 @@ bool AttemptState::Fires(const std::string& name, int n) {
 bool AttemptState::NamedByFault(const std::string& name) const {
   const std::string& kill = fault_.kill_point;
   bool kills = kill == name || (IsPointPattern(kill) && !killed_ && MatchPoint(kill, name));
-  return kills || fault_.pause.point == name || fault_.overlap.point == name;
+  return kills || fault_.pause.point == name || fault_.overlap.point == name ||
+         fault_.server.point == name;
 }
 
 bool AttemptState::Records(const std::string& name, bool known, bool event) {
@@ -174,12 +176,14 @@ HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
     if (named || Records(hit.name, true, true)) history_->Add(event::kFailpoint, data);
     bool pause = !pause_done_ && process_ && fault_.pause.point == hit.name && n == 1;
     bool overlap = !overlap_done_ && process_ && fault_.overlap.point == hit.name && n == 1;
+    bool server = !server_done_ && process_ && fault_.server.point == hit.name && n == 1;
     // The tracker hears of the operation when the hold is released. (Nothing would release a
     // request held at a downstream point: those never hold.)
-    if ((pause || overlap) && !IsDownstreamPoint(hit.name)) {
+    if ((pause || overlap || server) && !IsDownstreamPoint(hit.name)) {
       pause_done_ = pause_done_ || pause;
       overlap_done_ = overlap_done_ || overlap;
-      pending_ = Hold{hit, n, pause, overlap, sent.name, fires};
+      server_done_ = server_done_ || server;
+      pending_ = Hold{hit, n, pause, overlap, server, sent.name, fires};
       held_ = true;
       hold_cv_.notify_all();
       return {HitAnswer::kHold, 0};

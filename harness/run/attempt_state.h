@@ -66,15 +66,16 @@ class AttemptState {
   // job's histories stay as they were). Pauses and overlaps never stop there.
   bool OnDownstreamPoint(const std::string& point, bool record_all);
 
-  // A job held at the first hit of a pause or overlap point (docs/faults.md), for the
+  // A job held at the first hit of a pause, overlap or server fault point (docs/faults.md), for the
   // HoldDriver to carry out; it is answered with Release.
   struct Hold {
     FailpointHit hit;
     int n = 0;  // which hit of the point
     bool pause = false;
     bool overlap = false;
-    std::string real;    // the name the shim sent, before temporary files got their alias
-    bool fires = false;  // the planned kill falls on this hit
+    bool server = false;  // the attempt's server fault (docs/services.md, "Server faults")
+    std::string real;     // the name the shim sent, before temporary files got their alias
+    bool fires = false;   // the planned kill falls on this hit
   };
   // Blocks until a hold is pending (and hands it over) or StopHolds was called.
   std::optional<Hold> NextHold();
@@ -126,6 +127,7 @@ class AttemptState {
   // Pauses and overlaps, all guarded by mu_.
   bool pause_done_ = false;  // the planned pause has been held (at most once an attempt)
   bool overlap_done_ = false;
+  bool server_done_ = false;
   std::optional<Hold> pending_;  // held, not yet taken by NextHold
   bool held_ = false;            // the first instance is held (from OnHit to Release)
   bool holds_stopped_ = false;

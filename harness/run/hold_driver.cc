@@ -32,7 +32,7 @@ void SleepUnlessInterrupted(int64_t ms, const StopToken& stop) {
 
 HoldDriver::HoldDriver(const AttemptFault& fault, AttemptState* attempt, ControlChannel* channel,
                        Downstream* downstream, History* history, RunningProcess* first,
-                       SecondInstance second, StopToken stop)
+                       SecondInstance second, StopToken stop, ServerFaulter* server)
     : attempt_(attempt),
       channel_(channel),
       downstream_(downstream),
@@ -40,6 +40,7 @@ HoldDriver::HoldDriver(const AttemptFault& fault, AttemptState* attempt, Control
       first_(first),
       second_(std::move(second)),
       stop_(stop),
+      server_(server),
       pause_ms_(fault.pause.duration_ms),
       hold_ms_(fault.overlap.hold_ms) {
   thread_ = std::thread([this] { Loop(); });
@@ -62,6 +63,10 @@ void HoldDriver::Loop() {
 
 void HoldDriver::Carry(const AttemptState::Hold& hold) {
   const std::string& point = hold.hit.name;
+  const bool server = hold.server && server_ != nullptr;
+  if (server) {  // a kill is over (the server back) before the job goes on
+    if (Status s = server_->Start(hold.n); !s && error_) error_ = s.error();
+  }
   if (hold.pause) {
     first_->SignalGroup(SIGSTOP);
     history_->Add(event::kPause, {{"point", point}, {"hit", hold.n}, {"duration_ms", pause_ms_}});
@@ -81,7 +86,18 @@ void HoldDriver::Carry(const AttemptState::Hold& hold) {
     history_->Add(event::kResume, {{"point", point}});
   }
   channel_->Answer(hold.hit.connection, attempt_->Release(hold));
+  if (server && server_->pauses()) EndServerPause();
   if (second) EndSecond(std::move(second), started);
+}
+
+void HoldDriver::EndServerPause() {
+  auto until = Clock::now() + milliseconds(server_->duration_ms());
+  while (!first_ended_ && !stop_.stop_requested() && Clock::now() < until) {
+    auto left = std::chrono::ceil<milliseconds>(until - Clock::now()).count();
+    pollfd p = {stop_.fd(), POLLIN, 0};
+    ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 10)));  // first_ended_ within 10 ms
+  }
+  server_->End();
 }
 
 std::unique_ptr<RunningProcess> HoldDriver::StartSecond(const AttemptState::Hold& hold) {

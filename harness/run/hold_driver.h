@@ -4,6 +4,9 @@
 //   pause:   SIGSTOPs the attempt's process group, sleeps duration_ms of real time, SIGCONTs it;
 //   overlap: starts a second instance of the same date and waits until it exits or hold_ms
 //            passes (after the pause's sleep, before SIGCONT, when both fall on one point);
+//   server:  kills and restarts the server (before the answer), or SIGSTOPs it and, once the hit
+//            is answered, SIGCONTs it after duration_ms or when the attempt ends
+//            (run/server_faults.h; docs/services.md, "Server faults");
 // then answers the held hit (continue, or the planned kill if it falls there), and waits for the
 // second instance to end under its own job timeout.
 #pragma once
@@ -20,6 +23,7 @@
 #include "run/control_channel.h"
 #include "run/downstream.h"
 #include "run/process.h"
+#include "run/server_faults.h"
 #include "run/stop_token.h"
 #include "util/result.h"
 
@@ -34,11 +38,12 @@ struct SecondInstance {
 
 class HoldDriver {
  public:
-  // Every pointer must outlive the driver; `first` until Finish returned. Once `stop` stops
+  // Every pointer must outlive the driver; `first` until Finish returned. `server`: the attempt's
+  // server fault, null when it has none. Once `stop` stops
   // (the harness's SIGINT/SIGTERM), a pause's sleep ends and no second instance starts.
   HoldDriver(const AttemptFault& fault, AttemptState* attempt, ControlChannel* channel,
              Downstream* downstream, History* history, RunningProcess* first, SecondInstance second,
-             StopToken stop);
+             StopToken stop, ServerFaulter* server = nullptr);
   ~HoldDriver();
 
   // The first instance has ended: no new hold starts; the one under way is completed, the
@@ -48,6 +53,9 @@ class HoldDriver {
  private:
   void Loop();
   void Carry(const AttemptState::Hold& hold);
+  // A server paused at `hold` stays stopped duration_ms, or until the attempt ends or the
+  // harness is stopped, then goes on.
+  void EndServerPause();
   std::unique_ptr<RunningProcess> StartSecond(const AttemptState::Hold& hold);
   void EndSecond(std::unique_ptr<RunningProcess> second,
                  std::chrono::steady_clock::time_point started);
@@ -59,6 +67,7 @@ class HoldDriver {
   RunningProcess* first_;
   SecondInstance second_;
   StopToken stop_;
+  ServerFaulter* server_;
   int64_t pause_ms_ = 0;
   int64_t hold_ms_ = 0;
   std::atomic<bool> first_ended_{false};

@@ -176,7 +176,9 @@ class TrialDriver {
     // The tracker's journal, when it keeps one: the shim records what each fsync makes durable.
     if (track && !durability_.journal().empty())
       r.env["KILLPOINT_SHADOW"] = durability_.journal().string();
-    if (IsSyscallPoint(fault.pause.point) || IsSyscallPoint(fault.overlap.point)) return;
+    if (IsSyscallPoint(fault.pause.point) || IsSyscallPoint(fault.overlap.point) ||
+        IsSyscallPoint(fault.server.point))
+      return;
     std::string wait_ops = track ? durability_.WaitOps() : "";
     const std::string& point = fault.kill_point;
     if (IsPointPattern(point) || point.find('<') != std::string::npos) {
@@ -410,13 +412,21 @@ class TrialDriver {
         });
   }
 
-  // Pauses and overlaps of the attempt (docs/faults.md), carried out while it runs; null when
-  // it has none. The second instance of an overlap runs the same command for the same date and
-  // attempt with KILLPOINT_INSTANCE=2, its own logs (<log>-i2), and no kill.
+  // Pauses, overlaps and server faults of the attempt (docs/faults.md, docs/services.md),
+  // carried out while it runs; null when it has none. The second instance of an overlap runs the
+  // same command for the same date and attempt with KILLPOINT_INSTANCE=2, its own logs (<log>-i2),
+  // and no kill.
   std::unique_ptr<HoldDriver> StartHolds(const AttemptFault& fault, RunningProcess* first,
                                          const std::string& date, int attempt,
                                          const std::string& log, bool track) {
-    if (fault.pause.point.empty() && fault.overlap.point.empty()) return nullptr;
+    server_faulter_.reset();
+    auto spec = scenario_.services.find(fault.server.service);
+    if (!fault.server.point.empty() && services_->servers && spec != scenario_.services.end()) {
+      server_faulter_ = std::make_unique<ServerFaulter>(fault.server, spec->second,
+                                                        services_->servers.get(), &history_);
+    }
+    if (fault.pause.point.empty() && fault.overlap.point.empty() && !server_faulter_)
+      return nullptr;
     SpawnRequest second = Request(scenario_.job.command, date, attempt, log + "-i2");
     if (!shim_.empty() && !options_.every_point_waits) ArmShim(second, AttemptFault{}, track);
     second.env["KILLPOINT_INSTANCE"] = "2";
@@ -441,7 +451,7 @@ class TrialDriver {
     };
     hooks.timeout = std::chrono::milliseconds(scenario_.job.timeout_ms);
     return std::make_unique<HoldDriver>(fault, &attempt_, channel_, downstream_, &history_, first,
-                                        std::move(hooks), options_.stop);
+                                        std::move(hooks), options_.stop, server_faulter_.get());
   }
 
   Status FinalPass() {
@@ -469,7 +479,8 @@ class TrialDriver {
   fs::path shim_;            // the syscall shim, when the scenario uses it
   TrialServices* services_;  // the worker's, or &own_services_
   TrialServices own_services_;
-  ServiceAddresses addresses_;             // the scenario's services for this trial
+  std::unique_ptr<ServerFaulter> server_faulter_;  // the attempt's server fault, for its holds
+  ServiceAddresses addresses_;                     // the scenario's services for this trial
   ServiceAddresses job_addresses_;         // the same through their fault proxies: the job's
   Downstream* downstream_ = nullptr;       // services_'s while attached
   ControlChannel* channel_ = nullptr;      // services_'s while attached

@@ -104,7 +104,49 @@ NetSpec ReadNet(FieldReader r) {
   return n;
 }
 
+// Each listed once, each one of `known`.
+std::vector<std::string> ReadNames(FieldReader& r, const std::string& field,
+                                   const std::vector<std::string>& known, const std::string& what) {
+  std::vector<std::string> names = r.Strings(field, true, false);
+  std::set<std::string> seen;
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::string where = field + "[" + std::to_string(i) + "]";
+    if (!known.empty() && !Lists(known, names[i]))
+      r.Fail(where, "unknown " + what + " '" + names[i] + "' (kill or pause)");
+    if (!seen.insert(names[i]).second) r.Fail(where, "'" + names[i] + "' is listed twice");
+  }
+  return names;
+}
+
+// The services are checked once they are read (CheckServerFaultServices).
+ServerFaultSpec ReadServerFaults(FieldReader r, const DeclaredPoints& declared) {
+  ServerFaultSpec f;
+  f.points = ReadPoints(r, declared);
+  f.services = ReadNames(r, "services", {}, "service");
+  f.actions = ReadNames(r, "actions", {kServerKill, kServerPause}, "action");
+  f.probability = ReadProbability(r);
+  const int64_t duration = f.duration_ms;
+  f.duration_ms = r.Integer("duration_ms", 1, kMaxPauseMs, &duration);
+  r.Finish();
+  return f;
+}
+
 }  // namespace
+
+void CheckServerFaultServices(FieldReader& r, const Scenario& s) {
+  const auto& services = s.faults.server.services;
+  for (size_t i = 0; i < services.size(); ++i) {
+    auto it = s.services.find(services[i]);
+    const std::string field = "faults.server.services[" + std::to_string(i) + "]";
+    if (it == s.services.end())
+      r.Fail(field, "names no service of the scenario: '" + services[i] + "'");
+    if (it->second.kind == "rabbitmq") {
+      r.Fail(field, "'" + services[i] +
+                        "' is a rabbitmq service: server faults are not supported on it "
+                        "(docs/services.md, \"Server faults\")");
+    }
+  }
+}
 
 void CheckNetFaultServices(FieldReader& r, const Scenario& s) {
   const auto& points = s.faults.net.points;
@@ -127,6 +169,7 @@ FaultSpec ReadFaults(FieldReader r, const DeclaredPoints& declared) {
   if (r.Has("overlap")) f.overlap = ReadOverlap(r.Object("overlap"), declared);
   if (r.Has("downstream_burst")) f.downstream_burst = ReadBurst(r.Object("downstream_burst"));
   if (r.Has("net")) f.net = ReadNet(r.Object("net"));
+  if (r.Has("server")) f.server = ReadServerFaults(r.Object("server"), declared);
   r.Finish();
   return f;
 }

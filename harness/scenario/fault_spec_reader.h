@@ -22,5 +22,7 @@ FaultSpec ReadFaults(FieldReader r, const DeclaredPoints& declared);
 // Every faults.net point names a service of the scenario, and a commit point a postgres one.
 // Run once services are read.
 void CheckNetFaultServices(FieldReader& r, const Scenario& s);
+// Every faults.server service names a service of the scenario that is not a rabbitmq one.
+void CheckServerFaultServices(FieldReader& r, const Scenario& s);
 
 }  // namespace killpoint

@@ -123,11 +123,27 @@ struct NetSpec {
   bool operator==(const NetSpec&) const = default;
 };
 
+// Faults of the servers themselves (docs/services.md, "Server faults"): per attempt, with
+// `probability`, at the first hit of one of `points` (job points, as for pauses), one of
+// `services` suffers one of `actions`: kill (SIGKILL of all its processes, then a restart on the
+// same data and port) or pause (SIGSTOP for duration_ms of real time, then SIGCONT).
+inline constexpr const char* kServerKill = "kill";
+inline constexpr const char* kServerPause = "pause";
+struct ServerFaultSpec {
+  std::vector<std::string> points = {};  // empty: never
+  std::vector<std::string> services = {};
+  std::vector<std::string> actions = {};  // kServerKill, kServerPause
+  double probability = 0.0;
+  int64_t duration_ms = 1000;  // a pause's length
+  bool operator==(const ServerFaultSpec&) const = default;
+};
+
 struct FaultSpec {
   PauseSpec pause = {};
   OverlapSpec overlap = {};
   BurstSpec downstream_burst = {};
   NetSpec net = {};
+  ServerFaultSpec server = {};
   bool operator==(const FaultSpec&) const = default;
 };
 
@@ -159,8 +175,13 @@ struct CheckParams {
 
 // A real server the job talks to (docs/services.md), started by the harness from Debian's
 // packages; `kind` is one of scenario/service_reader.h's kServiceKinds.
+// `durability`: kDurable (the server's durable settings) or kFast (what a kill -9 of the server
+// may lose; docs/services.md, "Server faults").
+inline constexpr const char* kDurable = "durable";
+inline constexpr const char* kFast = "fast";
 struct ServiceSpec {
   std::string kind;
+  std::string durability = kDurable;
   bool operator==(const ServiceSpec&) const = default;
 };
 

@@ -346,11 +346,12 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   for (size_t i = 0; i < s.hold_points.size(); ++i) {
     const std::string& point = s.hold_points[i];
     if (!std::count(s.faults.pause.points.begin(), s.faults.pause.points.end(), point) &&
-        !std::count(s.faults.overlap.points.begin(), s.faults.overlap.points.end(), point)) {
+        !std::count(s.faults.overlap.points.begin(), s.faults.overlap.points.end(), point) &&
+        !std::count(s.faults.server.points.begin(), s.faults.server.points.end(), point)) {
       r.Fail("hold_points[" + std::to_string(i) + "]",
              "'" + point +
-                 "' is a point of neither faults.pause nor faults.overlap, so nothing would hold "
-                 "the job there");
+                 "' is a point of neither faults.pause, faults.overlap nor faults.server, so "
+                 "nothing would hold the job there");
     }
   }
   s.check = ReadCheckParams(r.Object("check"));
@@ -359,7 +360,8 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   auto checks = root.find("checks");
   s.checks = ReadChecks(r.Object("checks"), checks == root.end() ? nullptr : &*checks);
   CheckServiceRefs(r, s);
-  CheckNetFaultServices(r, s);  // docs/services.md, "Faults between the job and its services"
+  CheckNetFaultServices(r, s);     // docs/services.md, "Faults between the job and its services"
+  CheckServerFaultServices(r, s);  // docs/services.md, "Server faults"
   FieldReader inv = r.Object("invariants");
   s.must_hold = ReadNames(inv, "must_hold", &s.checks);
   s.expected_violations = ReadNames(inv, "expected_violations", &s.checks);

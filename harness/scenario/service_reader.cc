@@ -41,6 +41,17 @@ std::string CheckedKind(FieldReader& r, const std::string& kind) {
                      "; the kinds are: " + KindList());
 }
 
+// docs/services.md, "Server faults": durable (the default) or fast; rabbitmq has no fast form.
+std::string CheckedDurability(FieldReader& r, const std::string& kind) {
+  if (!r.Has("durability")) return kDurable;
+  std::string d = r.String("durability");
+  if (d != kDurable && d != kFast)
+    r.Fail("durability", "unknown durability '" + d + "': durable or fast");
+  if (d == kFast && kind == "rabbitmq")
+    r.Fail("durability", "a rabbitmq service has no fast setting (only durable)");
+  return d;
+}
+
 }  // namespace
 
 std::map<std::string, ServiceSpec> ReadServices(FieldReader r, const nlohmann::json* services) {
@@ -51,6 +62,7 @@ std::map<std::string, ServiceSpec> ReadServices(FieldReader r, const nlohmann::j
     FieldReader s = r.Object(name);
     ServiceSpec spec;
     spec.kind = CheckedKind(s, s.String("kind"));
+    spec.durability = CheckedDurability(s, spec.kind);
     s.Finish();
     out[name] = spec;
   }

@@ -10,7 +10,10 @@ namespace killpoint {
 // No file changed outside the job's sandbox (docs/syscall-shim.md, "Writes outside the sandbox").
 inline constexpr const char* kWritesInSandbox = "writes_in_sandbox";
 
-inline constexpr std::array<std::string_view, 12> kInvariantNames = {
+// A server kill (docs/services.md, "Server faults") lost nothing its server held before it.
+inline constexpr const char* kServerKillLosesNothing = "server_kill_loses_nothing";
+
+inline constexpr std::array<std::string_view, 13> kInvariantNames = {
     "one_row_per_date", "amount_matches_source", "no_double_publish", "no_loss", "no_silent_loss",
     "state_readable", "converges", "commits_survive",
     // the harness's own results writer (docs/hardening.md, "Dogfood")
@@ -20,7 +23,9 @@ inline constexpr std::array<std::string_view, 12> kInvariantNames = {
     // retry strategies (docs/retry.md)
     "retry_policy_respected",
     // writes outside the sandbox (docs/syscall-shim.md), seen by the shim
-    kWritesInSandbox};
+    kWritesInSandbox,
+    // server faults (docs/services.md), read from the history's server_fault events
+    kServerKillLosesNothing};
 
 // Jitter of a retry policy's backoff delay (plan/retry_schedule.h, docs/retry.md).
 inline constexpr std::array<std::string_view, 4> kJitterNames = {"none", "full", "equal",

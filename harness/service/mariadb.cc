@@ -22,14 +22,85 @@ std::vector<std::string> CommonOptions(const fs::path& data) {
           "--innodb-buffer-pool-size=16M", "--skip-name-resolve"};
 }
 
+// The server on `port`. Durability "fast" (docs/services.md, "Server faults"): a COMMIT neither
+// writes nor flushes InnoDB's log (innodb_flush_log_at_trx_commit=0), and the background flush
+// comes at most every 2700 s (innodb_flush_log_at_timeout), so that a kill -9 right after a
+// commit loses it.
+ServerCommand MariadbCommand(const fs::path& dir, const ServerMarks& marks, const std::string& host,
+                             int port, bool fast) {
+  std::vector<std::string> argv = {kServer};
+  for (std::string& o : CommonOptions(dir / "data")) argv.push_back(std::move(o));
+  for (std::string o :
+       {"--bind-address=" + host, "--port=" + std::to_string(port),
+        // relative to the data folder, the server's working folder:
+        // a socket's path is at most 107 bytes
+        std::string("--socket=mariadbd.sock"), "--pid-file=" + (dir / "mariadbd.pid").string()}) {
+    argv.push_back(std::move(o));
+  }
+  if (fast) {
+    argv.push_back("--innodb-flush-log-at-trx-commit=0");
+    argv.push_back("--innodb-flush-log-at-timeout=2700");
+  }
+  return {argv, ServerEnvironment(marks), dir / "server.log", marks.cgroup_procs_fd};
+}
+
+// Every row of every table of the trial's database, as "TABLE (a,b)".
+Result<ServiceSnapshot> MariadbSnapshot(const ServiceAddress& address) {
+  auto opened = MysqlConnection::Open(address, kMariadbTrialDatabase, 5);
+  if (!opened) return opened.error();
+  auto& db = opened.value();
+  // A job held at its point may hold a lock the reads wait for: seconds, not for ever.
+  if (Status st = db.Exec("SET SESSION lock_wait_timeout = 5, max_statement_time = 5"); !st)
+    return st.error();
+  auto tables = db.Query(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND "
+      "table_type = 'BASE TABLE' ORDER BY 1");
+  if (!tables) return tables.error();
+  ServiceSnapshot out;
+  for (const auto& t : tables.value().rows) {
+    const std::string table = MysqlIdentifier(t[0].value_or(""));
+    auto rows = db.Query("SELECT * FROM " + table);
+    if (!rows) return rows.error();
+    for (const auto& r : rows.value().rows) {
+      std::string text;
+      for (const auto& v : r) text += (text.empty() ? "" : ",") + v.value_or("NULL");
+      out.push_back(SnapshotEntry{table + " (" + text + ")", -1});
+    }
+  }
+  return out;
+}
+
 class Mariadb : public RunningService {
  public:
   Mariadb(fs::path dir, std::unique_ptr<ServerProcess> server, ServiceAddress address,
-          MysqlConnection admin)
+          MysqlConnection admin, ServerMarks marks, bool fast)
       : dir_(std::move(dir)),
         server_(std::move(server)),
         address_(std::move(address)),
-        admin_(std::move(admin)) {}
+        admin_(std::move(admin)),
+        marks_(std::move(marks)),
+        fast_(fast) {}
+
+  Result<ServiceSnapshot> Snapshot() override { return MariadbSnapshot(address_); }
+
+  Status KillAndRestart() override {
+    admin_.reset();
+    server_->KillAll();
+    auto server =
+        StartOnPort("mariadb", MariadbCommand(dir_, marks_, address_.host, address_.port, fast_),
+                    [&] { return MysqlAccepting(address_); });
+    if (!server) return server.error();
+    server_ = std::move(server.value());
+    auto admin = MysqlConnection::Open(address_, "");
+    if (!admin) return admin.error();
+    admin_.emplace(std::move(admin.value()));
+    return Ok();
+  }
+
+  Status Freeze(bool stop) override {
+    server_->SignalAll(stop ? SIGSTOP : SIGCONT);
+    return Ok();
+  }
 
   ~Mariadb() override {
     admin_.reset();
@@ -70,6 +141,8 @@ class Mariadb : public RunningService {
   std::unique_ptr<ServerProcess> server_;
   ServiceAddress address_;
   std::optional<MysqlConnection> admin_;
+  ServerMarks marks_;
+  bool fast_;
 };
 
 Result<fs::path> TemplateData(const fs::path& root, const ServerMarks& marks) {
@@ -89,22 +162,9 @@ Result<fs::path> TemplateData(const fs::path& root, const ServerMarks& marks) {
 }
 
 Result<std::unique_ptr<ServerProcess>> StartServerOn(const fs::path& dir, const ServerMarks& marks,
-                                                     ServiceAddress& address) {
+                                                     ServiceAddress& address, bool fast) {
   return StartOnPickedPort(
-      "mariadb",
-      [&](int port) {
-        std::vector<std::string> argv = {kServer};
-        for (std::string& o : CommonOptions(dir / "data")) argv.push_back(std::move(o));
-        for (std::string o : {"--bind-address=" + address.host, "--port=" + std::to_string(port),
-                              // relative to the data folder, the server's working folder:
-                              // a socket's path is at most 107 bytes
-                              std::string("--socket=mariadbd.sock"),
-                              "--pid-file=" + (dir / "mariadbd.pid").string()}) {
-          argv.push_back(std::move(o));
-        }
-        return ServerCommand{argv, ServerEnvironment(marks), dir / "server.log",
-                             marks.cgroup_procs_fd};
-      },
+      "mariadb", [&](int port) { return MariadbCommand(dir, marks, address.host, port, fast); },
       [&](int port) {
         ServiceAddress a = address;
         a.port = port;
@@ -116,7 +176,7 @@ Result<std::unique_ptr<ServerProcess>> StartServerOn(const fs::path& dir, const 
 }  // namespace
 
 Result<std::unique_ptr<RunningService>> StartMariadb(const std::string& name, const fs::path& root,
-                                                     const ServerMarks& marks) {
+                                                     const ServerMarks& marks, bool fast) {
   std::error_code ec;
   if (!fs::exists(kServer, ec) || !fs::exists(kInstall, ec)) {
     return Error::Harness(
@@ -132,12 +192,12 @@ Result<std::unique_ptr<RunningService>> StartMariadb(const std::string& name, co
     return Error::Harness("mariadb service " + name + ": " + s.error().message);
   }
   ServiceAddress address{"mariadb", "127.0.0.1", 0, kMariadbTrialDatabase, kMariadbUser};
-  auto server = StartServerOn(dir.value(), marks, address);
+  auto server = StartServerOn(dir.value(), marks, address, fast);
   if (!server) return Error::Harness("mariadb service " + name + ": " + server.error().message);
   auto admin = MysqlConnection::Open(address, "");
   if (!admin) return Error::Harness("mariadb service " + name + ": " + admin.error().message);
-  return std::unique_ptr<RunningService>(
-      new Mariadb(dir.value(), std::move(server.value()), address, std::move(admin.value())));
+  return std::unique_ptr<RunningService>(new Mariadb(
+      dir.value(), std::move(server.value()), address, std::move(admin.value()), marks, fast));
 }
 
 }  // namespace killpoint

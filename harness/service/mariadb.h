@@ -20,6 +20,6 @@ inline constexpr const char* kMariadbTrialDatabase = "killpoint";
 
 Result<std::unique_ptr<RunningService>> StartMariadb(const std::string& name,
                                                      const std::filesystem::path& root,
-                                                     const ServerMarks& marks);
+                                                     const ServerMarks& marks, bool fast = false);
 
 }  // namespace killpoint

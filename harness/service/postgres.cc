@@ -15,14 +15,73 @@ namespace {
 namespace fs = std::filesystem;
 constexpr std::chrono::seconds kInitdbPatience{120};  // a loaded 2-core machine is slow
 
+// The server on `port`. Durability "fast" (docs/services.md, "Server faults"): a COMMIT returns
+// before its WAL is written, and the WAL writer waits its longest (10 s) between writes, so that
+// a kill -9 right after a commit loses it.
+ServerCommand PostgresCommand(const fs::path& bin, const fs::path& dir, const ServerMarks& marks,
+                              const std::string& host, int port, bool fast) {
+  std::vector<std::string> argv = {
+      (bin / "postgres").string(), "-D", (dir / "data").string(),   "-h", host, "-p",
+      std::to_string(port),        "-c", "unix_socket_directories="};
+  if (fast) {
+    for (const char* o : {"-c", "synchronous_commit=off", "-c", "wal_writer_delay=10s"})
+      argv.push_back(o);
+  }
+  return {argv, ServerEnvironment(marks), dir / "server.log", marks.cgroup_procs_fd};
+}
+
+// Every row of every table of the trial's database, as "TABLE (a,b)".
+Result<ServiceSnapshot> PgSnapshot(const ServiceAddress& address) {
+  auto opened = PgConnection::Open(address, kPostgresTrialDatabase, 5);
+  if (!opened) return opened.error();
+  auto& db = opened.value();
+  if (Status s = db.Exec("SET statement_timeout = 5000"); !s) return s.error();
+  auto tables = db.Query(
+      "SELECT quote_ident(schemaname) || '.' || quote_ident(tablename) FROM pg_tables WHERE "
+      "schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1");
+  if (!tables) return tables.error();
+  ServiceSnapshot out;
+  for (const auto& t : tables.value().rows) {
+    auto rows = db.Query("SELECT t::text FROM " + t[0].value_or("") + " t");
+    if (!rows) return rows.error();
+    for (const auto& r : rows.value().rows)
+      out.push_back(SnapshotEntry{*t[0] + " " + r[0].value_or("NULL"), -1});
+  }
+  return out;
+}
+
 class Postgres : public RunningService {
  public:
   Postgres(fs::path dir, std::unique_ptr<ServerProcess> server, ServiceAddress address,
-           PgConnection admin)
+           PgConnection admin, fs::path bin, ServerMarks marks, bool fast)
       : dir_(std::move(dir)),
         server_(std::move(server)),
         address_(std::move(address)),
-        admin_(std::move(admin)) {}
+        admin_(std::move(admin)),
+        bin_(std::move(bin)),
+        marks_(std::move(marks)),
+        fast_(fast) {}
+
+  Result<ServiceSnapshot> Snapshot() override { return PgSnapshot(address_); }
+
+  Status KillAndRestart() override {
+    admin_.reset();
+    server_->KillAll();
+    auto server = StartOnPort(
+        "postgres", PostgresCommand(bin_, dir_, marks_, address_.host, address_.port, fast_),
+        [&] { return PgAccepting(address_); });
+    if (!server) return server.error();
+    server_ = std::move(server.value());
+    auto admin = PgConnection::Open(address_, "postgres");
+    if (!admin) return admin.error();
+    admin_.emplace(std::move(admin.value()));
+    return Ok();
+  }
+
+  Status Freeze(bool stop) override {
+    server_->SignalAll(stop ? SIGSTOP : SIGCONT);
+    return Ok();
+  }
 
   ~Postgres() override {
     admin_.reset();
@@ -51,21 +110,17 @@ class Postgres : public RunningService {
   std::unique_ptr<ServerProcess> server_;
   ServiceAddress address_;
   std::optional<PgConnection> admin_;
+  fs::path bin_;
+  ServerMarks marks_;
+  bool fast_;
 };
 
 Result<std::unique_ptr<ServerProcess>> StartServerOn(const fs::path& bin, const fs::path& dir,
                                                      const ServerMarks& marks,
-                                                     ServiceAddress& address) {
+                                                     ServiceAddress& address, bool fast) {
   return StartOnPickedPort(
       "postgres",
-      [&](int port) {
-        return ServerCommand{
-            {(bin / "postgres").string(), "-D", (dir / "data").string(), "-h", address.host, "-p",
-             std::to_string(port), "-c", "unix_socket_directories="},
-            ServerEnvironment(marks),
-            dir / "server.log",
-            marks.cgroup_procs_fd};
-      },
+      [&](int port) { return PostgresCommand(bin, dir, marks, address.host, port, fast); },
       [&](int port) {
         ServiceAddress a = address;
         a.port = port;
@@ -113,7 +168,7 @@ Result<fs::path> PostgresBinDir() {
 }
 
 Result<std::unique_ptr<RunningService>> StartPostgres(const std::string& name, const fs::path& root,
-                                                      const ServerMarks& marks) {
+                                                      const ServerMarks& marks, bool fast) {
   auto bin = PostgresBinDir();
   if (!bin) return bin.error();
   auto dir = MakeServerFolder(root, name);
@@ -124,12 +179,13 @@ Result<std::unique_ptr<RunningService>> StartPostgres(const std::string& name, c
     return Error::Harness("postgres service " + name + ": " + s.error().message);
   }
   ServiceAddress address{"postgres", "127.0.0.1", 0, kPostgresTrialDatabase, kPostgresUser};
-  auto server = StartServerOn(bin.value(), dir.value(), marks, address);
+  auto server = StartServerOn(bin.value(), dir.value(), marks, address, fast);
   if (!server) return Error::Harness("postgres service " + name + ": " + server.error().message);
   auto admin = PgConnection::Open(address, "postgres");
   if (!admin) return Error::Harness("postgres service " + name + ": " + admin.error().message);
-  return std::unique_ptr<RunningService>(
-      new Postgres(dir.value(), std::move(server.value()), address, std::move(admin.value())));
+  return std::unique_ptr<RunningService>(new Postgres(dir.value(), std::move(server.value()),
+                                                      address, std::move(admin.value()),
+                                                      bin.value(), marks, fast));
 }
 
 }  // namespace killpoint

@@ -22,6 +22,6 @@ Result<std::filesystem::path> PostgresBinDir();
 
 Result<std::unique_ptr<RunningService>> StartPostgres(const std::string& name,
                                                       const std::filesystem::path& root,
-                                                      const ServerMarks& marks);
+                                                      const ServerMarks& marks, bool fast = false);
 
 }  // namespace killpoint

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "service/redis_client.h"
@@ -12,14 +13,95 @@ namespace {
 
 namespace fs = std::filesystem;
 
+ServerCommand RedisServerCommand(const fs::path& dir, const ServerMarks& marks, int port,
+                                 bool fast);
+
+// A value as text: a string as it is, a list in order, a set's or hash's members sorted.
+Result<std::string> RedisValueText(RedisConnection& c, const std::string& type,
+                                   const std::string& key) {
+  std::vector<std::string> argv;
+  bool sorted = true;
+  if (type == "string") {
+    argv = {"GET", key};
+  } else if (type == "list") {
+    argv = {"LRANGE", key, "0", "-1"};
+    sorted = false;
+  } else if (type == "set") {
+    argv = {"SMEMBERS", key};
+  } else if (type == "hash") {
+    argv = {"HGETALL", key};
+    sorted = false;  // field, value pairs: HGETALL's order is the hash's, stable for one content
+  } else if (type == "zset") {
+    argv = {"ZRANGE", key, "0", "-1", "WITHSCORES"};
+    sorted = false;
+  } else {
+    return std::string("(" + type + ")");
+  }
+  auto r = c.Command(argv);
+  if (!r) return r.error();
+  if (r.value().type != RedisReply::Type::kArray) return r.value().text;
+  std::vector<std::string> parts;
+  for (const auto& e : r.value().elements) parts.push_back(e.text);
+  if (sorted) std::sort(parts.begin(), parts.end());
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ",") + p;
+  return "[" + out + "]";
+}
+
+// Every key of database 0, as "TYPE KEY = VALUE", with its time to live.
+Result<ServiceSnapshot> RedisSnapshot(RedisConnection& c) {
+  auto keys = c.Command({"KEYS", "*"});
+  if (!keys) return keys.error();
+  ServiceSnapshot out;
+  for (const auto& k : keys.value().elements) {
+    auto type = c.Command({"TYPE", k.text});
+    auto ttl = c.Command({"PTTL", k.text});
+    if (!type || !ttl) return (!type ? type : ttl).error();
+    if (type.value().text == "none") continue;  // expired meanwhile
+    auto value = RedisValueText(c, type.value().text, k.text);
+    if (!value) return value.error();
+    out.push_back({type.value().text + " " + k.text + " = " + value.value(),
+                   ttl.value().integer >= 0 ? ttl.value().integer : -1});
+  }
+  return out;
+}
+
 class Redis : public RunningService {
  public:
   Redis(fs::path dir, std::unique_ptr<ServerProcess> server, ServiceAddress address,
-        RedisConnection admin)
+        RedisConnection admin, ServerMarks marks, bool fast)
       : dir_(std::move(dir)),
         server_(std::move(server)),
         address_(std::move(address)),
-        admin_(std::move(admin)) {}
+        admin_(std::move(admin)),
+        marks_(std::move(marks)),
+        fast_(fast) {}
+
+  Result<ServiceSnapshot> Snapshot() override {
+    auto c = RedisConnection::Open(address_, 5000);
+    if (!c) return c.error();
+    return RedisSnapshot(c.value());
+  }
+
+  // Durable, it reads its append-only file again on the way up; fast, it starts empty.
+  Status KillAndRestart() override {
+    admin_.reset();
+    server_->KillAll();
+    auto server =
+        StartOnPort("redis-server", RedisServerCommand(dir_, marks_, address_.port, fast_),
+                    [&] { return RedisAccepting(address_); });
+    if (!server) return server.error();
+    server_ = std::move(server.value());
+    auto admin = RedisConnection::Open(address_);
+    if (!admin) return admin.error();
+    admin_.emplace(std::move(admin.value()));
+    return Ok();
+  }
+
+  Status Freeze(bool stop) override {
+    server_->SignalAll(stop ? SIGSTOP : SIGCONT);
+    return Ok();
+  }
 
   ~Redis() override {
     admin_.reset();
@@ -44,23 +126,43 @@ class Redis : public RunningService {
   std::unique_ptr<ServerProcess> server_;
   ServiceAddress address_;
   std::optional<RedisConnection> admin_;
+  ServerMarks marks_;
+  bool fast_;
 };
 
-// No configuration file: every setting that matters is on the command line. `--save ""` and
-// `--appendonly no`: no persistence (without a file, redis-server 7 would snapshot).
-ServerCommand RedisServerCommand(const fs::path& dir, const ServerMarks& marks, int port) {
-  return {{kRedisServer, "--bind", "127.0.0.1", "--port", std::to_string(port), "--dir",
-           dir.string(), "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "",
-           "--protected-mode", "yes"},
-          ServerEnvironment(marks),
-          dir / "server.log",
-          marks.cgroup_procs_fd};
+// No configuration file: every setting that matters is on the command line. `--save ""`: no RDB
+// snapshot (without a file, redis-server 7 would snapshot). Durable: an append-only file, each
+// write fsync'ed before its answer (`--appendfsync always`); fast: none, the keys live in the
+// server's memory only (docs/services.md, "Server faults").
+ServerCommand RedisServerCommand(const fs::path& dir, const ServerMarks& marks, int port,
+                                 bool fast) {
+  std::vector<std::string> argv = {kRedisServer,
+                                   "--bind",
+                                   "127.0.0.1",
+                                   "--port",
+                                   std::to_string(port),
+                                   "--dir",
+                                   dir.string(),
+                                   "--save",
+                                   "",
+                                   "--daemonize",
+                                   "no",
+                                   "--logfile",
+                                   "",
+                                   "--protected-mode",
+                                   "yes"};
+  for (const char* o :
+       fast ? std::vector<const char*>{"--appendonly", "no"}
+            : std::vector<const char*>{"--appendonly", "yes", "--appendfsync", "always"}) {
+    argv.push_back(o);
+  }
+  return {argv, ServerEnvironment(marks), dir / "server.log", marks.cgroup_procs_fd};
 }
 
 Result<std::unique_ptr<ServerProcess>> StartRedisOn(const fs::path& dir, const ServerMarks& marks,
-                                                    ServiceAddress& address) {
+                                                    ServiceAddress& address, bool fast) {
   return StartOnPickedPort(
-      "redis-server", [&](int port) { return RedisServerCommand(dir, marks, port); },
+      "redis-server", [&](int port) { return RedisServerCommand(dir, marks, port, fast); },
       [&](int port) {
         ServiceAddress a = address;
         a.port = port;
@@ -72,7 +174,7 @@ Result<std::unique_ptr<ServerProcess>> StartRedisOn(const fs::path& dir, const S
 }  // namespace
 
 Result<std::unique_ptr<RunningService>> StartRedis(const std::string& name, const fs::path& root,
-                                                   const ServerMarks& marks) {
+                                                   const ServerMarks& marks, bool fast) {
   if (!fs::exists(kRedisServer)) {
     return Error::Harness("a redis service needs Debian's redis-server (" +
                           std::string(kRedisServer) +
@@ -81,12 +183,12 @@ Result<std::unique_ptr<RunningService>> StartRedis(const std::string& name, cons
   auto dir = MakeServerFolder(root, name);
   if (!dir) return dir.error();
   ServiceAddress address{"redis", "127.0.0.1", 0, kRedisTrialDatabase, ""};
-  auto server = StartRedisOn(dir.value(), marks, address);
+  auto server = StartRedisOn(dir.value(), marks, address, fast);
   if (!server) return Error::Harness("redis service " + name + ": " + server.error().message);
   auto admin = RedisConnection::Open(address);
   if (!admin) return Error::Harness("redis service " + name + ": " + admin.error().message);
-  return std::unique_ptr<RunningService>(
-      new Redis(dir.value(), std::move(server.value()), address, std::move(admin.value())));
+  return std::unique_ptr<RunningService>(new Redis(dir.value(), std::move(server.value()), address,
+                                                   std::move(admin.value()), marks, fast));
 }
 
 }  // namespace killpoint

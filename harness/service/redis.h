@@ -18,6 +18,6 @@ inline constexpr const char* kRedisTrialDatabase = "0";  // the database index a
 
 Result<std::unique_ptr<RunningService>> StartRedis(const std::string& name,
                                                    const std::filesystem::path& root,
-                                                   const ServerMarks& marks);
+                                                   const ServerMarks& marks, bool fast = false);
 
 }  // namespace killpoint

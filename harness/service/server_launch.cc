@@ -96,4 +96,15 @@ Result<std::unique_ptr<ServerProcess>> StartOnPickedPort(
                         std::to_string(kStartPatience.count()) + " s each): " + last);
 }
 
+Result<std::unique_ptr<ServerProcess>> StartOnPort(const std::string& kind,
+                                                   const ServerCommand& command,
+                                                   const std::function<bool()>& accepting) {
+  auto server = StartServer(command);
+  if (!server) return server.error();
+  if (WaitAccepting(*server.value(), accepting)) return std::move(server.value());
+  std::string last = server.value()->LogTail();
+  server.value()->Stop(SIGKILL, std::chrono::milliseconds(0));
+  return Error::Harness(kind + " did not start again after its kill: " + last);
+}
+
 }  // namespace killpoint

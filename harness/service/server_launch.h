@@ -41,4 +41,10 @@ Result<std::unique_ptr<ServerProcess>> StartOnPickedPort(
     const std::string& kind, const std::function<ServerCommand(int port)>& command_for,
     const std::function<bool(int port)>& accepting, int& port);
 
+// Starts `command` again on the port it names (a restart after a server kill) and waits until
+// `accepting()` as StartOnPickedPort does; one try.
+Result<std::unique_ptr<ServerProcess>> StartOnPort(const std::string& kind,
+                                                   const ServerCommand& command,
+                                                   const std::function<bool()>& accepting);
+
 }  // namespace killpoint

@@ -49,6 +49,13 @@ class ServerProcess {
   // Sends `signal` to its group, waits up to `patience` for it to exit, then SIGKILLs the group
   // and reaps the leader. Idempotent.
   void Stop(int signal, std::chrono::milliseconds patience = std::chrono::seconds(10));
+  // Server faults (docs/services.md, "Server faults") reach every process of the server, not only
+  // its group: PostgreSQL's backends run in sessions of their own. SignalAll sends `signal`
+  // (SIGSTOP, SIGCONT) to the server and all its descendants (by parent pid, from /proc), the
+  // server first, so that it starts no new one meanwhile. KillAll SIGKILLs them all the same way
+  // and waits until every one is gone (reaping the server and any it left to the harness).
+  void SignalAll(int signal);
+  void KillAll();
   // The last `bytes` of its log, for an error message.
   std::string LogTail(size_t bytes = 1500) const;
 

@@ -17,6 +17,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "service/server_process.h"
@@ -72,6 +74,42 @@ class ExecArgs {
   ::_exit(127);
 }
 
+// The parent pid in /proc/PID/stat (after the command's closing parenthesis), and its state.
+bool ReadStat(pid_t pid, pid_t& ppid, char& state) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  size_t close = line.rfind(')');
+  if (close == std::string::npos || close + 4 >= line.size()) return false;
+  state = line[close + 2];
+  ppid = static_cast<pid_t>(std::atol(line.c_str() + close + 4));
+  return true;
+}
+
+// `root` and its living descendants, parents before children.
+std::vector<pid_t> ProcessTree(pid_t root) {
+  std::map<pid_t, std::vector<pid_t>> children;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    pid_t pid = static_cast<pid_t>(std::atol(e.path().filename().c_str()));
+    pid_t ppid = 0;
+    char state = 0;
+    if (pid > 0 && ReadStat(pid, ppid, state) && state != 'Z') children[ppid].push_back(pid);
+  }
+  std::vector<pid_t> out = {root};
+  for (size_t i = 0; i < out.size(); ++i) {
+    for (pid_t c : children[out[i]]) out.push_back(c);
+  }
+  return out;
+}
+
+// Gone, or a zombie (which holds no memory, no socket, no lock).
+bool Ended(pid_t pid) {
+  pid_t ppid = 0;
+  char state = 0;
+  return ::kill(pid, 0) != 0 || !ReadStat(pid, ppid, state) || state == 'Z';
+}
+
 }  // namespace
 
 ServerUser ServerUserFor() {
@@ -123,8 +161,39 @@ bool ServerProcess::Running() {
   return !reaped_;
 }
 
+void ServerProcess::SignalAll(int signal) {
+  if (reaped_) return;
+  ::kill(pid_, signal);  // first: a stopped server forks no new process
+  std::set<pid_t> sent = {pid_};
+  for (int round = 0; round < 3; ++round) {  // until no new descendant shows up
+    size_t before = sent.size();
+    for (pid_t pid : ProcessTree(pid_)) {
+      if (sent.insert(pid).second) ::kill(pid, signal);
+    }
+    if (sent.size() == before) return;
+  }
+}
+
+void ServerProcess::KillAll() {
+  if (reaped_) return;
+  ::kill(pid_, SIGSTOP);
+  std::vector<pid_t> all = ProcessTree(pid_);
+  for (pid_t pid : all) ::kill(pid, SIGKILL);
+  while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  reaped_ = true;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (pid_t pid : all) {
+    while (!Ended(pid) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ::waitpid(pid, nullptr, WNOHANG);  // the harness's, when it is their subreaper
+  }
+}
+
 void ServerProcess::Stop(int signal, std::chrono::milliseconds patience) {
   if (reaped_) return;
+  SignalAll(SIGCONT);  // a paused server (a server fault) must hear the signal
   ::kill(-pid_, signal);
   auto deadline = std::chrono::steady_clock::now() + patience;
   while (Running() && std::chrono::steady_clock::now() < deadline) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "service/snapshot.h"
 #include "util/result.h"
 
 namespace killpoint {
@@ -45,12 +46,28 @@ class RunningService {
   // A clean state for the next trial: what the last one left is gone. The previous trial's
   // state lives until then, for its checks.
   virtual Result<ServiceAddress> Reset() = 0;
+
+  // Server faults (docs/services.md, "Server faults"); a kind without them answers an Error.
+  // What the trial's data holds now (service/snapshot.h).
+  virtual Result<ServiceSnapshot> Snapshot() { return Unsupported(); }
+  // SIGKILLs every process of the server, starts it again on the same data folder and port, and
+  // waits until it answers. Call it from a thread that outlives the server, as for the start.
+  virtual Status KillAndRestart() { return Unsupported(); }
+  // SIGSTOPs (`stop`) or SIGCONTs every process of the server.
+  virtual Status Freeze(bool stop) {
+    (void)stop;
+    return Unsupported();
+  }
+
+ private:
+  static Error Unsupported() { return Error::BadInput("this kind has no server faults"); }
 };
 
-// Starts a server of `kind` with its files in a new folder inside `root`.
+// Starts a server of `kind` with its files in a new folder inside `root`; `fast`: the settings of
+// durability "fast" (docs/services.md, "Server faults").
 Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
                                                      const std::string& kind,
                                                      const std::filesystem::path& root,
-                                                     const ServerMarks& marks);
+                                                     const ServerMarks& marks, bool fast = false);
 
 }  // namespace killpoint

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 
 #include "service/mariadb.h"
 #include "service/postgres.h"
@@ -25,11 +26,11 @@ std::string ServiceAddress::Url() const {
 Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
                                                      const std::string& kind,
                                                      const std::filesystem::path& root,
-                                                     const ServerMarks& marks) {
-  if (kind == "postgres") return StartPostgres(name, root, marks);
-  if (kind == "mariadb") return StartMariadb(name, root, marks);
+                                                     const ServerMarks& marks, bool fast) {
+  if (kind == "postgres") return StartPostgres(name, root, marks, fast);
+  if (kind == "mariadb") return StartMariadb(name, root, marks, fast);
   if (kind == "rabbitmq") return StartRabbitmq(name, root, marks);
-  if (kind == "redis") return StartRedis(name, root, marks);
+  if (kind == "redis") return StartRedis(name, root, marks, fast);
   return Error::BadInput("service " + name + ": no service kind '" + kind + "'");
 }
 
@@ -38,7 +39,7 @@ Result<std::unique_ptr<ServiceSet>> ServiceSet::Start(
     const ServerMarks& marks) {
   auto set = std::make_unique<ServiceSet>();
   for (const auto& [name, spec] : specs) {
-    auto service = StartService(name, spec.kind, root, marks);
+    auto service = StartService(name, spec.kind, root, marks, spec.durability == kFast);
     if (!service) return service.error();  // `set` stops the ones started
     set->services_[name] = std::move(service.value());
   }
@@ -88,6 +89,43 @@ void ServiceSet::ArmNet(const std::string& service, const ProxyFault& fault, Pro
 
 void ServiceSet::DisarmNet() {
   for (auto& [name, proxy] : proxies_) proxy->Disarm();
+}
+
+Result<ServiceSet::KillOutcome> ServiceSet::KillAndRestart(const std::string& service) {
+  auto it = services_.find(service);
+  if (it == services_.end()) return Error::Harness("no service " + service);
+  RunningService& s = *it->second;
+  KillOutcome out;
+  auto read = std::chrono::steady_clock::now();
+  auto before = s.Snapshot();
+  auto killed = std::chrono::steady_clock::now();
+  if (!restarter_) restarter_ = std::make_unique<ServerThread>();
+  Status restarted = Ok();
+  restarter_->Run([&] { restarted = s.KillAndRestart(); });
+  if (!restarted) {
+    return Error::Harness("service " + service + ": " + restarted.error().message);
+  }
+  out.restart_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - killed)
+                       .count();
+  auto after = s.Snapshot();
+  if (!before || !after) {
+    out.error = (before ? after.error() : before.error()).message;
+    return out;
+  }
+  out.before = before.value().size();
+  // A key whose time to live ran out between the two reads expired on its own.
+  int64_t between =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - read)
+          .count();
+  out.missing = MissingAfter(before.value(), after.value(), between);
+  return out;
+}
+
+Status ServiceSet::Freeze(const std::string& service, bool stop) {
+  auto it = services_.find(service);
+  if (it == services_.end()) return Error::Harness("no service " + service);
+  return it->second->Freeze(stop);
 }
 
 std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "scenario/scenario.h"
+#include "service/server_thread.h"
 #include "service/service.h"
 #include "service/tcp_proxy.h"
 #include "util/result.h"
@@ -33,10 +34,26 @@ class ServiceSet {
   void ArmNet(const std::string& service, const ProxyFault& fault, ProxyFired on_fired);
   void DisarmNet();
 
+  // Server faults (docs/services.md, "Server faults"). KillAndRestart reads the trial's data of
+  // `service`, kills every process of its server, starts it again on the same data and port
+  // (from a thread of the set's own: server_thread.h), and reads the data again. An Error when
+  // the server did not come back; a snapshot that could not be read is the outcome's `error`.
+  struct KillOutcome {
+    size_t before = 0;                 // rows or keys before the kill
+    std::vector<std::string> missing;  // of those, what the restarted server lacks
+    int64_t restart_ms = 0;            // from the kill to the server answering again
+    std::string error;                 // a snapshot that could not be read: nothing compared
+  };
+  Result<KillOutcome> KillAndRestart(const std::string& service);
+  // SIGSTOPs (`stop`) or SIGCONTs every process of the server of `service`.
+  Status Freeze(const std::string& service, bool stop);
+
  private:
   // The proxy in front of `name`, (re)started when the server's port is new to it.
   Status ProxyTo(const std::string& name, const ServiceAddress& server);
 
+  // Before services_: restarted servers die with this thread, so it ends after them.
+  std::unique_ptr<ServerThread> restarter_;
   std::map<std::string, std::unique_ptr<RunningService>> services_;
   // After services_: each proxy's thread ends before the servers stop.
   std::map<std::string, std::unique_ptr<TcpProxy>> proxies_;

@@ -48,9 +48,15 @@ bool Eventually(F done) {
   return done();
 }
 
+// Empty when the file cannot be read, also when it is a /proc file of a process that ended
+// between the open and the read (the read fails with ESRCH, which libstdc++ throws).
 inline std::string Slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    return "";
+  }
 }
 
 // An empty folder: `base`/`name`, or by default one of this process's own under the temp

@@ -15,9 +15,11 @@
 #include <set>
 #include <thread>
 
+#include "history/history_log.h"
 #include "killpoint_cli.h"
 #include "service/postgres.h"
 #include "service/redis.h"
+#include "util/slug.h"
 
 namespace killpoint::testing {
 namespace {
@@ -410,6 +412,206 @@ TEST_F(RabbitmqService, AConsumerKilledBeforeItsAckAppliesTwiceUnlessItDedupesBy
   EXPECT_EQ(lost["status"], "expected, shown") << lost.dump();
   EXPECT_THAT(lost["examples"][0]["explanation"].get<std::string>(),
               HasSubstr("in effects.db, msg_id=2026-11-01/0, biz_date=2026-11-01"));
+}
+
+// Server faults (docs/services.md, "Server faults"): the server itself killed with SIGKILL (every
+// process) at a point of the job and restarted on the same data and port, or stopped with
+// SIGSTOP for a while. One run of five scenarios, one trial each: postgres and redis, each with
+// durable and fast settings, killed after the job's writes; redis paused before a PING.
+// In RAM where there is /dev/shm (as the harness's default sandbox root): after a kill -9,
+// PostgreSQL fsyncs its whole data folder before its recovery, seconds on a busy disk.
+fs::path ServerFaultSandboxes() {
+  fs::path ram = fs::is_directory("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
+  return ram / ("kp-e2e-server-faults-" + std::to_string(::getpid())) / "sandboxes";
+}
+
+const CliRun& ServerFaultRun() {
+  static const CliRun run = [] {
+    fs::path base = ServerFaultSandboxes().parent_path();
+    fs::remove_all(base);
+    std::vector<std::string> args = {"run"};
+    for (const char* f :
+         {"pg-server-kill-durable", "pg-server-kill-fast", "redis-server-kill-durable",
+          "redis-server-kill-fast", "redis-server-pause"}) {
+      args.push_back(std::string("tests/fixtures/services/") + f + ".json");
+    }
+    for (const char* a : {"--jobs", "1", "--sandbox-root"}) args.push_back(a);
+    args.push_back(ServerFaultSandboxes().string());
+    CliRun r = RunKillpoint("run", args, base);
+    r.Results();  // read while the folder is there
+    return r;
+  }();
+  return run;
+}
+
+// The scenario's one trial's server_fault events.
+std::vector<Event> ServerFaultsOf(const CliRun& r, const std::string& scenario) {
+  auto log = ReadHistoryLog(r.dir / Slug(scenario) / "history.jsonl");
+  EXPECT_TRUE(log) << (log ? "" : log.error().message);
+  std::vector<Event> out;
+  if (!log) return out;
+  for (const auto& [trial, events] : log.value()) {
+    for (const Event& e : events) {
+      if (e.type == event::kServerFault || e.type == event::kServerResume) out.push_back(e);
+    }
+  }
+  return out;
+}
+
+class ServerFaults : public PostgresService {
+ protected:
+  void SetUp() override {
+    PostgresService::SetUp();
+    ASSERT_TRUE(fs::exists(kRedisServer)) << "needs redis-server: run scripts/setup.sh";
+    ASSERT_EQ(std::system("/usr/bin/python3 -c 'import redis' 2>/dev/null"), 0)
+        << "the reference job needs python3-redis: run scripts/setup.sh";
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(ServerFaultSandboxes().parent_path(), ec);
+  }
+  // The run's: no server of it outlives it.
+  void ExpectRunCleanedUp() {
+    EXPECT_TRUE(Eventually([] { return ProcessesIn(ServerFaultSandboxes()).empty(); }))
+        << ::testing::PrintToString(ProcessesIn(ServerFaultSandboxes()));
+  }
+  // The kill happened at the planned point, and the restarted server lost `lost` of what it held.
+  void ExpectKill(const std::string& scenario, const std::string& point, bool lost) {
+    std::vector<Event> faults = ServerFaultsOf(ServerFaultRun(), scenario);
+    ASSERT_EQ(faults.size(), 1u) << scenario;
+    const nlohmann::json& d = faults[0].data;
+    EXPECT_EQ(d["action"], "kill");
+    EXPECT_EQ(d["point"], point);
+    EXPECT_GT(d["before"].get<int>(), 0) << d.dump();
+    EXPECT_FALSE(d.contains("error")) << d.dump();
+    if (lost) {
+      EXPECT_GT(d["lost"].get<int>(), 0) << d.dump();
+    } else {
+      EXPECT_EQ(d["lost"], 0) << d.dump();
+    }
+  }
+};
+
+TEST_F(ServerFaults, APostgresKillAfterTheCommitLosesNothingWithDurableSettings) {
+  const CliRun& r = ServerFaultRun();
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  ExpectRunCleanedUp();
+  ExpectKill("services/pg-server-kill-durable", "after_commit", false);
+  nlohmann::json i =
+      Invariant(r.Results(), "services/pg-server-kill-durable", "server_kill_loses_nothing");
+  EXPECT_EQ(i["status"], "held") << i.dump();
+  EXPECT_EQ(Invariant(r.Results(), "services/pg-server-kill-durable", "converges")["status"],
+            "held");
+}
+
+TEST_F(ServerFaults, WithFastSettingsThePostgresKillLosesTheCommittedRow) {
+  const CliRun& r = ServerFaultRun();
+  ExpectKill("services/pg-server-kill-fast", "after_commit", true);
+  nlohmann::json i =
+      Invariant(r.Results(), "services/pg-server-kill-fast", "server_kill_loses_nothing");
+  EXPECT_EQ(i["status"], "expected, shown") << i.dump();
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("service db (postgres, fast) killed at after_commit#1, lost "));
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("daily_settlement_upsert (2026-11-01,350,"));
+  EXPECT_THAT(i["examples"][0]["plan"].get<std::string>(),
+              HasSubstr("a1 kill@server:db@after_commit"));
+}
+
+TEST_F(ServerFaults, ARedisKillLosesItsKeysWithoutPersistenceAndNoneWithAnAppendOnlyFile) {
+  const CliRun& r = ServerFaultRun();
+  ExpectKill("services/redis-server-kill-durable", "after_write", false);
+  EXPECT_EQ(Invariant(r.Results(), "services/redis-server-kill-durable",
+                      "server_kill_loses_nothing")["status"],
+            "held");
+  ExpectKill("services/redis-server-kill-fast", "after_write", true);
+  nlohmann::json i =
+      Invariant(r.Results(), "services/redis-server-kill-fast", "server_kill_loses_nothing");
+  EXPECT_EQ(i["status"], "expected, shown") << i.dump();
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("lost 2 of 2 rows or keys it held before the kill: list log:2026-11-01 = "
+                        "[paid]; string paid:2026-11-01 = 1"));
+}
+
+// The job's PING after before_ping waits for the server (the job exits 3 unless it waited 600
+// ms of the 800: converges); the history has the pause and the resume.
+TEST_F(ServerFaults, APausedRedisAnswersOnlyOnceItGoesOn) {
+  const CliRun& r = ServerFaultRun();
+  EXPECT_EQ(Invariant(r.Results(), "services/redis-server-pause", "converges")["status"], "held");
+  std::vector<Event> faults = ServerFaultsOf(r, "services/redis-server-pause");
+  ASSERT_EQ(faults.size(), 2u);
+  EXPECT_EQ(faults[0].type, event::kServerFault);
+  EXPECT_EQ(faults[0].data["action"], "pause");
+  EXPECT_EQ(faults[0].data["duration_ms"], 800);
+  EXPECT_EQ(faults[1].type, event::kServerResume);
+  EXPECT_GE(faults[1].data["paused_ms"].get<int>(), 800);
+}
+
+// SIGINT or SIGKILL of the harness while a server is stopped (a 30 s pause) leaves no process
+// of it, stopped or not: postgres for SIGINT (its backends, in sessions of their own, would
+// outlive a SIGKILL of the postmaster's group while stopped), redis for SIGKILL.
+class ServerPauseStopped : public PostgresService {
+ protected:
+  // In RAM, as ServerFaultSandboxes: a postgres server's template and copy take seconds on a
+  // busy disk.
+  void SetUp() override {
+    PostgresService::SetUp();
+    ram_ = ServerFaultSandboxes().parent_path().parent_path() /
+           ("kp-e2e-pause-" + name_ + "-" + std::to_string(::getpid()));
+    fs::remove_all(ram_);
+    sandboxes_ = ram_ / "sandboxes";
+  }
+  void TearDown() override {
+    PostgresService::TearDown();
+    std::error_code ec;
+    fs::remove_all(ram_, ec);
+  }
+  fs::path ram_;
+  // Whether a process of the run whose command line has `server` is stopped (state T).
+  bool AServerIsStopped(const std::string& server) {
+    for (const std::string& p : ProcessesIn(sandboxes_)) {
+      if (p.find(server) == std::string::npos) continue;
+      std::string stat = Slurp("/proc/" + p.substr(0, p.find(':')) + "/stat");
+      size_t close = stat.rfind(')');
+      if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'T') {
+        return true;
+      }
+    }
+    return false;
+  }
+  int RunAndSignal(const std::string& scenario, const std::string& server, int signal) {
+    std::vector<std::string> args = {KILLPOINT_BIN_DIR "/killpoint",
+                                     "run",
+                                     "tests/fixtures/services/" + scenario + ".json",
+                                     "--quiet",
+                                     "--jobs",
+                                     "1",
+                                     "--sandbox-root",
+                                     sandboxes_.string(),
+                                     "--out",
+                                     (root_ / "out").string()};
+    auto p = Spawn({args, {}, KILLPOINT_SOURCE_DIR, root_ / "cli.out", root_ / "cli.err"});
+    EXPECT_TRUE(p) << (p ? "" : p.error().message);
+    if (!p) return -1;
+    EXPECT_TRUE(Eventually([&] { return AServerIsStopped(server); })) << Slurp(root_ / "cli.err");
+    ::kill(p.value()->pid(), signal);
+    auto signalled = std::chrono::steady_clock::now();
+    int code = p.value()->Wait(std::chrono::minutes(5)).ShellCode();
+    // The stopped server is let go on first (SIGCONT): its SIGQUIT works at once, instead of
+    // after the 10 s a server that does not exit is given before its SIGKILL.
+    EXPECT_LT(std::chrono::steady_clock::now() - signalled, std::chrono::seconds(8));
+    EXPECT_TRUE(Eventually([&] { return ProcessesIn(sandboxes_).empty(); }))
+        << ::testing::PrintToString(ProcessesIn(sandboxes_));
+    return code;
+  }
+};
+
+TEST_F(ServerPauseStopped, SigintDuringAServerPauseLeavesNoServer) {
+  EXPECT_EQ(RunAndSignal("pg-server-pause-long", "postgres: ", SIGINT), 130);
+}
+
+TEST_F(ServerPauseStopped, SigkillDuringAServerPauseLeavesNoServer) {
+  EXPECT_EQ(RunAndSignal("redis-server-pause-long", "redis-server", SIGKILL), 137);
 }
 
 }  // namespace

@@ -304,6 +304,25 @@ TEST(Timeline, MarksANetworkFault) {
   EXPECT_THAT(RenderTimelineLegend(), HasSubstr("network fault"));
 }
 
+// A server fault (docs/services.md, "Server faults"): a cut line on its attempt's lane.
+TEST(Timeline, AServerKillIsACutLineThatCountsWhatWasLost) {
+  std::vector<Event> events = {Ev(0, 0, "spawn", "d", 1, 1, {{"pid", 7}}),
+                               Ev(1, 0, "server_fault", "d", 1, 1,
+                                  {{"service", "db"},
+                                   {"kind", "postgres"},
+                                   {"action", "kill"},
+                                   {"point", "after_commit"},
+                                   {"hit", 1},
+                                   {"before", 3},
+                                   {"lost", 1}})};
+  Timeline t = BuildTimeline(events);
+  ASSERT_EQ(t.lanes.size(), 1u);
+  ASSERT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kNetFault));
+  EXPECT_EQ(t.lanes[0].marks[0].label, "kill db");
+  EXPECT_EQ(t.lanes[0].marks[0].detail,
+            "the server of db (postgres) was killed at after_commit, 1 of 3 lost");
+}
+
 // Issue 18: an attempt's writes outside its sandbox, one mark on its lane naming each path.
 TEST(Timeline, MarksTheWritesOutsideTheSandbox) {
   std::vector<Event> events = {

@@ -130,8 +130,8 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(Checks, AnUnknownNameListsTheScenariosOwnChecks) {
   std::string message = ErrorOf(ParseCheckWith("/invariants/must_hold/0", "\"nope\""));
-  EXPECT_THAT(message,
-              HasSubstr("retry_policy_respected, writes_in_sandbox, one_status_per_order)"));
+  EXPECT_THAT(message, HasSubstr("retry_policy_respected, writes_in_sandbox, "
+                                 "server_kill_loses_nothing, one_status_per_order)"));
 }
 
 TEST(SqlProblem, AcceptsQueriesOverTablesItCannotSee) {

@@ -155,9 +155,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"/hold_points", "[\"before_commit\"]",
                 "hold_points[0]: 'before_commit' is also in failpoints: a point is either killed "
                 "at or only held"},
-        BadCase{
-            "/hold_points", "[\"after_lock\"]",
-            "hold_points[0]: 'after_lock' is a point of neither faults.pause nor faults.overlap"},
+        BadCase{"/hold_points", "[\"after_lock\"]",
+                "hold_points[0]: 'after_lock' is a point of neither faults.pause, faults.overlap "
+                "nor faults.server"},
         BadCase{"/hold_points", "[\"after lock\"]", "hold_points[0]: a failpoint name is"},
         BadCase{"/hold_points", "\"after_lock\"", "hold_points: expected a list"},
         BadCase{"/faults",

@@ -1,0 +1,54 @@
+// server_kill_loses_nothing (docs/services.md, "Server faults"): every server kill of the trial
+// left the restarted server with all it held before the kill. Read from the history's
+// server_fault events, which compare the service's data before the kill and after the restart.
+#include "check/checker.h"
+#include "scenario/vocabulary.h"
+
+namespace killpoint {
+namespace {
+
+// "2026-11-01#1 a1: service db (postgres, fast) killed at after_commit#1".
+std::string KilledWhere(const Event& e) {
+  const nlohmann::json& d = e.data;
+  return e.biz_date + "#" + std::to_string(e.trigger) + " a" + std::to_string(e.attempt) +
+         ": service " + d.value("service", "") + " (" + d.value("kind", "") + ", " +
+         d.value("durability", "") + ") killed at " + d.value("point", "") + "#" +
+         std::to_string(d.value("hit", 0));
+}
+
+Result<Verdict> ServerKillLosesNothing(const CheckInput& in) {
+  const std::string name = kServerKillLosesNothing;
+  int kills = 0;
+  int64_t held = 0;
+  for (const Event& e : in.events) {
+    if (e.type != event::kServerFault || e.data.value("action", "") != kServerKill) continue;
+    ++kills;
+    if (e.data.contains("error")) {
+      return Verdict::Violated(
+          name, KilledWhere(e) + ": its data could not be compared: " + e.data.value("error", ""));
+    }
+    int64_t lost = e.data.value("lost", int64_t{0});
+    int64_t before = e.data.value("before", int64_t{0});
+    if (lost > 0) {
+      std::string sample;
+      for (const auto& m : e.data.value("missing", nlohmann::json::array())) {
+        sample += (sample.empty() ? "" : "; ") + m.get<std::string>();
+      }
+      return Verdict::Violated(name, KilledWhere(e) + ", lost " + std::to_string(lost) + " of " +
+                                         std::to_string(before) +
+                                         " rows or keys it held before the kill: " + sample);
+    }
+    held += before;
+  }
+  if (kills == 0) return Verdict::Held(name, "no server was killed in this trial");
+  return Verdict::Held(name, std::to_string(kills) + " server kill(s), " + std::to_string(held) +
+                                 " rows or keys held before them, none lost");
+}
+
+}  // namespace
+
+void AddServerFaultCheckers(std::map<std::string, Checker>& out) {
+  out[kServerKillLosesNothing] = ServerKillLosesNothing;
+}
+
+}  // namespace killpoint

@@ -50,7 +50,7 @@ install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 
 # `cpack -G DEB` in the build folder: killpoint_VERSION_ARCH.deb. Depends: what
 # dpkg-shlibdeps reads from the binaries (SQLite, cpp-httplib, libpq, fmt, ...), and python3
-# for the Python reference jobs.
+# for the Python reference jobs, both set by cmake/DebDepends.cmake once the files are staged.
 set(CPACK_PACKAGE_NAME killpoint)
 set(CPACK_PACKAGE_VENDOR "killpoint")
 set(CPACK_PACKAGE_CONTACT "killpoint maintainers <killpoint@localhost>")
@@ -61,7 +61,8 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_STRIP_FILES ON)  # the line tables of -g1 stay in the build tree
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)  # DebDepends.cmake runs dpkg-shlibdeps, faster
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3")  # replaced by DebDepends.cmake
+set(CPACK_PRE_BUILD_SCRIPTS ${CMAKE_SOURCE_DIR}/cmake/DebDepends.cmake)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "sqlite3")
 include(CPack)

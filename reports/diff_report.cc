@@ -103,6 +103,27 @@ std::string DiffRow(const InvariantChange& c) {
 constexpr const char* kDiffHead =
     "| change | scenario | invariant | baseline | now |\n| --- | --- | --- | --- | --- |\n";
 
+// The report's cell colour of a change: worse red, newly not demonstrated purple, better green.
+const char* DiffClass(Change c) {
+  if (IsWorse(c)) return "violated";
+  if (c == Change::kNewlyNotDemonstrated) return "notshown";
+  if (c == Change::kFixed || c == Change::kNowExercised) return "held";
+  return "";
+}
+
+std::string DiffHtmlRow(const InvariantChange& c) {
+  using html::E;
+  std::string css = *DiffClass(c.change) ? fmt::format(" class=\"{}\"", DiffClass(c.change)) : "";
+  return fmt::format("<tr><td{}>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", css,
+                     E(ToString(c.change)), E(c.scenario), E(c.invariant),
+                     E(DiffSide(c.before, c.violated_before, c.trials_before)),
+                     E(DiffSide(c.after, c.violated_after, c.trials_after)));
+}
+
+constexpr const char* kDiffHtmlHead =
+    "<table><tr><th>change</th><th>scenario</th><th>invariant</th><th>baseline</th><th>now</th>"
+    "</tr>\n";
+
 }  // namespace
 
 std::string DiffCounts(const RunDiff& d) {
@@ -183,6 +204,45 @@ std::string RenderDiffMarkdown(const RunDiff& d) {
                                    d.Count(Change::kStillNotExercised)),
                "invariant"),
         kDiffHead, still);
+  }
+  return out;
+}
+
+std::string RenderDiffHtml(const RunDiff& d) {
+  using html::E;
+  bool bad = d.Worse() || !d.never_ran.empty();
+  std::string out = fmt::format(
+      "<h2 id=\"baseline\">Against the baseline</h2>\n<div class=\"verdict {}\"><b>{}</b><p>{} "
+      "(baseline: <code>{}</code>)</p></div>\n",
+      bad ? "bad" : "ok", E(DiffVerdict(d)), E(DiffCounts(d)), E(d.before_source));
+  std::string rows, still;
+  for (Change kind : kDiffOrder) {
+    for (const InvariantChange* c : d.Of(kind)) {
+      if (Listed(kind)) rows += DiffHtmlRow(*c);
+      if (kind == Change::kStillViolated || kind == Change::kStillNotExercised)
+        still += DiffHtmlRow(*c);
+    }
+  }
+  if (!rows.empty()) out += kDiffHtmlHead + rows + "</table>\n";
+  for (const InvariantChange* c : d.Of(Change::kNewViolation)) {
+    if (c->replay.empty()) continue;
+    out += fmt::format(
+        "<p><b>New violation</b> &middot; {} &middot; <code>{}</code>:</p><pre>{}</pre>\n",
+        E(c->scenario), E(c->invariant), E(c->replay));
+  }
+  std::string scenarios;
+  for (const std::string& s : d.scenarios_added)
+    scenarios += "<li>scenario added: " + E(s) + "</li>";
+  for (const std::string& s : d.scenarios_removed)
+    scenarios += "<li>scenario removed: " + E(s) + "</li>";
+  if (!scenarios.empty()) out += "<ul>" + scenarios + "</ul>\n";
+  if (!still.empty()) {
+    out += fmt::format(
+        "<details><summary>Failing in the baseline too ({})</summary>\n{}{}</table></details>\n",
+        Plural(static_cast<size_t>(d.Count(Change::kStillViolated) +
+                                   d.Count(Change::kStillNotExercised)),
+               "invariant"),
+        kDiffHtmlHead, still);
   }
   return out;
 }

@@ -19,4 +19,9 @@ std::string RenderDiffText(const RunDiff& d, bool color);
 // still violated folded.
 std::string RenderDiffMarkdown(const RunDiff& d);
 
+// The HTML report's leading section, as the Markdown's: the verdict against the baseline, a
+// table of the changes, worse first, the new violations' replay commands, the invariants still
+// failing folded. Every name from a job escaped.
+std::string RenderDiffHtml(const RunDiff& d);
+
 }  // namespace killpoint

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "reports/diff_report.h"
 #include "reports/html_escape.h"
 #include "reports/html_scenario.h"
 #include "reports/timeline_svg.h"
@@ -73,7 +74,7 @@ Tally Count(const std::vector<ScenarioRef>& scenarios) {
           break;
         case InvariantStatus::kNotDemonstrated:
           t.not_shown.push_back(
-              fmt::format("{} was expected to break but held in all {} trials", where, r.held));
+              fmt::format("{} was expected to break but held in {}", where, AllTrials(r.held)));
           break;
         case InvariantStatus::kHeld:
           break;
@@ -252,6 +253,8 @@ std::string RenderHtml(const ReportData& report) {
       "<meta name=\"viewport\" content=\"width=device-width\">"
       "<title>killpoint report</title><style>{}</style></head><body>\n<h1>killpoint report</h1>\n",
       kPolicy, kStyle);
+  // With a baseline, the report leads with what changed, as the Markdown summary does.
+  if (report.baseline) out += RenderDiffHtml(*report.baseline);
   for (const RunReport& run : report.runs) {
     if (run.results.partial.empty()) continue;
     out += fmt::format(

@@ -46,14 +46,12 @@ std::string Body(const ScenarioResult& s, const InvariantResult& r) {
   switch (s.StatusOf(r)) {
     case InvariantStatus::kNotExercised:
       // A failure, not a pass: the invariant held, but not where the scenario said to test it.
-      return fmt::format(
-          "<failure message=\"{}\" type=\"not_exercised\">{}</failure>",
-          Attr("not exercised: " + s.exercise.Explanation()),
-          Text(fmt::format("held in all {} trials, but the scenario was not exercised: {}\n",
-                           r.held, s.exercise.Explanation())));
+      return fmt::format("<failure message=\"{}\" type=\"not_exercised\">{}</failure>",
+                         Attr("not exercised: " + s.exercise.Explanation()),
+                         Text(fmt::format("held in {}, but the scenario was not exercised: {}\n",
+                                          AllTrials(r.held), s.exercise.Explanation())));
     case InvariantStatus::kHeld:
-      return fmt::format("<system-out>{}</system-out>",
-                         Text(fmt::format("held in all {} trials", r.held)));
+      return fmt::format("<system-out>{}</system-out>", Text("held in " + AllTrials(r.held)));
     case InvariantStatus::kViolated: {
       std::string message = r.examples.empty() ? fmt::format("violated in {} of {} trials",
                                                              r.violated, r.held + r.violated)
@@ -75,9 +73,9 @@ std::string Body(const ScenarioResult& s, const InvariantResult& r) {
     case InvariantStatus::kNotDemonstrated:
       return fmt::format(
           "<skipped message=\"{}\"/>",
-          Attr(fmt::format("expected to break, but held in all {} trials: the trade-off was not "
+          Attr(fmt::format("expected to break, but held in {}: the trade-off was not "
                            "demonstrated (more trials, another seed or model may show it)",
-                           r.held)));
+                           AllTrials(r.held))));
   }
   return "";
 }

@@ -83,6 +83,8 @@ std::string Plural(size_t n, const std::string& noun) {
   return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
 }
 
+std::string AllTrials(int n) { return n == 1 ? "its one trial" : fmt::format("all {} trials", n); }
+
 std::string JoinOr(const std::vector<std::string>& items, const std::string& none) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;

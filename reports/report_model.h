@@ -74,6 +74,9 @@ std::vector<std::string> RunJobCommits(const RunResults& results);
 // "1 trial", "2 trials": the count and the noun, with an "s" unless the count is 1.
 std::string Plural(size_t n, const std::string& noun);
 
+// "all 40 trials", "its one trial": what "held in ..." says of n trials.
+std::string AllTrials(int n);
+
 // "a, b, c"; `none` when empty.
 std::string JoinOr(const std::vector<std::string>& items, const std::string& none);
 

@@ -280,7 +280,10 @@ class Builder {
       const char* plural = total == 1 ? "" : "s";
       return Mark{
           MarkKind::kFailpoints, fmt::format("{} point{}", total, plural),
-          fmt::format("passed {} syscall point{} not armed: {}{}", total, plural, names,
+          // Counted when the attempt ended, so shown after its kill: not "passed" after it.
+          fmt::format("this attempt passed {} syscall point{} not armed (counted at its end, "
+                      "in no order): {}{}",
+                      total, plural, names,
                       unseen.empty()
                           ? ""
                           : "; written without a seen write (stdio, a raw syscall): " + unseen)};

@@ -16,6 +16,7 @@ packages=(
   rabbitmq-server librabbitmq-dev python3-pika  # the rabbitmq service
   redis-server libhiredis-dev python3-redis  # the redis service (docs/services.md)
   python3-yaml  # tests/ci: the CI configurations' steps read from their YAML
+  dpkg-dev binutils  # cpack -G DEB's Depends (dpkg-shlibdeps, objdump) and strip: package_deb
 )
 
 missing=()

@@ -20,6 +20,13 @@ class UsageFirstFormatter : public CLI::Formatter {
         << make_footer(app);
     return out.str();
   }
+
+  // A positional named COMMAND takes everything after `--`: "killpoint init [OPTIONS] --
+  // COMMAND...".
+  std::string make_option_usage(const CLI::Option* opt) const override {
+    std::string usage = CLI::Formatter::make_option_usage(opt);
+    return opt->get_name() == "COMMAND" ? "-- " + usage : usage;
+  }
 };
 
 }  // namespace killpoint

@@ -140,6 +140,10 @@ int Execute(const InitArgs& a) {
   if (auto check = ParseScenario(text, out); !check)
     return Report(
         Error::Harness("init drafted a scenario it cannot read: " + check.error().message));
+  // As `run --out` makes its folder: the scenario's folder is made once there is a scenario.
+  if (fs::create_directories(out.parent_path(), ec); ec)
+    return Report(Error::BadInput("--out " + a.out + ": cannot make its folder " +
+                                  out.parent_path().string() + ": " + ec.message()));
   if (Status st = WriteFileAtomically(out, text); !st) return Report(st.error());
   PrintSurvey(survey);
   std::cout << "\nWrote " << a.out << ", each field explained (docs/writing-a-job.md, "
@@ -157,7 +161,7 @@ void AddInitCommand(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<InitArgs>();
   CLI::App* cmd = app.add_subcommand(
       "init", "Run a job once, list what it touched and write a starting scenario for it");
-  cmd->add_option("command", args->command, "The job's command, after -- (python3 job.py)")
+  cmd->add_option("COMMAND", args->command, "The job's command, after -- (python3 job.py)")
       ->required();
   cmd->add_option("--out,-o", args->out, "The scenario file to write")->capture_default_str();
   cmd->add_flag("--force", args->force, "Overwrite --out if it exists");

@@ -7,6 +7,7 @@
 #include "cli/help_format.h"
 #include "cli/init_command.h"
 #include "cli/merge_command.h"
+#include "cli/paths.h"
 #include "cli/points_command.h"
 #include "cli/replay_command.h"
 #include "cli/report_command.h"
@@ -28,8 +29,16 @@ constexpr const char* kExitCodes =
     "  130  interrupted by SIGINT (143: SIGTERM); partial results written, --resume finishes\n"
     "With a baseline (run --baseline OLD, diff OLD NEW), by default (--fail-on worse) 1 and 4\n"
     "  only for what got worse: a new must-hold violation (1), an invariant newly not\n"
-    "  exercised (4); --fail-on any: as without a baseline; --fail-on none: 0 but for 2\n"
-    "docs: README.md and docs/ in the source tree; docs/scenarios.md for scenario files";
+    "  exercised (4); --fail-on any: as without a baseline; --fail-on none: 0 but for 2\n";
+
+// Where the docs are: beside an installed killpoint, else in the source tree.
+std::string DocsFooter() {
+  std::filesystem::path installed = InstalledDocsDir();
+  std::string where = installed.empty() ? "README.md and docs/ in the source tree"
+                                        : installed.string() + "/ (README.md, docs/)";
+  return std::string(kExitCodes) + "docs: " + where +
+         "; docs/writing-a-job.md to start, docs/scenarios.md for scenario files";
+}
 
 // The subcommands' names, `help` left out.
 std::vector<std::string> SubcommandNames(const CLI::App& app) {
@@ -47,7 +56,10 @@ void AddHelpCommand(CLI::App& app) {
   static std::string name;  // the app keeps a reference: it lives as long as the process
   help->add_option("subcommand", name, "The subcommand to explain");
   help->callback([&app] {
-    if (name.empty()) throw CLI::CallForHelp();
+    if (name.empty()) {  // killpoint's own help (app.help() and CallForHelp give help's)
+      std::cout << app.get_formatter()->make_help(&app, "killpoint", CLI::AppFormatMode::Normal);
+      return;
+    }
     CLI::App* sub = nullptr;
     try {
       sub = app.get_subcommand(name);
@@ -104,7 +116,7 @@ int main(int argc, char** argv) {
   app.formatter(std::make_shared<killpoint::UsageFirstFormatter>());
   app.set_version_flag("--version", std::string("killpoint ") + KILLPOINT_VERSION);
   app.require_subcommand(1);
-  app.footer(killpoint::kExitCodes);
+  app.footer(killpoint::DocsFooter());
   int exit_code = killpoint::kExitOk;
   killpoint::AddInitCommand(app, exit_code);
   killpoint::AddRunCommand(app, exit_code);

@@ -12,4 +12,12 @@ inline std::filesystem::path DefaultBindir() {
   return ec ? std::filesystem::current_path() : self.parent_path();
 }
 
+// README.md and docs/ of an installed killpoint (PREFIX/lib/killpoint/killpoint):
+// PREFIX/share/doc/killpoint, when it is there; empty for a killpoint run from its build tree.
+inline std::filesystem::path InstalledDocsDir() {
+  std::filesystem::path docs = (DefaultBindir() / "../../share/doc/killpoint").lexically_normal();
+  std::error_code ec;
+  return std::filesystem::is_directory(docs / "docs", ec) ? docs : std::filesystem::path();
+}
+
 }  // namespace killpoint

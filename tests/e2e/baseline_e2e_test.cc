@@ -53,6 +53,13 @@ TEST_F(Baseline, TheSummaryLeadsWithTheChange) {
   EXPECT_EQ(md.rfind("## killpoint against the baseline\n", 0), 0u) << md;
   EXPECT_THAT(md, HasSubstr("| \u274C new violation | baseline/publish | no\\_double\\_publish |"));
   EXPECT_LT(md.find("### Against the baseline"), md.find("### Needs a look"));
+  // The HTML report too, above its runs and matrix.
+  std::string html = Slurp(changed_->dir / "report.html");
+  size_t diff = html.find("<h2 id=\"baseline\">Against the baseline</h2>");
+  ASSERT_NE(diff, std::string::npos) << html;
+  EXPECT_LT(diff, html.find("<h2>Runs</h2>"));
+  EXPECT_THAT(html, HasSubstr("<td class=\"violated\">new violation</td><td>baseline/publish</"
+                              "td><td>no_double_publish</td>"));
 }
 
 TEST_F(Baseline, DiffComparesSavedRunsAndFailsOnWhatGotWorseUnlessToldOtherwise) {

@@ -90,5 +90,16 @@ TEST_F(Init, AJobThatFailsSaysSoWithItsStderr) {
   EXPECT_FALSE(fs::exists(dir_ / "scenario.json"));
 }
 
+// --out into a folder that does not exist yet makes it, as `run --out` does; the job's path in
+// the scenario still leads to it from there.
+TEST_F(Init, MakesTheFolderOfItsOut) {
+  UseJob("payout_fixed.py");
+  CliRun init = Killpoint({"init", "--out", "ci/killpoint/payout.json", "--dates", "2026-11-01",
+                           "--", "/usr/bin/python3", "payout.py"});
+  ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
+  auto s = nlohmann::json::parse(Slurp(dir_ / "ci/killpoint/payout.json"));
+  EXPECT_EQ(s["job"]["command"][1], (dir_ / "payout.py").string());
+}
+
 }  // namespace
 }  // namespace killpoint::testing

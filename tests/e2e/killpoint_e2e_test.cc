@@ -295,6 +295,8 @@ TEST(Gate, TheCommandLineExplainsItself) {
   CliRun help = RunKillpoint("help", {"help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_THAT(help.out, HasSubstr("Exit codes:"));
+  EXPECT_EQ(help.out.substr(0, help.out.find('\n')), "Usage: killpoint [OPTIONS] SUBCOMMAND");
+  EXPECT_THAT(help.out, HasSubstr("\n  init "));  // the subcommands, not help's own options
   EXPECT_THAT(help.out,
               HasSubstr("  4    nothing violated, but a scenario's planned kills never fired"));
   CliRun help_run = RunKillpoint("help-run", {"help", "run"});
@@ -318,6 +320,12 @@ TEST(Gate, TheCommandLineExplainsItself) {
   CliRun explore_help = RunKillpoint("explore-help", {"explore", "--help"});
   EXPECT_EQ(explore_help.out.substr(0, 32), "Usage: killpoint explore [OPTION") << explore_help.out;
   EXPECT_THAT(explore_help.out, HasSubstr("Exit codes:"));
+  // init's command comes after `--`, and its usage line says so.
+  CliRun help_init = RunKillpoint("help-init", {"help", "init"});
+  EXPECT_EQ(help_init.out.substr(0, help_init.out.find('\n')),
+            "Usage: killpoint init [OPTIONS] -- COMMAND...");
+  // Run from the build tree, the docs are the source tree's (installed: package_deb).
+  EXPECT_THAT(help.out, HasSubstr("docs: README.md and docs/ in the source tree"));
 }
 
 TEST(Gate, ExitsTwoOnAMissingJob) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "reports/html_report.h"
 #include "reports/markdown_report.h"
 #include "reports/report_model.h"
 
@@ -78,11 +79,49 @@ TEST(DiffReport, TheMarkdownSummaryLeadsWithTheChangesAndFoldsWhatFailedBefore) 
   EXPECT_EQ(RenderMarkdown(report).find("baseline"), std::string::npos);
 }
 
+TEST(DiffReport, TheHtmlReportLeadsWithTheChanges) {
+  ReportData report;
+  report.runs.push_back({"out", DiffRun(4, 2), {}, {}});
+  report.baseline = DiffRuns(DiffRun(0, 2), DiffRun(4, 2));
+  report.baseline->before_source = "base/results.json";
+  std::string html = RenderHtml(report);
+  size_t diff = html.find("<h2 id=\"baseline\">Against the baseline</h2>");
+  size_t verdict = html.find("<div class=\"verdict bad\"><b>A must-hold invariant was violated");
+  ASSERT_NE(diff, std::string::npos) << html;
+  ASSERT_NE(verdict, std::string::npos) << html;
+  EXPECT_LT(diff, verdict);
+  EXPECT_NE(html.find("<b>WORSE than the baseline: 1 new violation</b><p>1 new violation, 1 "
+                      "still violated (baseline: <code>base/results.json</code>)"),
+            diff)
+      << html;
+  EXPECT_NE(html.find("<tr><td class=\"violated\">new violation</td><td>pay</td><td>no_loss</"
+                      "td><td>held 0/10</td><td>VIOLATED 4/10</td></tr>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<pre>killpoint run /s.json --trial 3</pre>"), std::string::npos) << html;
+  size_t folded = html.find("<details><summary>Failing in the baseline too (1 invariant)");
+  ASSERT_NE(folded, std::string::npos) << html;
+  EXPECT_NE(html.find("<td>still violated</td><td>pay</td><td>converges", folded),
+            std::string::npos)
+      << html;
+  // Fixed and newly not demonstrated have rows too.
+  RunDiff better = DiffRuns(DiffRun(3, 0), DiffRun(0, 0));
+  EXPECT_NE(RenderDiffHtml(better).find("<td class=\"held\">fixed</td><td>pay</td><td>no_loss"),
+            std::string::npos);
+  EXPECT_NE(RenderDiffHtml(better).find("<div class=\"verdict ok\"><b>nothing got worse"),
+            std::string::npos);
+  // Without a baseline, the report is as before.
+  report.baseline.reset();
+  EXPECT_EQ(RenderHtml(report).find("Against the baseline"), std::string::npos);
+}
+
 TEST(DiffReport, NamesFromJobsAreEscaped) {
   RunDiff d = DiffRuns(DiffRun(0, 0), DiffRun(1, 0, "<script>x</script>"));
   std::string md = RenderDiffMarkdown(d);
   EXPECT_EQ(md.find("<script>"), std::string::npos) << md;
   EXPECT_NE(md.find("&lt;script&gt;"), std::string::npos) << md;
+  std::string html = RenderDiffHtml(d);
+  EXPECT_EQ(html.find("<script>"), std::string::npos) << html;
 }
 
 }  // namespace

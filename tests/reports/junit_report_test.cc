@@ -65,6 +65,11 @@ TEST(Junit, AShownTradeOffPassesWithANoteAndAnUnshownOneIsSkipped) {
                 "not demonstrated"));
 }
 
+TEST(Junit, OneTrialIsNotAllOneTrials) {
+  EXPECT_EQ(AllTrials(1), "its one trial");
+  EXPECT_EQ(AllTrials(4), "all 4 trials");
+}
+
 TEST(Junit, NothingFromAJobBreaksTheXml) {
   std::string xml = RenderJunit(HostileReport());
   EXPECT_THAT(xml, Not(HasSubstr("<script")));

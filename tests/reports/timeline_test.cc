@@ -206,7 +206,9 @@ TEST(Timeline, SaysOnePointNotOnePoints) {
   ASSERT_EQ(t.lanes.size(), 1u);
   ASSERT_EQ(t.lanes[0].marks.size(), 1u);
   EXPECT_EQ(t.lanes[0].marks[0].label, "1 point");
-  EXPECT_EQ(t.lanes[0].marks[0].detail, "passed 1 syscall point not armed: fsync:f x1");
+  EXPECT_EQ(t.lanes[0].marks[0].detail,
+            "this attempt passed 1 syscall point not armed (counted at its end, in no order): "
+            "fsync:f x1");
 }
 
 // A write the shim did not see (docs/syscall-shim.md, "Unseen writes") says so, where the

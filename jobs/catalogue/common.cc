@@ -94,12 +94,11 @@ int64_t Publish(const Context& ctx, const std::string& key, const std::string& i
     throw JobError(kExitUsage, "no downstream: set KILLPOINT_DOWNSTREAM or --downstream");
   nlohmann::json body = {
       {"key", key}, {"biz_date", ctx.biz_date}, {"payload", nlohmann::json::parse(payload_json)}};
-  http::Outcome result = http::Post(Downstream(ctx), "/publish",
-                                    {{"Idempotency-Key", idempotency_key}}, body.dump(),
-                                    std::chrono::milliseconds(ctx.timeout_ms));
+  http::Outcome result =
+      http::Post(Downstream(ctx), "/publish", {{"Idempotency-Key", idempotency_key}}, body.dump(),
+                 std::chrono::milliseconds(ctx.timeout_ms));
   std::string what = "POST /publish " + key + " (Idempotency-Key " + idempotency_key + ")";
-  if (!result)
-    throw JobError(kExitFailed, what + ": no answer (" + result.error + ")");
+  if (!result) throw JobError(kExitFailed, what + ": no answer (" + result.error + ")");
   if (result->status != 200) {
     throw JobError(kExitFailed,
                    what + ": HTTP " + std::to_string(result->status) + " " + result->body);
@@ -118,8 +117,8 @@ void ReportWait(const Context& ctx, const std::string& what, int64_t ms, bool ac
   if (!to) return;
   nlohmann::json body = {{"key", what}, {"ms", ms}, {"acquired", acquired}};
   if (!held_by.empty()) body["held_by"] = held_by;
-  http::Post(*to, "/wait", {{"X-Killpoint-Instance", std::to_string(ctx.instance)}},
-             body.dump(), std::chrono::milliseconds(ctx.timeout_ms));
+  http::Post(*to, "/wait", {{"X-Killpoint-Instance", std::to_string(ctx.instance)}}, body.dump(),
+             std::chrono::milliseconds(ctx.timeout_ms));
 }
 
 }  // namespace killpoint::catalogue

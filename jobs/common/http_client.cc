@@ -78,9 +78,9 @@ int Connect(const Endpoint& to, std::chrono::milliseconds timeout, std::string* 
          getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 && (errno = soerr) == 0)) {
       connected = fd;
     } else {
-      *error = errno == ETIMEDOUT ? "connect: no connection within " +
-                                        std::to_string(timeout.count()) + " ms"
-                                  : Errno("connect");
+      *error = errno == ETIMEDOUT
+                   ? "connect: no connection within " + std::to_string(timeout.count()) + " ms"
+                   : Errno("connect");
       close(fd);
     }
   }
@@ -235,8 +235,8 @@ Outcome Request(const Endpoint& to, const std::string& method, const std::string
                         std::to_string(to.port) + "\r\nConnection: close\r\n";
   for (const auto& [name, value] : headers) request += name + ": " + value + "\r\n";
   if (!body.empty() || method == "POST") {
-    request += "Content-Type: application/json\r\nContent-Length: " +
-               std::to_string(body.size()) + "\r\n";
+    request +=
+        "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
   }
   request += "\r\n" + body;
   if (!SendAll(socket.fd(), request, timeout, &out.error)) return out;
@@ -256,17 +256,16 @@ Outcome Request(const Endpoint& to, const std::string& method, const std::string
     } else if (errno == EINTR || (errno == EAGAIN && Ready(socket.fd(), POLLIN, timeout))) {
       continue;
     } else {
-      out.error = errno == ETIMEDOUT
-                      ? "no answer within " + std::to_string(timeout.count()) + " ms"
-                      : Errno("recv");
+      out.error = errno == ETIMEDOUT ? "no answer within " + std::to_string(timeout.count()) + " ms"
+                                     : Errno("recv");
       return out;
     }
   }
   out.answer = ParseAnswer(wire, /*closed=*/true);
   if (!out.answer) {
-    out.error = wire.empty() ? "connection closed without an answer"
-                             : "an answer cut short or not HTTP (" +
-                                   std::to_string(wire.size()) + " bytes)";
+    out.error = wire.empty()
+                    ? "connection closed without an answer"
+                    : "an answer cut short or not HTTP (" + std::to_string(wire.size()) + " bytes)";
   }
   return out;
 }

@@ -45,8 +45,7 @@ struct Outcome {
 // when not empty, goes as application/json. `timeout` bounds the connect, each send and each
 // wait for the answer's next bytes.
 Outcome Request(const Endpoint& to, const std::string& method, const std::string& target,
-                const Headers& headers, const std::string& body,
-                std::chrono::milliseconds timeout);
+                const Headers& headers, const std::string& body, std::chrono::milliseconds timeout);
 
 inline Outcome Post(const Endpoint& to, const std::string& path, const Headers& headers,
                     const std::string& json, std::chrono::milliseconds timeout) {

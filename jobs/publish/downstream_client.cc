@@ -60,10 +60,10 @@ Result<Delivery> DownstreamClient::Publish(const std::string& key,
 
 Result<int64_t> DownstreamClient::CountDeliveries(const std::string& key) const {
   const std::string request = "GET " + endpoint_.Url() + "/deliveries?key=" + key;
-  Result<json> answer = JsonAnswer(
-      http::Request(endpoint_, "GET", "/deliveries?key=" + http::EncodeQueryValue(key), {}, "",
-                    timeout_),
-      request);
+  Result<json> answer =
+      JsonAnswer(http::Request(endpoint_, "GET", "/deliveries?key=" + http::EncodeQueryValue(key),
+                               {}, "", timeout_),
+                 request);
   if (!answer.ok()) return answer.status();
   auto count = answer.value().find("count");
   if (count == answer.value().end() || !count->is_number_integer() || *count < 0) {

@@ -77,9 +77,9 @@ TEST(HttpAnswer, IsWholeByItsLengthItsChunksOrTheClose) {
   EXPECT_FALSE(ParseAnswer("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nabc", false));
   EXPECT_FALSE(ParseAnswer("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nabc", true));
   EXPECT_EQ(ParseAnswer("HTTP/1.1 200 OK\r\ncontent-length: 3\r\n\r\nabc", false)->body, "abc");
-  EXPECT_EQ(ParseAnswer("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false)->status,
-            404);
-  std::string chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n";
+  EXPECT_EQ(ParseAnswer("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", false)->status, 404);
+  std::string chunked =
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2\r\nde\r\n";
   EXPECT_FALSE(ParseAnswer(chunked, true));
   EXPECT_EQ(ParseAnswer(chunked + "0\r\n\r\n", false)->body, "abcde");
   EXPECT_FALSE(ParseAnswer("HTTP/1.1 200 OK\r\n\r\nuntil close", false));

@@ -80,7 +80,8 @@ tsan_filter() {  # TEST: its gtest filter
 # every crash point of code, the results journal's, that every other run here reaches), the
 # checks of the tree's format and include order (no code of ours runs), and the PostgreSQL server's stop on
 # SIGINT and SIGKILL of the harness (process handling the interrupt tests reach; the
-# service's own code runs here in PostgresService), and the server faults' runs (ServerFaults,
+# service's own code runs here in PostgresService), the other kinds' runs (the same start,
+# reset and check path with another server and client) and the server faults' runs (ServerFaults,
 # ServerPauseStopped: real servers killed and restarted, seconds each; their comparison and
 # plans are unit tests here). The parts of the whole-run suites that
 # do run here are CTest tests of the ASan build (tests/e2e/CMakeLists.txt: e2e_test.asan,
@@ -95,7 +96,7 @@ asan_targets=(killpoint kp-settle kp-publish kp-retry kp-catalogue kp-sqlite-com
   process_faults_e2e_test malformed_scenarios_test bad_jobs_test settlement_schema_e2e_test
   exercise_e2e_test temp_names_e2e_test services_e2e_test proxy_test baseline_e2e_test
   init_e2e_test)
-asan_not_run='^(e2e_test|package_install|package_deb|explore_e2e_test|interrupt_e2e_test\.Resumed|sqlite_guarantees_test|parallel_e2e_test|corpus_fast|InterruptProperty\..*|Dogfood\..*|PostgresService\..*|MariadbService\..*|RabbitmqService\..*|PostgresStopped\..*|services_e2e_test\.RedisService|services_e2e_test\.ServerFaults|ServerPauseStopped\..*|format|format_check_catches_a_misformatted_file|stage_order|stage_order_catches_an_upward_include|ci_config)$'
+asan_not_run='^(e2e_test|package_deb|explore_e2e_test|interrupt_e2e_test\.Resumed|sqlite_guarantees_test|parallel_e2e_test|corpus_fast|InterruptProperty\..*|Dogfood\..*|services_e2e_test\.RedisService|MariadbService\..*|RabbitmqService\..*|PostgresStopped\..*|services_e2e_test\.ServerFaults|ServerPauseStopped\..*|format|format_check_catches_a_misformatted_file|stage_order|stage_order_catches_an_upward_include|ci_config)$'
 
 run_asan_tests() {
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -E "$asan_not_run"

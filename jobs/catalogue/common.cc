@@ -1,5 +1,4 @@
 #include <fcntl.h>
-#include <httplib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -7,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catalogue/catalogue.h"
+#include "common/http_client.h"
 
 namespace killpoint::catalogue {
 
@@ -75,16 +75,15 @@ std::string NewUuid() {
   return text;
 }
 
+namespace http = jobs::http;
+
 namespace {
 
-// A client of the downstream with the job's request timeout on every step.
-httplib::Client DownstreamClient(const Context& ctx) {
-  httplib::Client client(ctx.downstream);
-  auto timeout = std::chrono::milliseconds(ctx.timeout_ms);
-  client.set_connection_timeout(timeout);
-  client.set_read_timeout(timeout);
-  client.set_write_timeout(timeout);
-  return client;
+// The downstream's address; the scenario's URL is checked where the job starts.
+http::Endpoint Downstream(const Context& ctx) {
+  std::optional<http::Endpoint> to = http::ParseBaseUrl(ctx.downstream);
+  if (!to) throw JobError(kExitUsage, "not a downstream URL (http://HOST:PORT): " + ctx.downstream);
+  return *to;
 }
 
 }  // namespace
@@ -93,14 +92,13 @@ int64_t Publish(const Context& ctx, const std::string& key, const std::string& i
                 const std::string& payload_json) {
   if (ctx.downstream.empty())
     throw JobError(kExitUsage, "no downstream: set KILLPOINT_DOWNSTREAM or --downstream");
-  httplib::Client client = DownstreamClient(ctx);
   nlohmann::json body = {
       {"key", key}, {"biz_date", ctx.biz_date}, {"payload", nlohmann::json::parse(payload_json)}};
-  httplib::Headers headers = {{"Idempotency-Key", idempotency_key}};
-  auto result = client.Post("/publish", headers, body.dump(), "application/json");
+  http::Outcome result =
+      http::Post(Downstream(ctx), "/publish", {{"Idempotency-Key", idempotency_key}}, body.dump(),
+                 std::chrono::milliseconds(ctx.timeout_ms));
   std::string what = "POST /publish " + key + " (Idempotency-Key " + idempotency_key + ")";
-  if (!result)
-    throw JobError(kExitFailed, what + ": no answer (" + httplib::to_string(result.error()) + ")");
+  if (!result) throw JobError(kExitFailed, what + ": no answer (" + result.error + ")");
   if (result->status != 200) {
     throw JobError(kExitFailed,
                    what + ": HTTP " + std::to_string(result->status) + " " + result->body);
@@ -115,12 +113,12 @@ int64_t Publish(const Context& ctx, const std::string& key, const std::string& i
 
 void ReportWait(const Context& ctx, const std::string& what, int64_t ms, bool acquired,
                 const std::string& held_by) {
-  if (ctx.downstream.empty()) return;
-  httplib::Client client = DownstreamClient(ctx);
+  std::optional<http::Endpoint> to = http::ParseBaseUrl(ctx.downstream);
+  if (!to) return;
   nlohmann::json body = {{"key", what}, {"ms", ms}, {"acquired", acquired}};
   if (!held_by.empty()) body["held_by"] = held_by;
-  httplib::Headers headers = {{"X-Killpoint-Instance", std::to_string(ctx.instance)}};
-  client.Post("/wait", headers, body.dump(), "application/json");
+  http::Post(*to, "/wait", {{"X-Killpoint-Instance", std::to_string(ctx.instance)}}, body.dump(),
+             std::chrono::milliseconds(ctx.timeout_ms));
 }
 
 }  // namespace killpoint::catalogue

@@ -1,8 +1,5 @@
 #include "publish/downstream_client.h"
 
-#include <httplib.h>
-
-#include <cctype>
 #include <nlohmann/json.hpp>
 
 namespace killpoint::publish {
@@ -10,30 +7,11 @@ namespace {
 
 using nlohmann::json;
 
-std::optional<int> ParsePort(const std::string& text) {
-  if (text.empty() || text.size() > 5) return std::nullopt;
-  for (char c : text) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
-  }
-  int port = std::stoi(text);
-  if (port < 1 || port > 65535) return std::nullopt;
-  return port;
-}
-
-httplib::Client MakeClient(const Endpoint& endpoint, std::chrono::milliseconds timeout) {
-  httplib::Client client(endpoint.host, endpoint.port);
-  client.set_connection_timeout(timeout);
-  client.set_read_timeout(timeout);
-  client.set_write_timeout(timeout);
-  return client;
-}
+namespace http = jobs::http;
 
 // Checks that the request got an answer and that it is 200.
-Status CheckAnswered(const httplib::Result& result, const std::string& request) {
-  if (!result) {
-    return Status::Retryable(request + " failed: " + httplib::to_string(result.error()) +
-                             " error (no answer, or no answer in time)");
-  }
+Status CheckAnswered(const http::Outcome& result, const std::string& request) {
+  if (!result) return Status::Retryable(request + " failed: " + result.error);
   if (result->status != 200) {
     return Status::Retryable(request + " answered HTTP " + std::to_string(result->status) + ": " +
                              result->body);
@@ -42,7 +20,7 @@ Status CheckAnswered(const httplib::Result& result, const std::string& request) 
 }
 
 // The JSON object a request answered with 200.
-Result<json> JsonAnswer(const httplib::Result& result, const std::string& request) {
+Result<json> JsonAnswer(const http::Outcome& result, const std::string& request) {
   if (Status s = CheckAnswered(result, request); !s.ok()) return s;
   json body = json::parse(result->body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded() || !body.is_object()) {
@@ -58,32 +36,14 @@ Status BadField(const std::string& request, const char* field, const json& body)
 
 }  // namespace
 
-std::optional<Endpoint> ParseDownstreamUrl(const std::string& url) {
-  const std::string scheme = "http://";
-  if (url.rfind(scheme, 0) != 0) return std::nullopt;
-  std::string rest = url.substr(scheme.size());
-  if (!rest.empty() && rest.back() == '/') rest.pop_back();
-  if (rest.empty() || rest.find_first_of("/?#@[]") != std::string::npos) return std::nullopt;
-  Endpoint endpoint;
-  std::size_t colon = rest.find(':');
-  endpoint.host = rest.substr(0, colon);
-  if (endpoint.host.empty()) return std::nullopt;
-  if (colon == std::string::npos) return endpoint;
-  std::optional<int> port = ParsePort(rest.substr(colon + 1));
-  if (!port) return std::nullopt;
-  endpoint.port = *port;
-  return endpoint;
-}
-
 Result<Delivery> DownstreamClient::Publish(const std::string& key,
                                            const std::string& biz_date) const {
   const std::string request = "POST " + endpoint_.Url() + "/publish";
   json body = {
       {"key", key}, {"biz_date", biz_date}, {"payload", {{"text", "settlement for " + biz_date}}}};
-  httplib::Headers headers = {{"Idempotency-Key", key}};
-  httplib::Client client = MakeClient(endpoint_, timeout_);
-  Result<json> answer =
-      JsonAnswer(client.Post("/publish", headers, body.dump(), "application/json"), request);
+  Result<json> answer = JsonAnswer(
+      http::Post(endpoint_, "/publish", {{"Idempotency-Key", key}}, body.dump(), timeout_),
+      request);
   if (!answer.ok()) return answer.status();
   const json& value = answer.value();
   Delivery delivery;
@@ -100,9 +60,10 @@ Result<Delivery> DownstreamClient::Publish(const std::string& key,
 
 Result<int64_t> DownstreamClient::CountDeliveries(const std::string& key) const {
   const std::string request = "GET " + endpoint_.Url() + "/deliveries?key=" + key;
-  httplib::Client client = MakeClient(endpoint_, timeout_);
   Result<json> answer =
-      JsonAnswer(client.Get("/deliveries", httplib::Params{{"key", key}}, {}), request);
+      JsonAnswer(http::Request(endpoint_, "GET", "/deliveries?key=" + http::EncodeQueryValue(key),
+                               {}, "", timeout_),
+                 request);
   if (!answer.ok()) return answer.status();
   auto count = answer.value().find("count");
   if (count == answer.value().end() || !count->is_number_integer() || *count < 0) {
@@ -115,8 +76,7 @@ Status DownstreamClient::Alert(const std::string& key, const std::string& biz_da
                                const std::string& reason) const {
   const std::string request = "POST " + endpoint_.Url() + "/alert";
   json body = {{"key", key}, {"biz_date", biz_date}, {"reason", reason}};
-  httplib::Client client = MakeClient(endpoint_, timeout_);
-  return CheckAnswered(client.Post("/alert", body.dump(), "application/json"), request);
+  return CheckAnswered(http::Post(endpoint_, "/alert", {}, body.dump(), timeout_), request);
 }
 
 }  // namespace killpoint::publish

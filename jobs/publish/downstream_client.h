@@ -9,19 +9,17 @@
 #include <optional>
 #include <string>
 
+#include "common/http_client.h"
 #include "publish/status.h"
 
 namespace killpoint::publish {
 
-struct Endpoint {
-  std::string host;
-  int port = 80;
-
-  std::string Url() const { return "http://" + host + ":" + std::to_string(port); }
-};
+using Endpoint = jobs::http::Endpoint;
 
 // Accepts http://HOST[:PORT] with an optional trailing '/'; nullopt for anything else.
-std::optional<Endpoint> ParseDownstreamUrl(const std::string& url);
+inline std::optional<Endpoint> ParseDownstreamUrl(const std::string& url) {
+  return jobs::http::ParseBaseUrl(url);
+}
 
 struct Delivery {
   int64_t delivery_id = 0;

@@ -1,6 +1,5 @@
 #include "retry/retry_flow.h"
 
-#include <httplib.h>
 #include <killpoint/failpoint.h>
 
 #include <nlohmann/json.hpp>
@@ -105,10 +104,7 @@ void RetryJob::Report(const retry::RetryEvent& e) const {
                          {"delay_ms", e.delay_ms},
                          {"at_ms", e.at_ms},
                          {"breaker", retry::ToString(e.breaker)}};
-  httplib::Client client(options_.downstream.host, options_.downstream.port);
-  client.set_connection_timeout(options_.timeout);
-  client.set_read_timeout(options_.timeout);
-  client.Post("/retry", body.dump(), "application/json");
+  jobs::http::Post(options_.downstream, "/retry", {}, body.dump(), options_.timeout);
   *out_ << "retry " << e.attempt << " after " << e.delay_ms << " ms (backoff " << e.backoff_ms
         << " ms)\n";
 }

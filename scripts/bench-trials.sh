@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole-run throughput against the physical limit (issue 8). Each round runs `killpoint run` on
-# the bundled suite (or $KILLPOINT_SCENARIOS) and then kp-bare-loop over that run's output: the
+# the bundled suite without its real servers (or $KILLPOINT_SCENARIOS) and then kp-bare-loop over that run's output: the
 # same job attempts with the same arguments, spawned with nothing else (bench/bare_loop.cc).
 # Prints per round the trials, attempts and seconds of both and their ratio killpoint / bare loop
 # (goal: 1.15x at most), and the ratio of their CPU times; then the medians and a verdict (from
@@ -47,7 +47,11 @@ if [[ -z $jobs ]]; then jobs=1; set -- "$@" --jobs 1; fi
 out=$(mktemp -d)
 # On a failure (a scenario that does not load, a loop that cannot start), what the two said.
 trap 'rc=$?; ((rc == 0)) || tail -20 "$out/stderr" >&2 2>/dev/null; rm -rf "$out"' EXIT
-echo "machine: $(nproc) cores, $(uname -r); killpoint run ${KILLPOINT_SCENARIOS:-scenarios} $*"
+# The bundled suite but scenarios/services: the bare loop starts no servers, so their jobs would
+# fail at once there and the comparison would not be like with like.
+default_scenarios="scenarios/*.json scenarios/catalogue scenarios/selftest scenarios/sqlite"
+scenarios=${KILLPOINT_SCENARIOS:-$default_scenarios}
+echo "machine: $(nproc) cores, $(uname -r); killpoint run $scenarios $*"
 # CPU seconds (user + sys of the command and every process it waited for, bash's `time`): what
 # the work costs, which a busy machine inflates far less than the wall time.
 TIMEFORMAT='%3R %3U %3S'
@@ -57,7 +61,7 @@ timed() {  # TIMES STDOUT COMMAND...: runs COMMAND, its stdout to STDOUT, "wall 
   { time "$@" >"$stdout" 2>>"$out/stderr"; } 2>"$times" || return  # the caller's set -e exits
 }
 for i in $(seq 1 "$rounds"); do
-  timed "$out/time-run$i" /dev/null "$bin" run ${KILLPOINT_SCENARIOS:-scenarios} --quiet --out "$out/run$i" "$@" || true
+  timed "$out/time-run$i" /dev/null "$bin" run $scenarios --quiet --out "$out/run$i" "$@" || true
   timed "$out/time-bare$i" "$out/bare$i.json" "$build/bin/kp-bare-loop" "$out/run$i" "${bare_args[@]}"
   python3 - "$out/run$i" "$out/time-run$i" "$out/bare$i.json" "$out/time-bare$i" >> "$out/rounds.tsv" <<'PY'
 import json, sys

@@ -136,14 +136,24 @@ void FakeHarness::AcceptLoop() {
       return;
     }
     if (fds[1].revents != 0) return;
+    // Counted open before accept4 takes it off the backlog: between the two, WaitIdle would see
+    // neither a pending connection nor an open one and return before its lines are read.
+    {
+      std::lock_guard lock(mu_);
+      ++open_;
+    }
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
+    if (fd < 0) {
+      std::lock_guard lock(mu_);
+      --open_;
+      served_.notify_all();
+      continue;
+    }
     int connection;
     {
       std::lock_guard lock(mu_);
       conn_fds_.push_back(fd);
       connection = static_cast<int>(conn_fds_.size());
-      ++open_;
     }
     conn_threads_.emplace_back([this, fd, connection] {
       Serve(fd, connection);

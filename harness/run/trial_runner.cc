@@ -82,7 +82,8 @@ class TrialDriver {
   // A worker's services (run/trial_services.h), or this trial's own when it has none.
   Status AttachServices() {
     if (services_ == nullptr) {
-      auto started = TrialServices::Start(scenario_.services, options_.sandbox_root);
+      auto started =
+          TrialServices::Start(scenario_.services, options_.sandbox_root, options_.server_pool);
       if (!started) return started.error();
       own_services_ = std::move(started.value());
       services_ = &own_services_;

@@ -46,6 +46,9 @@ struct TrialOptions {
   // The harness's defaults: real processes, its SIGINT/SIGTERM. A unit test gives a fake
   // spawner and a StopSource of its own (tests/harness/run/trial_driver_test.cc).
   Spawner* spawner = &PosixSpawner();
+  // The run's servers that outlive a scenario (service/server_pool.h); null: every worker, and
+  // every trial without one, starts its own and stops them when it is done.
+  ServerPool* server_pool = nullptr;
   StopToken stop = InterruptToken();
 };
 

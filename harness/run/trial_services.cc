@@ -6,7 +6,7 @@
 namespace killpoint {
 
 Result<TrialServices> TrialServices::Start(const std::map<std::string, ServiceSpec>& servers,
-                                           const std::filesystem::path& root) {
+                                           const std::filesystem::path& root, ServerPool* pool) {
   History unused;  // attached for the start only: Detach lets go of it before it goes
   auto downstream = Downstream::Start(false, &unused);
   if (!downstream) return downstream.error();
@@ -17,7 +17,7 @@ Result<TrialServices> TrialServices::Start(const std::map<std::string, ServiceSp
   if (!servers.empty()) {
     // The orphan guard's tag and the run's cgroup: a SIGKILLed harness takes its servers along.
     ServerMarks marks{{{kProcessTagVariable, NewServerTag()}}, JobCgroupProcsFd()};
-    auto started = ServiceSet::Start(servers, root, marks);
+    auto started = ServiceSet::Start(servers, root, marks, pool);
     if (!started) return started.error();
     set = std::move(started.value());
   }

@@ -4,7 +4,8 @@
 // a small job's own time (docs/performance.md, "Where a trial's time goes"). A trial attaches
 // them at its start and detaches them at its end (Downstream::Attach, ControlChannel::Reset),
 // so that nothing of one trial reaches the next. The scenario's own servers (docs/services.md)
-// live here too: started once per worker, reset at each trial's start.
+// live here too: started (or borrowed from the run's pool) once per worker, reset at each
+// trial's start.
 #pragma once
 
 #include <filesystem>
@@ -29,8 +30,11 @@ struct TrialServices {
   // Both detached: they serve nobody until a trial attaches them. `servers`: the scenario's
   // services, their files in `root` (the run's sandbox root). Call it from a thread that
   // outlives the servers: they die with the thread that started them (service/server_process.h).
+  // `pool`, when given: the servers are borrowed from it and go back when the last holder of
+  // `servers` lets go (service/server_pool.h).
   static Result<TrialServices> Start(const std::map<std::string, ServiceSpec>& servers = {},
-                                     const std::filesystem::path& root = {});
+                                     const std::filesystem::path& root = {},
+                                     ServerPool* pool = nullptr);
 };
 
 }  // namespace killpoint

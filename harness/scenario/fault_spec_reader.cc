@@ -140,11 +140,6 @@ void CheckServerFaultServices(FieldReader& r, const Scenario& s) {
     const std::string field = "faults.server.services[" + std::to_string(i) + "]";
     if (it == s.services.end())
       r.Fail(field, "names no service of the scenario: '" + services[i] + "'");
-    if (it->second.kind == "rabbitmq") {
-      r.Fail(field, "'" + services[i] +
-                        "' is a rabbitmq service: server faults are not supported on it "
-                        "(docs/services.md, \"Server faults\")");
-    }
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <tuple>
 
@@ -17,14 +18,66 @@ namespace fs = std::filesystem;
 constexpr const char* kRabbitmqServer = "/usr/lib/rabbitmq/bin/rabbitmq-server";
 constexpr const char* kEpmd = "/usr/bin/epmd";
 
+// The broker's ports and files, all it needs to start again after a kill.
+struct BrokerPlace {
+  fs::path dir;
+  ServerMarks marks;
+  int epmd_port = 0;
+  int dist_port = 0;
+};
+
+ServerCommand BrokerCommand(const BrokerPlace& place, const ServiceAddress& address, int port);
+
+// Every message ready in every queue of the trial's vhost (rabbitmq_client.h): the queues' names
+// from the management API (current; only its counts are statistics), their messages through AMQP.
+Result<ServiceSnapshot> RabbitmqSnapshot(const ServiceAddress& address) {
+  std::string answer;
+  if (Status s =
+          RabbitmqApi(address.admin_port, "GET",
+                      "/api/queues/" + UrlSegment(address.database) + "?columns=name", "", &answer);
+      !s) {
+    return s.error();
+  }
+  nlohmann::json queues = nlohmann::json::parse(answer, nullptr, false);
+  if (!queues.is_array()) return Error::Harness("rabbitmq: the queues' list is not a JSON array");
+  ServiceSnapshot out;
+  for (const auto& q : queues) {
+    auto messages = ReadRabbitmqMessages(address, q.value("name", ""));
+    if (!messages) return messages.error();
+    for (std::string& m : messages.value()) out.push_back({std::move(m), -1});
+  }
+  return out;
+}
+
 class Rabbitmq : public RunningService {
  public:
-  Rabbitmq(fs::path dir, std::unique_ptr<ServerProcess> epmd, std::unique_ptr<ServerProcess> server,
-           ServiceAddress address)
-      : dir_(std::move(dir)),
+  Rabbitmq(BrokerPlace place, std::unique_ptr<ServerProcess> epmd,
+           std::unique_ptr<ServerProcess> server, ServiceAddress address)
+      : place_(std::move(place)),
+        dir_(place_.dir),
         epmd_(std::move(epmd)),
         server_(std::move(server)),
         address_(std::move(address)) {}
+
+  Result<ServiceSnapshot> Snapshot() override { return RabbitmqSnapshot(address_); }
+
+  // The VM and its helpers (erl_child_setup, inet_gethost: descendants in sessions of their
+  // own); epmd stays, the node registers with it again. Durable queues and their persistent
+  // messages come back from the node's folder; the rest is gone.
+  Status KillAndRestart() override {
+    server_->KillAll();
+    auto server = StartOnPort("rabbitmq", BrokerCommand(place_, address_, address_.port), [&] {
+      return RabbitmqAccepting(address_.port, address_.admin_port);
+    });
+    if (!server) return server.error();
+    server_ = std::move(server.value());
+    return Ok();
+  }
+
+  Status Freeze(bool stop) override {
+    server_->SignalAll(stop ? SIGSTOP : SIGCONT);
+    return Ok();
+  }
 
   ~Rabbitmq() override {
     server_->Stop(SIGKILL, std::chrono::milliseconds(0));  // its messages are thrown away
@@ -60,6 +113,7 @@ class Rabbitmq : public RunningService {
         (server_->Running() ? "" : "; the broker is gone: " + server_->LogTail()));
   }
 
+  BrokerPlace place_;
   fs::path dir_;
   std::unique_ptr<ServerProcess> epmd_;
   std::unique_ptr<ServerProcess> server_;
@@ -123,33 +177,33 @@ Result<std::unique_ptr<ServerProcess>> StartEpmd(const fs::path& dir, const Serv
       LoopbackPortOpen, port);
 }
 
-Result<std::unique_ptr<ServerProcess>> StartBroker(const fs::path& dir, const ServerMarks& marks,
-                                                   int epmd_port, int dist_port,
+ServerCommand BrokerCommand(const BrokerPlace& place, const ServiceAddress& address, int port) {
+  const fs::path& dir = place.dir;
+  auto env = RabbitmqEnv(dir, place.marks, place.epmd_port);
+  for (auto [key, value] : std::map<std::string, std::string>{
+           {"RABBITMQ_NODENAME", "killpoint-" + std::to_string(port) + "@localhost"},
+           {"RABBITMQ_NODE_IP_ADDRESS", address.host},
+           {"RABBITMQ_NODE_PORT", std::to_string(port)},
+           {"RABBITMQ_DIST_PORT", std::to_string(place.dist_port)},
+           {"RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS", "-kernel inet_dist_use_interface {127,0,0,1}"},
+           {"RABBITMQ_MNESIA_BASE", (dir / "mnesia").string()},
+           {"RABBITMQ_LOG_BASE", (dir / "log").string()},
+           {"RABBITMQ_LOGS", "-"},  // to server.log
+           {"RABBITMQ_CONFIG_FILE", (dir / "rabbitmq.conf").string()},
+           {"RABBITMQ_ADVANCED_CONFIG_FILE", (dir / "advanced.config").string()},
+           {"RABBITMQ_CONF_ENV_FILE", (dir / "rabbitmq-env.conf").string()},
+           {"RABBITMQ_ENABLED_PLUGINS_FILE", (dir / "enabled_plugins").string()},
+           {"RABBITMQ_PID_FILE", (dir / "rabbitmq.pid").string()},
+           {"ERL_CRASH_DUMP", (dir / "erl_crash.dump").string()}}) {
+    env[key] = value;
+  }
+  return ServerCommand{{kRabbitmqServer}, env, dir / "server.log", place.marks.cgroup_procs_fd};
+}
+
+Result<std::unique_ptr<ServerProcess>> StartBroker(const BrokerPlace& place,
                                                    ServiceAddress& address) {
   return StartOnPickedPort(
-      "rabbitmq",
-      [&](int port) {
-        auto env = RabbitmqEnv(dir, marks, epmd_port);
-        for (auto [key, value] : std::map<std::string, std::string>{
-                 {"RABBITMQ_NODENAME", "killpoint-" + std::to_string(port) + "@localhost"},
-                 {"RABBITMQ_NODE_IP_ADDRESS", address.host},
-                 {"RABBITMQ_NODE_PORT", std::to_string(port)},
-                 {"RABBITMQ_DIST_PORT", std::to_string(dist_port)},
-                 {"RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS",
-                  "-kernel inet_dist_use_interface {127,0,0,1}"},
-                 {"RABBITMQ_MNESIA_BASE", (dir / "mnesia").string()},
-                 {"RABBITMQ_LOG_BASE", (dir / "log").string()},
-                 {"RABBITMQ_LOGS", "-"},  // to server.log
-                 {"RABBITMQ_CONFIG_FILE", (dir / "rabbitmq.conf").string()},
-                 {"RABBITMQ_ADVANCED_CONFIG_FILE", (dir / "advanced.config").string()},
-                 {"RABBITMQ_CONF_ENV_FILE", (dir / "rabbitmq-env.conf").string()},
-                 {"RABBITMQ_ENABLED_PLUGINS_FILE", (dir / "enabled_plugins").string()},
-                 {"RABBITMQ_PID_FILE", (dir / "rabbitmq.pid").string()},
-                 {"ERL_CRASH_DUMP", (dir / "erl_crash.dump").string()}}) {
-          env[key] = value;
-        }
-        return ServerCommand{{kRabbitmqServer}, env, dir / "server.log", marks.cgroup_procs_fd};
-      },
+      "rabbitmq", [&](int port) { return BrokerCommand(place, address, port); },
       [&](int port) { return RabbitmqAccepting(port, address.admin_port); }, address.port);
 }
 
@@ -178,10 +232,11 @@ Result<std::unique_ptr<RunningService>> StartRabbitmq(const std::string& name, c
   int epmd_port = 0;
   auto epmd = StartEpmd(dir.value(), marks, epmd_port);
   if (!epmd) return failed(epmd.error());
-  auto server = StartBroker(dir.value(), marks, epmd_port, dist_port.value(), address);
+  BrokerPlace place{dir.value(), marks, epmd_port, dist_port.value()};
+  auto server = StartBroker(place, address);
   if (!server) return failed(server.error());
   return std::unique_ptr<RunningService>(new Rabbitmq(
-      dir.value(), std::move(epmd.value()), std::move(server.value()), std::move(address)));
+      std::move(place), std::move(epmd.value()), std::move(server.value()), std::move(address)));
 }
 
 }  // namespace killpoint

@@ -9,6 +9,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
 
@@ -58,7 +59,7 @@ std::string UrlSegment(const std::string& s) {
 }
 
 Status RabbitmqApi(int admin_port, const std::string& method, const std::string& path,
-                   const std::string& body) {
+                   const std::string& body, std::string* answer) {
   httplib::Client client("127.0.0.1", admin_port);
   client.set_basic_auth(kRabbitmqUser, kRabbitmqPassword);
   client.set_connection_timeout(kRabbitmqTimeoutS, 0);
@@ -74,6 +75,7 @@ Status RabbitmqApi(int admin_port, const std::string& method, const std::string&
     return Error::Harness("rabbitmq management API: " + method + " " + path + ": HTTP " +
                           std::to_string(r->status) + " " + r->body.substr(0, 300));
   }
+  if (answer) *answer = r->body;
   return Ok();
 }
 
@@ -93,10 +95,13 @@ bool RabbitmqAccepting(int amqp_port, int admin_port) {
   return LoopbackPortOpen(amqp_port) && RabbitmqApi(admin_port, "GET", "/api/vhosts");
 }
 
-Result<RabbitmqQueueState> ReadRabbitmqQueue(const ServiceAddress& address,
-                                             const std::string& queue) {
-  std::unique_ptr<amqp_connection_state_t_, int (*)(amqp_connection_state_t)> conn(
-      amqp_new_connection(), amqp_destroy_connection);
+namespace {
+
+using AmqpConnection = std::unique_ptr<amqp_connection_state_t_, int (*)(amqp_connection_state_t)>;
+
+// A connection to `address`'s vhost with channel 1 open.
+Result<AmqpConnection> OpenChannel(const ServiceAddress& address) {
+  AmqpConnection conn(amqp_new_connection(), amqp_destroy_connection);
   amqp_socket_t* socket = amqp_tcp_socket_new(conn.get());
   if (!socket) return Error::Harness("rabbitmq: cannot create a socket");
   timeval timeout{kRabbitmqTimeoutS, 0};
@@ -114,18 +119,66 @@ Result<RabbitmqQueueState> ReadRabbitmqQueue(const ServiceAddress& address,
   if (std::string p = ReplyProblem(amqp_get_rpc_reply(conn.get())); !p.empty()) {
     return Error::Harness("rabbitmq: cannot open a channel: " + p);
   }
-  amqp_queue_declare_ok_t* ok = amqp_queue_declare(conn.get(), 1, amqp_cstring_bytes(queue.c_str()),
+  return conn;
+}
+
+std::string BytesText(const amqp_bytes_t& b, size_t at_most) {
+  std::string s(static_cast<const char*>(b.bytes), std::min(b.len, at_most));
+  return b.len > at_most ? s + "..." : s;
+}
+
+}  // namespace
+
+Result<RabbitmqQueueState> ReadRabbitmqQueue(const ServiceAddress& address,
+                                             const std::string& queue) {
+  auto opened = OpenChannel(address);
+  if (!opened) return opened.error();
+  amqp_connection_state_t conn = opened.value().get();
+  amqp_queue_declare_ok_t* ok = amqp_queue_declare(conn, 1, amqp_cstring_bytes(queue.c_str()),
                                                    /*passive=*/1, 0, 0, 0, amqp_empty_table);
-  r = amqp_get_rpc_reply(conn.get());
+  amqp_rpc_reply_t r = amqp_get_rpc_reply(conn);
   RabbitmqQueueState state;
   if (IsNotFound(r)) return state;
   if (std::string p = ReplyProblem(r); !p.empty() || !ok) {
     return Error::Harness("rabbitmq: cannot read queue " + queue + ": " + p);
   }
   state = {true, ok->message_count, ok->consumer_count};
-  amqp_channel_close(conn.get(), 1, AMQP_REPLY_SUCCESS);
-  amqp_connection_close(conn.get(), AMQP_REPLY_SUCCESS);
+  amqp_channel_close(conn, 1, AMQP_REPLY_SUCCESS);
+  amqp_connection_close(conn, AMQP_REPLY_SUCCESS);
   return state;
+}
+
+Result<std::vector<std::string>> ReadRabbitmqMessages(const ServiceAddress& address,
+                                                      const std::string& queue) {
+  constexpr size_t kBodyShown = 60;
+  auto opened = OpenChannel(address);
+  if (!opened) return opened.error();
+  amqp_connection_state_t conn = opened.value().get();
+  std::vector<std::string> out;
+  while (true) {
+    amqp_rpc_reply_t r = amqp_basic_get(conn, 1, amqp_cstring_bytes(queue.c_str()), /*no_ack=*/0);
+    if (IsNotFound(r)) return out;
+    if (std::string p = ReplyProblem(r); !p.empty()) {
+      return Error::Harness("rabbitmq: cannot read the messages of queue " + queue + ": " + p);
+    }
+    if (r.reply.id == AMQP_BASIC_GET_EMPTY_METHOD) break;
+    amqp_message_t message;
+    r = amqp_read_message(conn, 1, &message, 0);
+    if (std::string p = ReplyProblem(r); !p.empty()) {
+      return Error::Harness("rabbitmq: cannot read a message of queue " + queue + ": " + p);
+    }
+    const amqp_basic_properties_t& props = message.properties;
+    std::string id = (props._flags & AMQP_BASIC_MESSAGE_ID_FLAG) != 0
+                         ? BytesText(props.message_id, kBodyShown)
+                         : "-";
+    out.push_back(queue + ": " + id + " = " + BytesText(message.body, kBodyShown));
+    amqp_destroy_message(&message);
+    amqp_maybe_release_buffers(conn);
+  }
+  // Closing the channel hands every unacked message back to the queue, in its place.
+  amqp_channel_close(conn, 1, AMQP_REPLY_SUCCESS);
+  amqp_connection_close(conn, AMQP_REPLY_SUCCESS);
+  return out;
 }
 
 }  // namespace killpoint

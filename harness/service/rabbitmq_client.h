@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "service/service.h"
 #include "util/result.h"
@@ -15,9 +16,9 @@ inline constexpr const char* kRabbitmqUser = "guest";  // loopback only, RabbitM
 inline constexpr const char* kRabbitmqPassword = "guest";
 
 // One call of the management API on 127.0.0.1:`admin_port` as guest: an error unless it answers
-// 2xx. `body`, when not empty, is sent as JSON.
+// 2xx. `body`, when not empty, is sent as JSON; `answer`, when given, gets the answer's body.
 Status RabbitmqApi(int admin_port, const std::string& method, const std::string& path,
-                   const std::string& body = "");
+                   const std::string& body = "", std::string* answer = nullptr);
 
 // Whether something accepts a TCP connection on 127.0.0.1:`port`.
 bool LoopbackPortOpen(int port);
@@ -34,6 +35,13 @@ struct RabbitmqQueueState {
 // The queue `queue` of `address`'s vhost as AMQP's passive queue.declare reports it, now.
 Result<RabbitmqQueueState> ReadRabbitmqQueue(const ServiceAddress& address,
                                              const std::string& queue);
+
+// Every message ready in the queue `queue` of `address`'s vhost, now, as "QUEUE: MESSAGE_ID =
+// BODY" (the body's first 60 bytes; no id: "-"), in the queue's order: taken with basic.get
+// without an ack, then given back by closing the channel (RabbitMQ requeues them where they
+// were, marked redelivered). No such queue: none.
+Result<std::vector<std::string>> ReadRabbitmqMessages(const ServiceAddress& address,
+                                                      const std::string& queue);
 
 // `s` percent-encoded for a URL's path segment (RFC 3986's unreserved characters kept).
 std::string UrlSegment(const std::string& s);

@@ -36,20 +36,33 @@ Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
 
 Result<std::unique_ptr<ServiceSet>> ServiceSet::Start(
     const std::map<std::string, ServiceSpec>& specs, const std::filesystem::path& root,
-    const ServerMarks& marks) {
+    const ServerMarks& marks, ServerPool* pool) {
   auto set = std::make_unique<ServiceSet>();
+  set->root_ = root;
+  set->pool_ = pool;
   for (const auto& [name, spec] : specs) {
-    auto service = StartService(name, spec.kind, root, marks, spec.durability == kFast);
-    if (!service) return service.error();  // `set` stops the ones started
-    set->services_[name] = std::move(service.value());
+    const bool fast = spec.durability == kFast;
+    auto server = pool ? pool->Borrow(name, spec.kind, root, marks, fast)
+                       : HostedServer::Start(name, spec.kind, root, marks, fast);
+    if (!server) return server.error();  // `set` stops (or gives back) the ones started
+    set->services_[name] = Member{spec, std::move(server.value())};
   }
   return set;
 }
 
+ServiceSet::~ServiceSet() {
+  proxies_.clear();  // their threads end before the servers stop or go back
+  for (auto& [name, m] : services_) {
+    if (pool_ && !m.broken) {
+      pool_->Return(m.spec.kind, root_, m.spec.durability == kFast, std::move(m.server));
+    }
+  }
+}
+
 Result<ServiceAddresses> ServiceSet::Reset() {
   ServiceAddresses out;
-  for (auto& [name, service] : services_) {
-    auto address = service->Reset();
+  for (auto& [name, m] : services_) {
+    auto address = m.server.service->Reset();
     if (!address) return address.error();
     out[name] = address.value();
     if (Status s = ProxyTo(name, address.value()); !s) return s.error();
@@ -94,15 +107,15 @@ void ServiceSet::DisarmNet() {
 Result<ServiceSet::KillOutcome> ServiceSet::KillAndRestart(const std::string& service) {
   auto it = services_.find(service);
   if (it == services_.end()) return Error::Harness("no service " + service);
-  RunningService& s = *it->second;
+  RunningService& s = *it->second.server.service;
   KillOutcome out;
   auto read = std::chrono::steady_clock::now();
   auto before = s.Snapshot();
   auto killed = std::chrono::steady_clock::now();
-  if (!restarter_) restarter_ = std::make_unique<ServerThread>();
   Status restarted = Ok();
-  restarter_->Run([&] { restarted = s.KillAndRestart(); });
+  it->second.server.thread->Run([&] { restarted = s.KillAndRestart(); });
   if (!restarted) {
+    it->second.broken = true;
     return Error::Harness("service " + service + ": " + restarted.error().message);
   }
   out.restart_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -125,7 +138,7 @@ Result<ServiceSet::KillOutcome> ServiceSet::KillAndRestart(const std::string& se
 Status ServiceSet::Freeze(const std::string& service, bool stop) {
   auto it = services_.find(service);
   if (it == services_.end()) return Error::Harness("no service " + service);
-  return it->second->Freeze(stop);
+  return it->second.server.service->Freeze(stop);
 }
 
 std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses) {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "scenario/scenario.h"
-#include "service/server_thread.h"
+#include "service/server_pool.h"
 #include "service/service.h"
 #include "service/tcp_proxy.h"
 #include "util/result.h"
@@ -17,11 +17,18 @@ namespace killpoint {
 
 class ServiceSet {
  public:
-  // Starts every service of `specs`, their files in `root` (the run's sandbox root). On an error
-  // the ones started are stopped.
+  // Starts every service of `specs`, their files in `root` (the run's sandbox root), each with a
+  // thread of its own (server_pool.h's HostedServer). With a `pool`, borrows them from it
+  // instead, and gives them back when the set goes (but one whose restart after a server kill
+  // failed). On an error the ones started are stopped (or given back).
   static Result<std::unique_ptr<ServiceSet>> Start(const std::map<std::string, ServiceSpec>& specs,
                                                    const std::filesystem::path& root,
-                                                   const ServerMarks& marks);
+                                                   const ServerMarks& marks,
+                                                   ServerPool* pool = nullptr);
+  ServiceSet() = default;
+  ~ServiceSet();
+  ServiceSet(const ServiceSet&) = delete;
+  ServiceSet& operator=(const ServiceSet&) = delete;
 
   // A clean state in every service for the next trial; where the harness finds each (its
   // checks). Every fault proxy is disarmed and its connections cut.
@@ -36,7 +43,7 @@ class ServiceSet {
 
   // Server faults (docs/services.md, "Server faults"). KillAndRestart reads the trial's data of
   // `service`, kills every process of its server, starts it again on the same data and port
-  // (from a thread of the set's own: server_thread.h), and reads the data again. An Error when
+  // (from the server's own thread: server_pool.h), and reads the data again. An Error when
   // the server did not come back; a snapshot that could not be read is the outcome's `error`.
   struct KillOutcome {
     size_t before = 0;                 // rows or keys before the kill
@@ -52,9 +59,14 @@ class ServiceSet {
   // The proxy in front of `name`, (re)started when the server's port is new to it.
   Status ProxyTo(const std::string& name, const ServiceAddress& server);
 
-  // Before services_: restarted servers die with this thread, so it ends after them.
-  std::unique_ptr<ServerThread> restarter_;
-  std::map<std::string, std::unique_ptr<RunningService>> services_;
+  struct Member {
+    ServiceSpec spec;
+    HostedServer server;
+    bool broken = false;  // its restart after a server kill failed: not given back
+  };
+  std::filesystem::path root_;
+  ServerPool* pool_ = nullptr;
+  std::map<std::string, Member> services_;
   // After services_: each proxy's thread ends before the servers stop.
   std::map<std::string, std::unique_ptr<TcpProxy>> proxies_;
   std::map<std::string, int> proxied_ports_;  // the server port each proxy relays to

@@ -194,7 +194,8 @@ class ScenarioTrials {
 
   void Work() {
     // the worker's, for all its trials
-    if (auto services = TrialServices::Start(s_.services, to_.sandbox_root); services) {
+    if (auto services = TrialServices::Start(s_.services, to_.sandbox_root, to_.server_pool);
+        services) {
       RunTrials(services.value());
     } else {
       Fail(services.error());
@@ -506,7 +507,11 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
   if (Status st = StartRun(scenarios, o, results); !st) return st.error();
   auto root = SandboxRoot::Make(o.sandbox_root, o.keep_sandboxes, StorageFor(o.real_disk));
   if (!root) return root.error();
+  // A server outlives its scenario: the next one of the same kind borrows it (a broker's boot
+  // takes seconds). After `root`: its servers' folders are in it.
+  ServerPool pool;
   TrialOptions to{o.bindir, root.value()->path(), o.keep_sandboxes};
+  to.server_pool = &pool;
   to.real_fsync = o.real_disk;
   to.crash_checks = CheckCrashState;
   to.stop = o.stop;

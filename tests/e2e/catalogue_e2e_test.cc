@@ -1,5 +1,5 @@
 // The catalogue of idempotency patterns (docs/catalogue.md), end to end: the catalogue's 22
-// scenarios and the 21 of scenarios/services/ (real servers) in the bundled run (BundledRun():
+// scenarios and the 25 of scenarios/services/ (real servers) in the bundled run (BundledRun():
 // `killpoint run scenarios`, default trials and seed, once per e2e_test process), and every
 // verdict pinned: each correct form holds its must-hold invariants, each bug shows its expected
 // violation.
@@ -11,6 +11,7 @@
 
 #include "history/history_log.h"
 #include "killpoint_cli.h"
+#include "util/slug.h"
 
 namespace killpoint::testing {
 namespace {
@@ -244,7 +245,7 @@ TEST_F(Catalogue, OnRealServersEveryCorrectFormHoldsAndEveryBugShows) {
       EXPECT_NE(i["status"], "NOT EXERCISED") << s["name"] << " " << i["name"];
     }
   }
-  EXPECT_EQ(services, 20);
+  EXPECT_EQ(services, 25);
 }
 
 TEST_F(Catalogue, OnARealPostgres) {
@@ -323,6 +324,59 @@ TEST_F(Catalogue, OnARealRedis) {
               HasSubstr("2 keys matching 'paid:*'"));
 }
 
+// The queue consumer's three forms and the broker restart's two, on one broker: the run's pool
+// lends it from scenario to scenario (docs/services.md, "Isolation").
+TEST_F(Catalogue, OnARealRabbitmq) {
+  ExpectNamed("services/mq-consume-plain",
+              {{"one_effect_per_message", kShown}, {"queue_drained", kHeld}, {"converges", kHeld}});
+  EXPECT_THAT(FirstExampleNamed("services/mq-consume-plain", "one_effect_per_message"),
+              HasSubstr("msg_id=2026-11-01/0, effects=2"));
+  ExpectNamed("services/mq-consume-dedupe",
+              {{"one_effect_per_message", kHeld}, {"queue_drained", kHeld}, {"converges", kHeld}});
+  // auto_ack: the broker forgot the message once sent; killed before its effect, it is lost (the
+  // second too when the broker had pushed it already: no prefetch limit for auto_ack).
+  ExpectNamed("services/mq-auto-ack", {{"one_effect_per_message", kHeld},
+                                       {"every_message_applied", kShown},
+                                       {"queue_drained", kHeld},
+                                       {"converges", kHeld}});
+  EXPECT_THAT(FirstExampleNamed("services/mq-auto-ack", "every_message_applied"),
+              HasSubstr("in effects.db, msg_id=2026-11-01/0, biz_date=2026-11-01"));
+  // A kill -9 of the broker and its restart while the day's two messages wait: a durable queue
+  // and persistent messages come back, a transient queue and its messages do not.
+  ExpectNamed("services/mq-broker-restart-durable", {{"server_kill_loses_nothing", kHeld},
+                                                     {"every_message_applied", kHeld},
+                                                     {"one_effect_per_message", kHeld},
+                                                     {"queue_drained", kHeld},
+                                                     {"converges", kHeld}});
+  for (const char* scenario :
+       {"services/mq-broker-restart-durable", "services/mq-broker-restart-transient"}) {
+    auto log = ReadHistoryLog(run_->dir / Slug(scenario) / "history.jsonl");
+    ASSERT_TRUE(log) << log.error().message;
+    std::vector<nlohmann::json> kills;
+    for (const auto& [trial, events] : log.value()) {
+      for (const Event& e : events) {
+        if (e.type == event::kServerFault) kills.push_back(e.data);
+      }
+    }
+    ASSERT_EQ(kills.size(), 1u) << scenario;
+    EXPECT_EQ(kills[0]["action"], "kill");
+    EXPECT_EQ(kills[0]["before"], 2) << kills[0].dump();  // the day's two messages, ready
+    EXPECT_EQ(kills[0]["lost"], std::string(scenario).ends_with("durable") ? 0 : 2)
+        << kills[0].dump();
+    EXPECT_GT(kills[0]["restart_ms"].get<int>(), 0);
+  }
+  ExpectNamed("services/mq-broker-restart-transient", {{"server_kill_loses_nothing", kShown},
+                                                       {"every_message_applied", kShown},
+                                                       {"one_effect_per_message", kHeld},
+                                                       {"queue_drained", kHeld},
+                                                       {"converges", kHeld}});
+  EXPECT_THAT(
+      FirstExampleNamed("services/mq-broker-restart-transient", "server_kill_loses_nothing"),
+      HasSubstr("service mq (rabbitmq, durable) killed at before_consume#1, lost 2 of 2 rows or "
+                "keys it held before the kill: settle: 2026-11-01/0 = 2026-11-01 100; settle: "
+                "2026-11-01/1 = 2026-11-01 101"));
+}
+
 // docs/catalogue.md names every scenario of scenarios/services/ in its tables, and nothing
 // that is not there.
 TEST(CatalogueDocs, NamesEveryServiceScenario) {
@@ -334,7 +388,7 @@ TEST(CatalogueDocs, NamesEveryServiceScenario) {
     EXPECT_NE(doc.find("`" + f.path().stem().string() + "`"), std::string::npos)
         << "docs/catalogue.md does not name " << f.path();
   }
-  EXPECT_EQ(files.size(), 20u);
+  EXPECT_EQ(files.size(), 25u);
   std::smatch m;
   for (auto it = doc.cbegin();
        std::regex_search(it, doc.cend(), m, std::regex("`((pg|mariadb|redis|mq)-[a-z0-9-]+)`"));

@@ -386,13 +386,14 @@ class RabbitmqService : public PostgresService {  // its folders and the teardow
 TEST_F(RabbitmqService, AConsumerKilledBeforeItsAckAppliesTwiceUnlessItDedupesByMessageId) {
   auto args = Args("mq-plain");
   args.insert(args.begin() + 2, "scenarios/services/mq-consume-dedupe.json");
-  // Every broker VM of the run (its command line names the sandbox root), seen while it runs.
+  // Every broker VM of the run (its command line names the sandbox root and boots rabbit; the
+  // broker runs short-lived VMs of its own too), seen while the run goes.
   std::set<std::string> brokers;
   std::atomic<bool> done = false;
   std::thread watch([&] {
     while (!done.load()) {
       for (const std::string& p : ProcessesIn(sandboxes_)) {
-        if (p.find("beam") != std::string::npos) brokers.insert(p.substr(0, p.find(':')));
+        if (p.find("-s rabbit boot") != std::string::npos) brokers.insert(p.substr(0, p.find(':')));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "run/process_tag.h"
+#include "service/server_process.h"
 
 namespace killpoint {
 namespace {
@@ -224,6 +225,7 @@ int KillAdoptedOrphans(pid_t first) {
       const std::string exe = ExeOf(pid);
       if (!exe.empty() && exe == own_exe) continue;  // forked by the harness, not exec'd
       if (Carries(pid, server_tag, true)) continue;  // a scenario's server (NewServerTag)
+      if (IsServerProcess(pid)) continue;            // one whose title hides its tag
       int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
       if (pidfd < 0) continue;
       // Still our child (the pidfd pins the process: not a reused pid). A zombie, which ended

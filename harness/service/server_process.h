@@ -38,8 +38,8 @@ Status GiveToServerUser(const std::filesystem::path& path);
 
 class ServerProcess {
  public:
-  ServerProcess(pid_t pid, std::filesystem::path log) : pid_(pid), log_(std::move(log)) {}
-  ~ServerProcess();  // Stop(SIGQUIT)
+  ServerProcess(pid_t pid, std::filesystem::path log);  // IsServerProcess(pid) until reaped
+  ~ServerProcess();                                     // Stop(SIGQUIT)
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
 
@@ -60,10 +60,18 @@ class ServerProcess {
   std::string LogTail(size_t bytes = 1500) const;
 
  private:
+  void Reaped();
+
   pid_t pid_;
   std::filesystem::path log_;
   bool reaped_ = false;
 };
+
+// Whether `pid` is a server process the harness started (a ServerProcess not yet reaped): the
+// tag sweep after an attempt (run/process_tag.h, KillAdoptedOrphans) leaves it alone even when
+// its environment no longer shows its tag (redis-server's process title overwrites it) and it
+// was started during the attempt (a server restarted by a server fault).
+bool IsServerProcess(pid_t pid);
 
 // Starts `command` (fork and exec) and returns at once.
 Result<std::unique_ptr<ServerProcess>> StartServer(const ServerCommand& command);

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -151,13 +152,37 @@ Result<std::unique_ptr<ServerProcess>> StartServer(const ServerCommand& command)
   return std::make_unique<ServerProcess>(pid, command.log);
 }
 
+namespace {
+
+std::mutex g_servers_mu;
+std::set<pid_t> g_servers;  // guarded by g_servers_mu: every ServerProcess not yet reaped
+
+}  // namespace
+
+bool IsServerProcess(pid_t pid) {
+  std::lock_guard lock(g_servers_mu);
+  return g_servers.count(pid) > 0;
+}
+
+ServerProcess::ServerProcess(pid_t pid, std::filesystem::path log)
+    : pid_(pid), log_(std::move(log)) {
+  std::lock_guard lock(g_servers_mu);
+  g_servers.insert(pid_);
+}
+
+void ServerProcess::Reaped() {
+  reaped_ = true;
+  std::lock_guard lock(g_servers_mu);
+  g_servers.erase(pid_);
+}
+
 ServerProcess::~ServerProcess() { Stop(SIGQUIT); }
 
 bool ServerProcess::Running() {
   if (reaped_) return false;
   int status = 0;
   pid_t r = ::waitpid(pid_, &status, WNOHANG);
-  if (r == pid_ || (r < 0 && errno == ECHILD)) reaped_ = true;
+  if (r == pid_ || (r < 0 && errno == ECHILD)) Reaped();
   return !reaped_;
 }
 
@@ -181,7 +206,7 @@ void ServerProcess::KillAll() {
   for (pid_t pid : all) ::kill(pid, SIGKILL);
   while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
   }
-  reaped_ = true;
+  Reaped();
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   for (pid_t pid : all) {
     while (!Ended(pid) && std::chrono::steady_clock::now() < deadline) {
@@ -203,7 +228,7 @@ void ServerProcess::Stop(int signal, std::chrono::milliseconds patience) {
   if (!reaped_) {
     while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
     }
-    reaped_ = true;
+    Reaped();
   }
 }
 

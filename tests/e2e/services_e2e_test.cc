@@ -47,8 +47,8 @@ std::vector<std::string> ProcessesIn(const fs::path& dir) {
   return found;
 }
 
-// Both forms in one run: one initdb (the run's template), a server per scenario. Its folder
-// outlives the fixture's: the second test reads the same run.
+// Both forms in one run: one initdb (the run's template), one server lent from scenario to
+// scenario. Its folder outlives the fixture's: the second test reads the same run.
 fs::path BothFormsSandboxes() {
   return fs::temp_directory_path() / ("kp-e2e-services-both-" + std::to_string(::getpid())) /
          "sandboxes";

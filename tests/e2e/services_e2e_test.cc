@@ -171,14 +171,17 @@ TEST_F(PostgresService, TheKeyedJobLooksUpItsDateAndInsertsOnce) {
   }
 }
 
-// A run long enough to be stopped in the middle, as a background process.
+// A run long enough to be stopped in the middle, as a background process. Its first scenario's
+// redis server, killed and restarted by a server fault, waits idle in the run's pool while the
+// second scenario's postgres server works: the signal must take both along.
 class PostgresStopped : public PostgresService {
  protected:
-  // Starts the run, waits for its server, sends `signal`; the harness's exit code.
+  // Starts the run, waits for its postgres server, sends `signal`; the harness's exit code.
   int RunAndSignal(int signal) {
-    auto args = Args("upsert");
+    auto args = Args("redis-server-kill-durable");
     args.insert(args.begin(), KILLPOINT_BIN_DIR "/killpoint");
-    args.insert(args.end(), {"--trials", "200", "--quiet", "--out", (root_ / "out").string()});
+    args.insert(args.begin() + 3, "tests/fixtures/services/upsert-long.json");
+    args.insert(args.end(), {"--quiet", "--out", (root_ / "out").string()});
     auto p = Spawn({args, {}, KILLPOINT_SOURCE_DIR, root_ / "cli.out", root_ / "cli.err"});
     EXPECT_TRUE(p) << (p ? "" : p.error().message);
     if (!p) return -1;
@@ -189,6 +192,14 @@ class PostgresStopped : public PostgresService {
       });
     });
     EXPECT_TRUE(up) << Slurp(root_ / "cli.err");
+    // redis-server works in its folder; its title names its address.
+    auto found = ProcessesIn(sandboxes_);
+    EXPECT_TRUE(std::any_of(found.begin(), found.end(),
+                            [](const std::string& p) {
+                              return p.find("redis-server 127.0.0.1:") != std::string::npos;
+                            }))
+        << "the first scenario's redis server, idle in the pool: "
+        << ::testing::PrintToString(found);
     // A trial or two under way: the job's connections are open too.
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     ::kill(p.value()->pid(), signal);

@@ -96,7 +96,8 @@ const CliRun& BothForms() {
         "run",
         {"run", "tests/fixtures/services/insert.json", "tests/fixtures/services/upsert.json",
          "tests/fixtures/services/ambiguous-naive.json",
-         "tests/fixtures/services/ambiguous-keyed.json", "--jobs", "1", "--sandbox-root",
+         "tests/fixtures/services/ambiguous-keyed.json",
+         "tests/fixtures/services/inventory-crash-state.json", "--jobs", "1", "--sandbox-root",
          BothFormsSandboxes().string()},
         base);
     r.Results();  // read while the folder is there
@@ -168,6 +169,38 @@ TEST_F(PostgresService, TheKeyedJobLooksUpItsDateAndInsertsOnce) {
     nlohmann::json i = Invariant(r.Results(), "services/ambiguous-commit-keyed", name);
     EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
   }
+}
+
+// after_every_crash on a service (docs/services.md): in BothForms's run too, the inventory job
+// that takes the stock off in one transaction and logs it in a second, killed between them. The
+// server outlives the job, so the check reads the live database after the kill, before the
+// retry: the stock without its ledger row, the crash named; the ledger is never ahead.
+TEST_F(PostgresService, AfterEveryCrashReadsTheServiceBetweenTheKillAndTheRetry) {
+  const CliRun& r = BothForms();
+  const std::string scenario = "services/inventory-crash-state";
+  nlohmann::json broken = Invariant(r.Results(), scenario, "stock_matches_ledger");
+  EXPECT_EQ(broken["status"], "expected, shown") << broken.dump();
+  EXPECT_THAT(broken["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("after the crash at between_transactions (2026-11-01 attempt 1, process), "
+                        "a reader saw: the stock does not match its ledger: 1 row in service db "
+                        "(postgres), sku=widget, qty=97, expected=100"));
+  EXPECT_EQ(Invariant(r.Results(), scenario, "ledger_never_ahead")["status"], "held");
+  // The check ran between the killed attempt's exit and the retry's spawn.
+  auto log = ReadHistoryLog(r.dir / Slug(scenario) / "history.jsonl");
+  ASSERT_TRUE(log) << log.error().message;
+  std::vector<std::string> types;
+  nlohmann::json verdicts;
+  for (const Event& e : log.value().begin()->second) {
+    if (e.type == event::kSpawn || e.type == event::kExit || e.type == event::kCrashCheck)
+      types.push_back(e.type);
+    if (e.type == event::kCrashCheck) verdicts = e.data["verdicts"];
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"spawn", "exit", "crash_check", "spawn", "exit"}));
+  ASSERT_EQ(verdicts.size(), 2u) << verdicts.dump();
+  EXPECT_EQ(verdicts[0]["invariant"], "ledger_never_ahead");
+  EXPECT_EQ(verdicts[0]["held"], true);
+  EXPECT_EQ(verdicts[1]["invariant"], "stock_matches_ledger");
+  EXPECT_EQ(verdicts[1]["held"], false);
 }
 
 // A run long enough to be stopped in the middle, as a background process.

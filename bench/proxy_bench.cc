@@ -113,7 +113,7 @@ BENCHMARK(BM_LoopbackRoundTripDirect)->UseRealTime()->Unit(benchmark::kMicroseco
 
 void BM_LoopbackRoundTripThroughProxy(benchmark::State& state) {
   Echo echo;
-  auto proxy = TcpProxy::Start("127.0.0.1", echo.port(), true);
+  auto proxy = TcpProxy::Start("127.0.0.1", echo.port(), Framing::kPostgres);
   if (!proxy) return state.SkipWithError(proxy.error().message.c_str());
   RoundTrips(state, Connect(proxy.value()->port()));
 }

@@ -7,7 +7,7 @@ namespace {
 
 constexpr int64_t kRespMaxBulk = 512ll << 20;  // the server's proto-max-bulk-len default
 constexpr int64_t kRespMaxArgs = 0x7fffffff;   // the server's own limit
-constexpr int kRespMaxDigits = 19;             // no valid number has more
+constexpr int kRespMaxDigits = 18;             // no valid number has more; no overflow
 constexpr size_t kRespMaxInline = 64 * 1024;   // the server's PROTO_INLINE_MAX_SIZE
 constexpr size_t kRespKeptArg = 8;             // SETNX, SET and NX fit
 

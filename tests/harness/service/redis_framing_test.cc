@@ -80,8 +80,9 @@ TEST(RespCommandParser, AnEmptyArrayIsNoCommand) {
 TEST(RespCommandParser, AMalformedStreamStopsTheCount) {
   for (std::string bad : std::vector<std::string>{
            "*1\r\n+SET\r\n", "*x\r\n", "*1\r\n$-1\r\n", "*1\r\n$3\r\nSETxx", "*1\r\n$3\n", "*\r\n",
-           "*1\r\n$999999999999\r\n", "*1\r\n$12345678901234567890\r\n", "SET k \"v\r\n",
-           "SET k \"v\"x NX\r\n", std::string(64 * 1024 + 1, 'a')}) {
+           "*1\r\n$999999999999\r\n", "*1\r\n$12345678901234567890\r\n",
+           "*1\r\n$9999999999999999999\r\n", "SET k \"v\r\n", "SET k \"v\"x NX\r\n",
+           std::string(64 * 1024 + 1, 'a')}) {
     RespCommandParser p;
     EXPECT_TRUE(p.Feed(bad + Resp({"SET", "k", "v", "NX"})).empty()) << bad;
     EXPECT_TRUE(p.broken()) << bad;

@@ -1,5 +1,5 @@
 // The catalogue of idempotency patterns (docs/catalogue.md), end to end: the catalogue's 22
-// scenarios and the 21 of scenarios/services/ (real servers) in the bundled run (BundledRun():
+// scenarios and the 22 of scenarios/services/ (real servers) in the bundled run (BundledRun():
 // `killpoint run scenarios`, default trials and seed, once per e2e_test process), and every
 // verdict pinned: each correct form holds its must-hold invariants, each bug shows its expected
 // violation.
@@ -244,7 +244,7 @@ TEST_F(Catalogue, OnRealServersEveryCorrectFormHoldsAndEveryBugShows) {
       EXPECT_NE(i["status"], "NOT EXERCISED") << s["name"] << " " << i["name"];
     }
   }
-  EXPECT_EQ(services, 20);
+  EXPECT_EQ(services, 22);
 }
 
 TEST_F(Catalogue, OnARealPostgres) {
@@ -321,6 +321,13 @@ TEST_F(Catalogue, OnARealRedis) {
               {{"one_payment_per_date", kShown}, {"every_date_paid", kHeld}, {"converges", kHeld}});
   EXPECT_THAT(FirstExampleNamed("services/redis-idempotency-key-short-ttl", "one_payment_per_date"),
               HasSubstr("2 keys matching 'paid:*'"));
+  ExpectNamed("services/redis-idempotency-key-lost-answer-own-token",
+              {{"one_payment_per_date", kHeld}, {"every_date_paid", kHeld}, {"converges", kHeld}});
+  ExpectNamed("services/redis-idempotency-key-lost-answer-naive",
+              {{"one_payment_per_date", kHeld}, {"every_date_paid", kShown}, {"converges", kHeld}});
+  EXPECT_THAT(
+      FirstExampleNamed("services/redis-idempotency-key-lost-answer-naive", "every_date_paid"),
+      HasSubstr("0 keys matching 'paid:2026-11-01:*'"));
 }
 
 // docs/catalogue.md names every scenario of scenarios/services/ in its tables, and nothing
@@ -334,7 +341,7 @@ TEST(CatalogueDocs, NamesEveryServiceScenario) {
     EXPECT_NE(doc.find("`" + f.path().stem().string() + "`"), std::string::npos)
         << "docs/catalogue.md does not name " << f.path();
   }
-  EXPECT_EQ(files.size(), 20u);
+  EXPECT_EQ(files.size(), 22u);
   std::smatch m;
   for (auto it = doc.cbegin();
        std::regex_search(it, doc.cend(), m, std::regex("`((pg|mariadb|redis|mq)-[a-z0-9-]+)`"));

@@ -249,7 +249,10 @@ TEST_F(PostgresStopped, SigintStopsTheServerWithTheRun) { EXPECT_EQ(RunAndSignal
 // the server killed with SIGKILL right after the date-keyed job's COMMIT and restarted, with
 // MariaDB's durable default: nothing lost. On the disk of the temporary folder, not in RAM: on
 // tmpfs InnoDB memory-maps its redo log and even the fast setting loses nothing
-// (docs/services.md, "Server faults"), so a durable run there could not tell the two apart.
+// (docs/services.md, "Server faults"), so a durable run there could not tell the two apart. And
+// the ambiguous COMMIT read from MySQL's client protocol: the proxy lets the first COMMIT of the
+// attempt reach the server and drops its answer; the naive job's redo inserts twice, the keyed
+// one's does not.
 fs::path MariadbSandboxes() {
   return fs::temp_directory_path() / ("kp-e2e-services-mariadb-" + std::to_string(::getpid())) /
          "sandboxes";
@@ -262,8 +265,10 @@ const CliRun& MariadbRun() {
     CliRun r = RunKillpoint("run",
                             {"run", "tests/fixtures/services/mariadb-by-date.json",
                              "tests/fixtures/services/mariadb-by-id.json",
-                             "tests/fixtures/services/mariadb-server-kill-durable.json", "--jobs",
-                             "1", "--sandbox-root", MariadbSandboxes().string()},
+                             "tests/fixtures/services/mariadb-server-kill-durable.json",
+                             "tests/fixtures/services/mariadb-ambiguous-naive.json",
+                             "tests/fixtures/services/mariadb-ambiguous-keyed.json", "--jobs", "1",
+                             "--sandbox-root", MariadbSandboxes().string()},
                             base);
     r.Results();  // read while the folder is there
     return r;
@@ -307,7 +312,11 @@ TEST_F(MariadbService, OnDuplicateKeyHoldsKeyedOnTheDateAndDoublesKeyedOnAnId) {
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   const nlohmann::json& results = r.Results();
   for (const auto& s : results["scenarios"]) {
-    if (s["name"] == "services/mariadb-server-kill-durable") continue;  // a hold point, no kill
+    const std::string name = s["name"].get<std::string>();
+    // a hold point, no kill; a lost COMMIT answer, no kill
+    if (name == "services/mariadb-server-kill-durable" ||
+        name.find("ambiguous") != std::string::npos)
+      continue;
     EXPECT_GT(s["exercise"]["points"]["after_commit"]["fired"].get<int>(), 0) << s["exercise"];
   }
   nlohmann::json by_id =
@@ -343,6 +352,24 @@ TEST_F(MariadbService, AServerKillAfterTheCommitLosesNothingWithDurableSettings)
   }
 }
 
+TEST_F(MariadbService, ALostCommitAnswerMakesTheNaiveJobInsertTwiceAndNotTheKeyedOne) {
+  const CliRun& r = MariadbRun();
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  ExpectDroppedAnswer(r, "services/mariadb-ambiguous-commit-naive");
+  ExpectDroppedAnswer(r, "services/mariadb-ambiguous-commit-keyed");
+  nlohmann::json naive =
+      Invariant(r.Results(), "services/mariadb-ambiguous-commit-naive", "one_row_per_biz_date");
+  EXPECT_EQ(naive["status"], "VIOLATED") << naive.dump();
+  EXPECT_THAT(naive["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("in service db (mariadb), biz_date=2026-11-01, rows=2"));
+  EXPECT_THAT(naive["examples"][0]["plan"].get<std::string>(),
+              HasSubstr("a1 drop_answer@net:db:commit#1"));
+  for (const char* name : {"one_row_per_biz_date", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), "services/mariadb-ambiguous-commit-keyed", name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+}
+
 // Redis (docs/services.md, "Redis"): the lock's two forms in one run, one trial each, killed
 // while taking or holding the lock. The SETNX + EXPIRE form killed between its two commands
 // leaves a lock that never expires, and the date never runs again; SET NX PX's lock expires
@@ -357,12 +384,15 @@ const CliRun& RedisLockForms() {
   static const CliRun run = [] {
     fs::path base = RedisSandboxes().parent_path();
     fs::remove_all(base);
-    CliRun r = RunKillpoint("run",
-                            {"run", "tests/fixtures/services/redis_lock_setnx_expire.json",
-                             "tests/fixtures/services/redis_lock_set_nx_px.json",
-                             "tests/fixtures/services/redis_lock_set_nx_px_paused.json", "--trials",
-                             "1", "--jobs", "1", "--sandbox-root", RedisSandboxes().string()},
-                            base);
+    CliRun r =
+        RunKillpoint("run",
+                     {"run", "tests/fixtures/services/redis_lock_setnx_expire.json",
+                      "tests/fixtures/services/redis_lock_set_nx_px.json",
+                      "tests/fixtures/services/redis_lock_set_nx_px_paused.json",
+                      "tests/fixtures/services/redis-idempotency-lost-answer-naive.json",
+                      "tests/fixtures/services/redis-idempotency-lost-answer-own-token.json",
+                      "--trials", "1", "--jobs", "1", "--sandbox-root", RedisSandboxes().string()},
+                     base);
     r.Results();  // read while the folder is there
     return r;
   }();
@@ -432,6 +462,30 @@ TEST_F(RedisService, AHolderFrozenPastItsTtlMakesTwoHoldersThatBothPay) {
   EXPECT_THAT(why, HasSubstr("paid:2026-11-01:i2:"));  // the second instance
   EXPECT_THAT(paid["examples"][0]["plan"].get<std::string>(),
               HasSubstr("pause@after_check 200ms overlap@after_check"));
+}
+
+// In the same run, an idempotency key's claim (SET ... NX, read from RESP by the proxy: the
+// point net:cache:set_nx) whose answer is dropped after the key was set. The naive job's retry
+// finds the key, takes it for another run's claim and does not pay: nobody pays, and the key
+// keeps the date's retries from paying; the job that chose its token before the first try
+// recognises its own claim and pays once.
+TEST_F(RedisService, ALostSetNxAnswerLeavesTheDateUnpaidUnlessTheRetryKnowsItsOwnToken) {
+  const CliRun& r = RedisLockForms();
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  ExpectDroppedAnswer(r, "services/redis-idempotency-lost-answer-naive");
+  ExpectDroppedAnswer(r, "services/redis-idempotency-lost-answer-own-token");
+  nlohmann::json unpaid =
+      Invariant(r.Results(), "services/redis-idempotency-lost-answer-naive", "every_date_paid");
+  EXPECT_EQ(unpaid["status"], "VIOLATED") << unpaid.dump();
+  EXPECT_THAT(unpaid["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("0 keys matching 'paid:2026-11-01:*' in service cache (redis)"));
+  EXPECT_THAT(unpaid["examples"][0]["plan"].get<std::string>(),
+              HasSubstr("a1 drop_answer@net:cache:set_nx#1"));
+  for (const char* name : {"one_payment_per_date", "every_date_paid", "converges"}) {
+    nlohmann::json i =
+        Invariant(r.Results(), "services/redis-idempotency-lost-answer-own-token", name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
 }
 
 // RabbitMQ, with Debian's pika: a consumer with prefetch 1 that acks after its effect, killed

@@ -2,6 +2,10 @@
 // message (a 64-byte simple query, as a job's statement is) over loopback to an echo server,
 // straight and through the proxy (unarmed, reading the PostgreSQL framing as it does for a
 // postgres service). The difference is what the proxy adds to each of a job's round trips.
+// BM_LoopbackRoundTripThroughProxyAs/FRAMING: the same through a proxy reading each framing
+// (none, mysql: a 64-byte COM_QUERY packet after a handshake response; redis: a 64-byte
+// SET ... NX array), so that a parser's cost shows against none; BM_FramingFeed/FRAMING, the
+// parser alone.
 #include <arpa/inet.h>
 #include <benchmark/benchmark.h>
 #include <netinet/in.h>
@@ -83,13 +87,31 @@ double ProcessCpuUs() {
 // Round trips on `fd`. The counter process_cpu_us is the CPU of every thread per round trip:
 // through the proxy minus straight is its CPU cost, which a loaded machine's scheduling delays
 // (the real time's difference) do not blur.
-void RoundTrips(benchmark::State& state, int fd) {
-  // The startup's untyped header, then a 64-byte 'Q' message per round trip.
+// What a client of `framing` sends first (its handshake), then at each round trip (64 bytes).
+struct Messages {
+  std::string first, each;
+};
+Messages MessagesOf(Framing framing) {
+  if (framing == Framing::kMysql) {
+    std::string flags("\x05\xa2\x0e\x00", 4), sql = "\x03" + std::string(59, 'x');
+    return {std::string("\x20\0\0\x01", 4) + flags + std::string(28, '\0'),
+            std::string{char(sql.size()), 0, 0, 0} + sql};
+  }
+  if (framing == Framing::kRedis) {  // SET k <value> NX: 64 bytes
+    std::string value(29, 'x');
+    return {"", "*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$29\r\n" + value + "\r\n$2\r\nNX\r\n"};
+  }
+  // The startup's untyped header, then a 64-byte 'Q' message.
   std::string sql(58, 'x');
-  std::string q = 'Q' + Int32(uint32_t(sql.size() + 5)) + sql + '\0';
-  std::string first = Int32(8) + Int32(196608);
-  ::send(fd, first.data(), first.size(), 0);
+  return {Int32(8) + Int32(196608), 'Q' + Int32(uint32_t(sql.size() + 5)) + sql + '\0'};
+}
+
+void RoundTrips(benchmark::State& state, int fd, Framing framing = Framing::kPostgres) {
+  const Messages m = MessagesOf(framing);
+  const std::string& first = m.first;
+  const std::string& q = m.each;
   char buf[4096];
+  ::send(fd, first.data(), first.size(), 0);
   for (size_t got = 0; got < first.size();) got += size_t(::recv(fd, buf, sizeof buf, 0));
   const double cpu_start = ProcessCpuUs();
   for (auto _ : state) {
@@ -113,10 +135,41 @@ BENCHMARK(BM_LoopbackRoundTripDirect)->UseRealTime()->Unit(benchmark::kMicroseco
 
 void BM_LoopbackRoundTripThroughProxy(benchmark::State& state) {
   Echo echo;
-  auto proxy = TcpProxy::Start("127.0.0.1", echo.port(), true);
+  auto proxy = TcpProxy::Start("127.0.0.1", echo.port(), Framing::kPostgres);
   if (!proxy) return state.SkipWithError(proxy.error().message.c_str());
   RoundTrips(state, Connect(proxy.value()->port()));
 }
 BENCHMARK(BM_LoopbackRoundTripThroughProxy)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+void BM_LoopbackRoundTripThroughProxyAs(benchmark::State& state, Framing framing) {
+  Echo echo;
+  auto proxy = TcpProxy::Start("127.0.0.1", echo.port(), framing);
+  if (!proxy) return state.SkipWithError(proxy.error().message.c_str());
+  RoundTrips(state, Connect(proxy.value()->port()), framing);
+}
+// A parser's own cost: one 64-byte message fed per iteration, after the handshake (no socket,
+// no thread): what each framing adds to the proxy's work on a round trip.
+void BM_FramingFeed(benchmark::State& state, Framing framing) {
+  const Messages m = MessagesOf(framing);
+  auto parser = MakeClientFraming(framing);
+  parser->Feed(m.first);
+  size_t found = 0;
+  for (auto _ : state) found += parser->Feed(m.each).size();
+  benchmark::DoNotOptimize(found);
+  if (parser->broken()) state.SkipWithError("the parser broke");
+}
+BENCHMARK_CAPTURE(BM_FramingFeed, postgres, Framing::kPostgres);
+BENCHMARK_CAPTURE(BM_FramingFeed, mysql, Framing::kMysql);
+BENCHMARK_CAPTURE(BM_FramingFeed, redis, Framing::kRedis);
+
+BENCHMARK_CAPTURE(BM_LoopbackRoundTripThroughProxyAs, none, Framing::kNone)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_LoopbackRoundTripThroughProxyAs, mysql, Framing::kMysql)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_LoopbackRoundTripThroughProxyAs, redis, Framing::kRedis)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -47,16 +47,20 @@ bool LastAttemptSucceeded(const CheckInput& in) {
   return false;
 }
 
+Verdict RunOwnCheck(const std::string& name, const SqlCheck& check,
+                    const std::filesystem::path& workdir, const ServiceAddresses& services) {
+  if (check.service.empty()) return RunSqlCheck(name, check, workdir);
+  if (!check.queue.empty()) return RunServiceQueueCheck(name, check, services);
+  return RunServiceSqlCheck(name, check, services);  // SQL, or keys of a redis service
+}
+
 Result<std::vector<Verdict>> CheckTrial(const CheckInput& input, const Checkers& checkers) {
   std::vector<Verdict> out;
   for (const auto* list : {&input.scenario.must_hold, &input.scenario.expected_violations}) {
     for (const auto& name : *list) {
       auto own = input.scenario.checks.find(name);
       if (own != input.scenario.checks.end()) {
-        Verdict at_end = own->second.service.empty() ? RunSqlCheck(name, own->second, input.workdir)
-                         : !own->second.queue.empty()
-                             ? RunServiceQueueCheck(name, own->second, input.services)
-                             : RunServiceSqlCheck(name, own->second, input.services);
+        Verdict at_end = RunOwnCheck(name, own->second, input.workdir, input.services);
         if (!own->second.after_every_crash) {
           out.push_back(std::move(at_end));
           continue;

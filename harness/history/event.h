@@ -30,7 +30,8 @@ inline constexpr const char* kKill = "kill";          // data: point, hit, model
 inline constexpr const char* kExit = "exit";          // data: code or signal, stderr
 inline constexpr const char* kRollback = "rollback";  // data: model, changes
 // The scenario's own checks marked after_every_crash, run on the sandbox after a kill and its
-// persistence model, before the retry. data: point, hit, model, verdicts [Verdict]
+// persistence model (or on the live service), before the retry. data: point, hit, model,
+// verdicts [Verdict]
 inline constexpr const char* kCrashCheck = "crash_check";
 inline constexpr const char* kTimeout = "timeout";  // data: timeout_ms
 // data: delay_ms, next_attempt, reason (backoff, rate_limit or breaker_open; docs/retry.md)

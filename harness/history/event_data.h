@@ -96,7 +96,7 @@ struct JobRetryData {
 };
 JobRetryData JobRetryOf(const Event& e);
 
-// crash_check: the scenario's after_every_crash checks on the sandbox a kill left.
+// crash_check: the scenario's after_every_crash checks on the sandbox (or services) a kill left.
 struct CrashCheckData {
   std::string point = "?";
   int64_t hit = 1;

@@ -224,7 +224,8 @@ class TrialDriver {
   }
 
   // What a reader sees between two attempts: the scenario's after_every_crash checks on the
-  // sandbox the model left, recorded beside the kill they follow (docs/scenarios.md).
+  // sandbox the model left, or on the services as the killed attempt left them (their servers
+  // outlive the job), recorded beside the kill they follow (docs/scenarios.md, docs/services.md).
   // With keep_sandbox, a crash state a check found broken stays in crash-state-<log>/<check>/.
   Status CheckCrashState(const AttemptFault& fault, const std::string& log) {
     const auto& checks = scenario_.checks;
@@ -236,7 +237,7 @@ class TrialDriver {
     fs::path scratch = sandbox_.root() / "crash-state";
     std::error_code ignored;
     fs::remove_all(scratch, ignored);
-    auto verdicts = options_.crash_checks(scenario_, sandbox_.work(), scratch);
+    auto verdicts = options_.crash_checks(scenario_, sandbox_.work(), scratch, addresses_);
     if (!verdicts) return verdicts.error();
     const nlohmann::json& all = verdicts.value();
     bool broken = std::any_of(all.begin(), all.end(),

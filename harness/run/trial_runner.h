@@ -35,10 +35,12 @@ struct TrialOptions {
   bool real_fsync = false;
   // Checks the crash state after every kill (check/checker.h's CheckCrashState, passed in
   // because run/ is below check/): `work` is the sandbox as the persistence model left it,
-  // `scratch` an empty folder it may use. Answers the verdicts as JSON, recorded in a
-  // crash_check event. Empty: nothing is checked between attempts (discovery, points).
+  // `scratch` an empty folder it may use, `services` the trial's servers as the killed attempt
+  // left them. Answers the verdicts as JSON, recorded in a crash_check event. Empty: nothing is
+  // checked between attempts (discovery, points).
   std::function<Result<nlohmann::json>(const Scenario&, const std::filesystem::path& work,
-                                       const std::filesystem::path& scratch)>
+                                       const std::filesystem::path& scratch,
+                                       const ServiceAddresses& services)>
       crash_checks = {};
   // The seam of the trial driver (issue 19): what starts the attempts (never null; it must
   // outlive the trial) and what stops the trial, which the driver checks before each spawn and

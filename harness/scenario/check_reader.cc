@@ -157,7 +157,7 @@ std::optional<std::string> SqlProblem(const std::string& sql) {
 }
 
 // A check on a rabbitmq service's queue (docs/services.md): {"service", "queue", "messages",
-// "says"}, held when the queue has exactly `messages` messages ready.
+// "says", "after_every_crash"}, held when the queue has exactly `messages` messages ready.
 SqlCheck ReadQueueCheck(FieldReader& c, SqlCheck check) {
   if (check.service.empty()) c.Fail("queue", "a queue check names its rabbitmq service (service)");
   if (c.Has("sql")) c.Fail("sql", "a check reads either a queue (queue) or SQL (sql), not both");
@@ -168,6 +168,7 @@ SqlCheck ReadQueueCheck(FieldReader& c, SqlCheck check) {
   check.messages = c.Integer("messages", 0, INT32_MAX, nullptr);
   check.says = c.String("says");
   if (check.says.empty()) c.Fail("says", "must say what a wrong count means");
+  check.after_every_crash = c.Boolean("after_every_crash", false);
   c.Finish();
   return check;
 }

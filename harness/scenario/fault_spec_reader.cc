@@ -80,8 +80,8 @@ NetSpec ReadNet(FieldReader r) {
   for (size_t i = 0; i < n.points.size(); ++i) {
     if (!ParseNetPoint(n.points[i])) {
       r.Fail("points[" + std::to_string(i) + "]",
-             "'" + n.points[i] + "' is no network point: net:<service>:commit or " +
-                 "net:<service>:connect (docs/services.md)");
+             "'" + n.points[i] + "' is no network point: net:<service>:commit, " +
+                 "net:<service>:set_nx or net:<service>:connect (docs/services.md)");
     }
   }
   n.actions = r.Strings("actions", true, false);
@@ -92,8 +92,8 @@ NetSpec ReadNet(FieldReader r) {
     }
     if (!fits) {
       r.Fail("actions[" + std::to_string(i) + "]",
-             "'" + n.actions[i] + "' fits none of the points (commit: drop_answer, reset, " +
-                 "delay; connect: refuse)");
+             "'" + n.actions[i] + "' fits none of the points (commit, set_nx: drop_answer, " +
+                 "reset, delay; connect: refuse)");
     }
   }
   n.probability = ReadProbability(r);
@@ -151,9 +151,10 @@ void CheckNetFaultServices(FieldReader& r, const Scenario& s) {
     const std::string field = "faults.net.points[" + std::to_string(i) + "]";
     if (it == s.services.end())
       r.Fail(field, "names no service of the scenario: '" + p.service + "'");
-    if (p.moment == kNetCommit && it->second.kind != "postgres") {
-      r.Fail(field, "'" + p.service + "' is a " + it->second.kind +
-                        " service; the proxy sees COMMITs on postgres services only");
+    if (!NetMomentSeenOn(p.moment, it->second.kind)) {
+      r.Fail(field, "'" + p.service + "' is a " + it->second.kind + " service; the proxy sees " +
+                        (p.moment == kNetCommit ? "COMMITs on postgres and mariadb services only"
+                                                : "SET ... NX on redis services only"));
     }
   }
 }

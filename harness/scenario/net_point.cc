@@ -8,14 +8,21 @@ std::optional<NetPoint> ParseNetPoint(std::string_view point) {
   size_t colon = point.find(':');
   if (colon == std::string_view::npos || colon == 0) return std::nullopt;
   NetPoint p{std::string(point.substr(0, colon)), std::string(point.substr(colon + 1))};
-  if (p.moment != kNetCommit && p.moment != kNetConnect) return std::nullopt;
+  if (p.moment != kNetCommit && p.moment != kNetSetNx && p.moment != kNetConnect)
+    return std::nullopt;
   return p;
 }
 
 std::vector<std::string> NetActionsAt(std::string_view moment) {
-  if (moment == kNetCommit) return {kNetDropAnswer, kNetReset, kNetDelay};
+  if (moment == kNetCommit || moment == kNetSetNx) return {kNetDropAnswer, kNetReset, kNetDelay};
   if (moment == kNetConnect) return {kNetRefuse};
   return {};
+}
+
+bool NetMomentSeenOn(std::string_view moment, std::string_view kind) {
+  if (moment == kNetCommit) return kind == "postgres" || kind == "mariadb";
+  if (moment == kNetSetNx) return kind == "redis";
+  return moment == kNetConnect;
 }
 
 }  // namespace killpoint

@@ -1,9 +1,11 @@
 // Network fault points (docs/services.md, "Faults between the job and its services"): the
 // moments the fault proxy in front of a service counts, named "net:<service>:<moment>" like the
 // downstream's "downstream:<path>:<moment>" (plan/crash_point.h), and what it may do there.
-//   net:db:commit   the k-th COMMIT a job sends to postgres service db (the proxy reads the
-//                   frontend framing): drop_answer, reset or delay
-//   net:db:connect  the k-th new connection to service db (any kind): refuse
+//   net:db:commit      the k-th COMMIT a job sends to postgres or mariadb service db (the proxy
+//                      reads the client's framing): drop_answer, reset or delay
+//   net:cache:set_nx   the k-th SET ... NX (or SETNX) a job sends to redis service cache:
+//                      drop_answer, reset or delay
+//   net:db:connect     the k-th new connection to service db (any kind): refuse
 #pragma once
 
 #include <optional>
@@ -15,6 +17,7 @@ namespace killpoint {
 
 inline constexpr std::string_view kNetPrefix = "net:";
 inline constexpr const char* kNetCommit = "commit";
+inline constexpr const char* kNetSetNx = "set_nx";
 inline constexpr const char* kNetConnect = "connect";
 inline constexpr const char* kNetDropAnswer = "drop_answer";
 inline constexpr const char* kNetReset = "reset";
@@ -23,7 +26,7 @@ inline constexpr const char* kNetRefuse = "refuse";
 
 struct NetPoint {
   std::string service;
-  std::string moment;  // kNetCommit or kNetConnect
+  std::string moment;  // kNetCommit, kNetSetNx or kNetConnect
   bool operator==(const NetPoint&) const = default;
 };
 
@@ -31,8 +34,12 @@ struct NetPoint {
 std::optional<NetPoint> ParseNetPoint(std::string_view point);
 inline bool IsNetPoint(std::string_view point) { return point.starts_with(kNetPrefix); }
 
-// The actions the proxy can take at `moment`: drop_answer, reset, delay at a commit; refuse at
-// a connect; none for anything else.
+// The actions the proxy can take at `moment`: drop_answer, reset, delay at a commit or a set_nx;
+// refuse at a connect; none for anything else.
 std::vector<std::string> NetActionsAt(std::string_view moment);
+
+// Whether the proxy in front of a service of `kind` sees `moment`: a commit on postgres and
+// mariadb, a set_nx on redis, a connect on any.
+bool NetMomentSeenOn(std::string_view moment, std::string_view kind);
 
 }  // namespace killpoint

@@ -205,7 +205,8 @@ struct SqlCheck {
   std::string says;  // what a returned row means, for the explanation
   bool missing_db_holds = false;  // "missing_db": "held"; by default a missing db is a violation
   // "after_every_crash": true: also checked on what a reader sees after each kill (the sandbox
-  // once the persistence model was applied, before the retry), not only at the end.
+  // once the persistence model was applied, or the live service, before the retry), not only at
+  // the end.
   bool after_every_crash = false;
   // Or, instead of db: the name of a postgres service of the scenario (docs/services.md).
   std::string service = {};

@@ -100,10 +100,6 @@ void CheckServiceRefs(FieldReader& r, const Scenario& s) {
                         " service; SQL checks run on postgres and mariadb services" +
                         (it->second.kind == "redis" ? " (a redis check reads \"keys\")" : ""));
     }
-    if (check.after_every_crash) {
-      r.Fail("checks." + name + ".after_every_crash",
-             "is not supported on a service's database yet (docs/services.md)");
-    }
   }
 }
 

@@ -39,8 +39,10 @@ std::string UpperWords(std::string_view s) {
 
 }  // namespace
 
+std::string SqlWords(std::string_view sql) { return UpperWords(TrimmedSql(sql)); }
+
 bool IsPgCommitText(std::string_view sql) {
-  std::string s = UpperWords(TrimmedSql(sql));
+  std::string s = SqlWords(sql);
   for (const char* verb : {"COMMIT", "END"}) {
     std::string v = verb;
     if (s == v || s == v + " WORK" || s == v + " TRANSACTION") return true;

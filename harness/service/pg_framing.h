@@ -14,18 +14,24 @@
 #include <string_view>
 #include <vector>
 
+#include "service/client_framing.h"
+
 namespace killpoint {
+
+// `sql` without its leading and trailing blanks, NULs and ';', upper-cased, its words one space
+// apart: what IsPgCommitText and IsMysqlCommitText compare.
+std::string SqlWords(std::string_view sql);
 
 // Whether `sql` is a COMMIT by itself (COMMIT, END, [WORK|TRANSACTION], any case, ';').
 bool IsPgCommitText(std::string_view sql);
 
-class PgFrontendParser {
+class PgFrontendParser : public ClientFraming {
  public:
   // Feeds the next bytes the client sent; returns, for each COMMIT that ends inside them, the
   // offset one past its last byte. Bytes after a malformed length are not read any more
   // (broken()): the proxy then forwards without counting.
-  std::vector<size_t> Feed(std::string_view bytes);
-  bool broken() const { return broken_; }
+  std::vector<size_t> Feed(std::string_view bytes) override;
+  bool broken() const override { return broken_; }
 
  private:
   void EndOfMessage(size_t end, std::vector<size_t>& commits);

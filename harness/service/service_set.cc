@@ -77,7 +77,7 @@ Status ServiceSet::ProxyTo(const std::string& name, const ServiceAddress& server
     proxy->CutAll();  // a killed job's connection ends with its trial
     return Ok();
   }
-  auto started = TcpProxy::Start(server.host, server.port, server.kind == "postgres");
+  auto started = TcpProxy::Start(server.host, server.port, FramingOfKind(server.kind));
   if (!started) return started.error();
   proxy = std::move(started.value());
   proxied_ports_[name] = server.port;

@@ -17,7 +17,6 @@
 #include <thread>
 #include <vector>
 
-#include "service/pg_framing.h"
 #include "service/tcp_proxy.h"
 
 namespace killpoint {
@@ -62,7 +61,7 @@ struct Conn {
   int client = -1, server = -1;
   std::string up, down;  // bytes read, not yet written: client->server, server->client
   bool client_eof = false, server_eof = false;
-  PgFrontendParser parser;
+  std::unique_ptr<ClientFraming> parser;       // null: nothing counted
   std::optional<Clock::time_point> hold_down;  // delay: nothing goes to the client before it
   std::optional<Clock::time_point> swallow;    // drop_answer: cut at the answer or at this
   bool dead = false;
@@ -96,13 +95,14 @@ ssize_t ReadChunk(int fd, std::string& out) {
 
 class PollProxy : public TcpProxy {
  public:
-  PollProxy(int listener, int wake, int port, std::string host, int upstream, bool pg)
+  PollProxy(int listener, int wake, int port, std::string host, int upstream, Framing framing)
       : listener_(listener),
         wake_(wake),
         port_(port),
         host_(std::move(host)),
         upstream_(upstream),
-        pg_(pg) {
+        framing_(framing),
+        counted_(FramingMoment(framing)) {
     thread_ = std::thread([this] { Loop(); });
   }
   ~PollProxy() override {
@@ -119,7 +119,7 @@ class PollProxy : public TcpProxy {
     std::lock_guard lock(mu_);
     fault_ = fault;
     fired_ = std::move(on_fired);
-    commits_ = connects_ = 0;
+    commands_ = connects_ = 0;
     done_ = false;
     refuse_until_.reset();
   }
@@ -138,7 +138,7 @@ class PollProxy : public TcpProxy {
   // Counts a hit of `moment`; the fault to apply when it is the armed one (told to on_fired).
   std::optional<ProxyFault> Hit(const char* moment) {
     std::lock_guard lock(mu_);
-    int hit = moment == std::string(kNetCommit) ? ++commits_ : ++connects_;
+    int hit = moment == std::string(kNetConnect) ? ++connects_ : ++commands_;
     if (done_ || fault_.moment != moment || fault_.hit != hit) return std::nullopt;
     done_ = true;
     // Told under the lock: once Disarm has returned, no fault of the last arming is reported.
@@ -166,18 +166,20 @@ class PollProxy : public TcpProxy {
     c.client = fd;
     c.server = ConnectLoopback(host_, upstream_);
     if (c.server < 0) return ResetAndClose(fd);  // the server is down: so is its proxy
+    c.parser = MakeClientFraming(framing_);
     conns_.push_back(std::move(c));
   }
 
-  // The client sent `bytes`: counts its COMMITs, applies a commit fault, queues the rest.
+  // The client sent `bytes`: counts its commands (COMMITs, SET ... NX), applies a fault at one,
+  // queues the rest.
   void FromClient(Conn& c, const std::string& bytes, Clock::time_point now) {
-    if (!pg_ || c.parser.broken() || c.swallow) return void(c.up += bytes);
-    for (size_t end : c.parser.Feed(bytes)) {
-      auto f = Hit(kNetCommit);
+    if (!c.parser || c.parser->broken() || c.swallow) return void(c.up += bytes);
+    for (size_t end : c.parser->Feed(bytes)) {
+      auto f = Hit(counted_);
       if (!f) continue;
-      if (f->action == kNetReset) return c.Cut();  // the COMMIT never reaches the server
+      if (f->action == kNetReset) return c.Cut();  // the command never reaches the server
       if (f->action == kNetDropAnswer) {
-        c.up.append(bytes, 0, end);  // the COMMIT goes; whatever came after it does not
+        c.up.append(bytes, 0, end);  // the command goes; whatever came after it does not
         c.swallow = now + kAnswerPatience;
         return;
       }
@@ -189,8 +191,8 @@ class PollProxy : public TcpProxy {
   // The server answered: passed on, or, after a dropped COMMIT, the cue to cut the client.
   void FromServer(Conn& c, const std::string& bytes) {
     if (c.swallow) {
-      // Once the COMMIT has gone out, the server's next bytes are its answer: it has committed.
-      // Bytes read while the COMMIT was still queued answered what came before: dropped too.
+      // Once the command has gone out, the server's next bytes are its answer: it has happened.
+      // Bytes read while it was still queued answered what came before: dropped too.
       if (c.up.empty()) c.Cut();
       return;
     }
@@ -268,13 +270,14 @@ class PollProxy : public TcpProxy {
   const int listener_, wake_, port_;
   const std::string host_;
   const int upstream_;
-  const bool pg_;
-  std::list<Conn> conns_;  // the loop thread's only
+  const Framing framing_;
+  const char* const counted_;  // the moment framing_ counts; null for none
+  std::list<Conn> conns_;      // the loop thread's only
   std::atomic<bool> stop_{false}, cut_all_{false};
   std::mutex mu_;
   ProxyFault fault_;  // guarded by mu_, with the fields below
   ProxyFired fired_;
-  int commits_ = 0, connects_ = 0;
+  int commands_ = 0, connects_ = 0;
   bool done_ = false;
   std::optional<Clock::time_point> refuse_until_;
   std::thread thread_;
@@ -283,7 +286,7 @@ class PollProxy : public TcpProxy {
 }  // namespace
 
 Result<std::unique_ptr<TcpProxy>> TcpProxy::Start(const std::string& upstream_host,
-                                                  int upstream_port, bool pg) {
+                                                  int upstream_port, Framing framing) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -300,7 +303,7 @@ Result<std::unique_ptr<TcpProxy>> TcpProxy::Start(const std::string& upstream_ho
     return Error::Harness("fault proxy: no eventfd");
   }
   return std::unique_ptr<TcpProxy>(
-      new PollProxy(fd, wake, ntohs(a.sin_port), upstream_host, upstream_port, pg));
+      new PollProxy(fd, wake, ntohs(a.sin_port), upstream_host, upstream_port, framing));
 }
 
 }  // namespace killpoint

@@ -1,5 +1,5 @@
 // The catalogue of idempotency patterns (docs/catalogue.md), end to end: the catalogue's 22
-// scenarios and the 25 of scenarios/services/ (real servers) in the bundled run (BundledRun():
+// scenarios and the 27 of scenarios/services/ (real servers) in the bundled run (BundledRun():
 // `killpoint run scenarios`, default trials and seed, once per e2e_test process), and every
 // verdict pinned: each correct form holds its must-hold invariants, each bug shows its expected
 // violation.
@@ -246,7 +246,7 @@ TEST_F(Catalogue, OnRealServersEveryCorrectFormHoldsAndEveryBugShows) {
       EXPECT_NE(i["status"], "NOT EXERCISED") << s["name"] << " " << i["name"];
     }
   }
-  EXPECT_EQ(services, 25);
+  EXPECT_EQ(services, 27);
 }
 
 TEST_F(Catalogue, OnARealPostgres) {
@@ -323,6 +323,13 @@ TEST_F(Catalogue, OnARealRedis) {
               {{"one_payment_per_date", kShown}, {"every_date_paid", kHeld}, {"converges", kHeld}});
   EXPECT_THAT(FirstExampleNamed("services/redis-idempotency-key-short-ttl", "one_payment_per_date"),
               HasSubstr("2 keys matching 'paid:*'"));
+  ExpectNamed("services/redis-idempotency-key-lost-answer-own-token",
+              {{"one_payment_per_date", kHeld}, {"every_date_paid", kHeld}, {"converges", kHeld}});
+  ExpectNamed("services/redis-idempotency-key-lost-answer-naive",
+              {{"one_payment_per_date", kHeld}, {"every_date_paid", kShown}, {"converges", kHeld}});
+  EXPECT_THAT(
+      FirstExampleNamed("services/redis-idempotency-key-lost-answer-naive", "every_date_paid"),
+      HasSubstr("0 keys matching 'paid:2026-11-01:*'"));
 }
 
 // The queue consumer's three forms and the broker restart's two, on one broker: the run's pool
@@ -389,7 +396,7 @@ TEST(CatalogueDocs, NamesEveryServiceScenario) {
     EXPECT_NE(doc.find("`" + f.path().stem().string() + "`"), std::string::npos)
         << "docs/catalogue.md does not name " << f.path();
   }
-  EXPECT_EQ(files.size(), 25u);
+  EXPECT_EQ(files.size(), 27u);
   std::smatch m;
   for (auto it = doc.cbegin();
        std::regex_search(it, doc.cend(), m, std::regex("`((pg|mariadb|redis|mq)-[a-z0-9-]+)`"));

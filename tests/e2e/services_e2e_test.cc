@@ -97,7 +97,8 @@ const CliRun& BothForms() {
         "run",
         {"run", "tests/fixtures/services/insert.json", "tests/fixtures/services/upsert.json",
          "tests/fixtures/services/ambiguous-naive.json",
-         "tests/fixtures/services/ambiguous-keyed.json", "--jobs", "1", "--sandbox-root",
+         "tests/fixtures/services/ambiguous-keyed.json",
+         "tests/fixtures/services/inventory-crash-state.json", "--jobs", "1", "--sandbox-root",
          BothFormsSandboxes().string()},
         base);
     r.Results();  // read while the folder is there
@@ -171,6 +172,44 @@ TEST_F(PostgresService, TheKeyedJobLooksUpItsDateAndInsertsOnce) {
   }
 }
 
+// after_every_crash on a service (docs/services.md): in BothForms's run too, the inventory job
+// that takes the stock off in one transaction and logs it in a second, killed between them; each
+// start recomputes the stock from the ledger, so the retry repairs it and the end is right. The
+// server outlives the job, so the check reads the live database after the kill, before the
+// retry: the stock without its ledger row, the crash named, which the same query at the end
+// alone never sees; the ledger is never ahead.
+TEST_F(PostgresService, AfterEveryCrashReadsTheServiceBetweenTheKillAndTheRetry) {
+  const CliRun& r = BothForms();
+  const std::string scenario = "services/inventory-crash-state";
+  nlohmann::json broken = Invariant(r.Results(), scenario, "stock_matches_ledger");
+  EXPECT_EQ(broken["status"], "expected, shown") << broken.dump();
+  const std::string why = broken["examples"][0]["explanation"].get<std::string>();
+  EXPECT_THAT(why, HasSubstr("after the crash at between_transactions (2026-11-01 attempt 1, "
+                             "process), a reader saw: the stock does not match its ledger: 1 row "
+                             "in service db (postgres), sku=widget, qty=97, expected=100"));
+  EXPECT_THAT(why, ::testing::Not(HasSubstr("at the end too")));
+  for (const char* name : {"stock_matches_ledger_at_end", "ledger_never_ahead", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), scenario, name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+  // The check ran between the killed attempt's exit and the retry's spawn.
+  auto log = ReadHistoryLog(r.dir / Slug(scenario) / "history.jsonl");
+  ASSERT_TRUE(log) << log.error().message;
+  std::vector<std::string> types;
+  nlohmann::json verdicts;
+  for (const Event& e : log.value().begin()->second) {
+    if (e.type == event::kSpawn || e.type == event::kExit || e.type == event::kCrashCheck)
+      types.push_back(e.type);
+    if (e.type == event::kCrashCheck) verdicts = e.data["verdicts"];
+  }
+  EXPECT_EQ(types, (std::vector<std::string>{"spawn", "exit", "crash_check", "spawn", "exit"}));
+  ASSERT_EQ(verdicts.size(), 2u) << verdicts.dump();
+  EXPECT_EQ(verdicts[0]["invariant"], "ledger_never_ahead");
+  EXPECT_EQ(verdicts[0]["held"], true);
+  EXPECT_EQ(verdicts[1]["invariant"], "stock_matches_ledger");
+  EXPECT_EQ(verdicts[1]["held"], false);
+}
+
 // A run long enough to be stopped in the middle, as a background process. Its first scenario's
 // redis server, killed and restarted by a server fault, waits idle in the run's pool while the
 // second scenario's postgres server works: the signal must take both along.
@@ -218,7 +257,51 @@ TEST_F(PostgresStopped, SigintStopsTheServerWithTheRun) { EXPECT_EQ(RunAndSignal
 
 // MariaDB, with Debian's PyMySQL: INSERT ... ON DUPLICATE KEY UPDATE is idempotent only when the
 // key it collides on is the business date. Keyed on an AUTO_INCREMENT id, a retry after a kill
-// past the COMMIT never collides and adds a second row.
+// past the COMMIT never collides and adds a second row. In the same run (one mariadb-install-db),
+// the server killed with SIGKILL right after the date-keyed job's COMMIT and restarted, with
+// MariaDB's durable default: nothing lost. On the disk of the temporary folder, not in RAM: on
+// tmpfs InnoDB memory-maps its redo log and even the fast setting loses nothing
+// (docs/services.md, "Server faults"), so a durable run there could not tell the two apart. And
+// the ambiguous COMMIT read from MySQL's client protocol: the proxy lets the first COMMIT of the
+// attempt reach the server and drops its answer; the naive job's redo inserts twice, the keyed
+// one's does not.
+fs::path MariadbSandboxes() {
+  return fs::temp_directory_path() / ("kp-e2e-services-mariadb-" + std::to_string(::getpid())) /
+         "sandboxes";
+}
+
+const CliRun& MariadbRun() {
+  static const CliRun run = [] {
+    fs::path base = MariadbSandboxes().parent_path();
+    fs::remove_all(base);
+    CliRun r = RunKillpoint("run",
+                            {"run", "tests/fixtures/services/mariadb-by-date.json",
+                             "tests/fixtures/services/mariadb-by-id.json",
+                             "tests/fixtures/services/mariadb-server-kill-durable.json",
+                             "tests/fixtures/services/mariadb-ambiguous-naive.json",
+                             "tests/fixtures/services/mariadb-ambiguous-keyed.json", "--jobs", "1",
+                             "--sandbox-root", MariadbSandboxes().string()},
+                            base);
+    r.Results();  // read while the folder is there
+    return r;
+  }();
+  return run;
+}
+
+// The scenario's one trial's server_fault events.
+std::vector<Event> ServerFaultsOf(const CliRun& r, const std::string& scenario) {
+  auto log = ReadHistoryLog(r.dir / Slug(scenario) / "history.jsonl");
+  EXPECT_TRUE(log) << (log ? "" : log.error().message);
+  std::vector<Event> out;
+  if (!log) return out;
+  for (const auto& [trial, events] : log.value()) {
+    for (const Event& e : events) {
+      if (e.type == event::kServerFault || e.type == event::kServerResume) out.push_back(e);
+    }
+  }
+  return out;
+}
+
 class MariadbService : public PostgresService {  // its folders and the teardown's check
  protected:
   void SetUp() override {
@@ -228,17 +311,24 @@ class MariadbService : public PostgresService {  // its folders and the teardown
         << "the reference job needs python3-pymysql: run scripts/setup.sh";
     name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     root_ = FreshDir("services-" + name_);
-    sandboxes_ = root_ / "sandboxes";
+    sandboxes_ = MariadbSandboxes();  // the teardown's check: the shared run's servers
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(MariadbSandboxes().parent_path(), ec);
   }
 };
 
 TEST_F(MariadbService, OnDuplicateKeyHoldsKeyedOnTheDateAndDoublesKeyedOnAnId) {
-  auto args = Args("mariadb-by-id");
-  args.insert(args.begin() + 2, "tests/fixtures/services/mariadb-by-date.json");
-  CliRun r = RunKillpoint(name_, args, root_);
+  const CliRun& r = MariadbRun();
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   const nlohmann::json& results = r.Results();
   for (const auto& s : results["scenarios"]) {
+    const std::string name = s["name"].get<std::string>();
+    // a hold point, no kill; a lost COMMIT answer, no kill
+    if (name == "services/mariadb-server-kill-durable" ||
+        name.find("ambiguous") != std::string::npos)
+      continue;
     EXPECT_GT(s["exercise"]["points"]["after_commit"]["fired"].get<int>(), 0) << s["exercise"];
   }
   nlohmann::json by_id =
@@ -248,6 +338,46 @@ TEST_F(MariadbService, OnDuplicateKeyHoldsKeyedOnTheDateAndDoublesKeyedOnAnId) {
               HasSubstr("in service db (mariadb), biz_date=2026-11-01, rows=2"));
   for (const char* name : {"one_row_per_biz_date", "converges"}) {
     nlohmann::json i = Invariant(results, "services/mariadb-settle-by-date", name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+}
+
+// MariaDB's durable default (innodb_flush_log_at_trx_commit=1): a COMMIT returns once its redo log
+// is written and flushed, so a kill -9 of every mariadbd process right after it loses nothing of
+// what the server held: setup's two orders and the job's settlement row.
+TEST_F(MariadbService, AServerKillAfterTheCommitLosesNothingWithDurableSettings) {
+  const CliRun& r = MariadbRun();
+  const std::string scenario = "services/mariadb-server-kill-durable";
+  std::vector<Event> faults = ServerFaultsOf(r, scenario);
+  ASSERT_EQ(faults.size(), 1u);
+  const nlohmann::json& d = faults[0].data;
+  EXPECT_EQ(d["action"], "kill");
+  EXPECT_EQ(d["point"], "after_commit");
+  EXPECT_EQ(d["kind"], "mariadb");
+  EXPECT_EQ(d["durability"], "durable");
+  EXPECT_EQ(d["before"], 3) << d.dump();
+  EXPECT_EQ(d["lost"], 0) << d.dump();
+  EXPECT_FALSE(d.contains("error")) << d.dump();
+  for (const char* name : {"server_kill_loses_nothing", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), scenario, name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+}
+
+TEST_F(MariadbService, ALostCommitAnswerMakesTheNaiveJobInsertTwiceAndNotTheKeyedOne) {
+  const CliRun& r = MariadbRun();
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  ExpectDroppedAnswer(r, "services/mariadb-ambiguous-commit-naive");
+  ExpectDroppedAnswer(r, "services/mariadb-ambiguous-commit-keyed");
+  nlohmann::json naive =
+      Invariant(r.Results(), "services/mariadb-ambiguous-commit-naive", "one_row_per_biz_date");
+  EXPECT_EQ(naive["status"], "VIOLATED") << naive.dump();
+  EXPECT_THAT(naive["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("in service db (mariadb), biz_date=2026-11-01, rows=2"));
+  EXPECT_THAT(naive["examples"][0]["plan"].get<std::string>(),
+              HasSubstr("a1 drop_answer@net:db:commit#1"));
+  for (const char* name : {"one_row_per_biz_date", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), "services/mariadb-ambiguous-commit-keyed", name);
     EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
   }
 }
@@ -266,12 +396,15 @@ const CliRun& RedisLockForms() {
   static const CliRun run = [] {
     fs::path base = RedisSandboxes().parent_path();
     fs::remove_all(base);
-    CliRun r = RunKillpoint("run",
-                            {"run", "tests/fixtures/services/redis_lock_setnx_expire.json",
-                             "tests/fixtures/services/redis_lock_set_nx_px.json",
-                             "tests/fixtures/services/redis_lock_set_nx_px_paused.json", "--trials",
-                             "1", "--jobs", "1", "--sandbox-root", RedisSandboxes().string()},
-                            base);
+    CliRun r =
+        RunKillpoint("run",
+                     {"run", "tests/fixtures/services/redis_lock_setnx_expire.json",
+                      "tests/fixtures/services/redis_lock_set_nx_px.json",
+                      "tests/fixtures/services/redis_lock_set_nx_px_paused.json",
+                      "tests/fixtures/services/redis-idempotency-lost-answer-naive.json",
+                      "tests/fixtures/services/redis-idempotency-lost-answer-own-token.json",
+                      "--trials", "1", "--jobs", "1", "--sandbox-root", RedisSandboxes().string()},
+                     base);
     r.Results();  // read while the folder is there
     return r;
   }();
@@ -341,6 +474,30 @@ TEST_F(RedisService, AHolderFrozenPastItsTtlMakesTwoHoldersThatBothPay) {
   EXPECT_THAT(why, HasSubstr("paid:2026-11-01:i2:"));  // the second instance
   EXPECT_THAT(paid["examples"][0]["plan"].get<std::string>(),
               HasSubstr("pause@after_check 200ms overlap@after_check"));
+}
+
+// In the same run, an idempotency key's claim (SET ... NX, read from RESP by the proxy: the
+// point net:cache:set_nx) whose answer is dropped after the key was set. The naive job's retry
+// finds the key, takes it for another run's claim and does not pay: nobody pays, and the key
+// keeps the date's retries from paying; the job that chose its token before the first try
+// recognises its own claim and pays once.
+TEST_F(RedisService, ALostSetNxAnswerLeavesTheDateUnpaidUnlessTheRetryKnowsItsOwnToken) {
+  const CliRun& r = RedisLockForms();
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  ExpectDroppedAnswer(r, "services/redis-idempotency-lost-answer-naive");
+  ExpectDroppedAnswer(r, "services/redis-idempotency-lost-answer-own-token");
+  nlohmann::json unpaid =
+      Invariant(r.Results(), "services/redis-idempotency-lost-answer-naive", "every_date_paid");
+  EXPECT_EQ(unpaid["status"], "VIOLATED") << unpaid.dump();
+  EXPECT_THAT(unpaid["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("0 keys matching 'paid:2026-11-01:*' in service cache (redis)"));
+  EXPECT_THAT(unpaid["examples"][0]["plan"].get<std::string>(),
+              HasSubstr("a1 drop_answer@net:cache:set_nx#1"));
+  for (const char* name : {"one_payment_per_date", "every_date_paid", "converges"}) {
+    nlohmann::json i =
+        Invariant(r.Results(), "services/redis-idempotency-lost-answer-own-token", name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
 }
 
 // RabbitMQ, with Debian's pika: a consumer with prefetch 1 that acks after its effect, killed
@@ -461,20 +618,6 @@ const CliRun& ServerFaultRun() {
     return r;
   }();
   return run;
-}
-
-// The scenario's one trial's server_fault events.
-std::vector<Event> ServerFaultsOf(const CliRun& r, const std::string& scenario) {
-  auto log = ReadHistoryLog(r.dir / Slug(scenario) / "history.jsonl");
-  EXPECT_TRUE(log) << (log ? "" : log.error().message);
-  std::vector<Event> out;
-  if (!log) return out;
-  for (const auto& [trial, events] : log.value()) {
-    for (const Event& e : events) {
-      if (e.type == event::kServerFault || e.type == event::kServerResume) out.push_back(e);
-    }
-  }
-  return out;
 }
 
 class ServerFaults : public PostgresService {

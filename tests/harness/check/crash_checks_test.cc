@@ -3,6 +3,9 @@
 // folds those states in with the final one (CheckTrial).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "check_fixture.h"
 
@@ -44,7 +47,7 @@ class CrashCheckTest : public ::testing::Test {
   void KillAndCheck(const std::string& point) {
     f_.history().SetContext({"2026-11-01", 1, 1});
     f_.history().Add(event::kKill, {{"point", point}, {"hit", 1}, {"model", "power"}});
-    auto verdicts = CheckCrashState(f_.scenario(), work_, f_.dir() / "scratch");
+    auto verdicts = CheckCrashState(f_.scenario(), work_, f_.dir() / "scratch", {});
     ASSERT_TRUE(verdicts) << verdicts.error().message;
     f_.history().Add(
         event::kCrashCheck,
@@ -102,7 +105,7 @@ TEST_F(CrashCheckTest, ReadsACopyWithItsWalAndLeavesTheCrashStateAsItWas) {
     fs::copy_file(work_ / "ledger.db-wal", crash / "ledger.db-wal");
   }
   auto wal_size = fs::file_size(crash / "ledger.db-wal");
-  auto verdicts = CheckCrashState(f_.scenario(), crash, f_.dir() / "scratch");
+  auto verdicts = CheckCrashState(f_.scenario(), crash, f_.dir() / "scratch", {});
   ASSERT_TRUE(verdicts) << verdicts.error().message;
   EXPECT_FALSE(verdicts.value().at(0).get<Verdict>().held) << "the delete is in the WAL";
   ASSERT_TRUE(fs::exists(crash / "ledger.db-wal"));
@@ -125,6 +128,64 @@ TEST_F(CrashCheckTest, WithoutAfterEveryCrashOnlyTheEndCounts) {
   auto v = Checked();
   ASSERT_TRUE(v) << v.error().message;
   EXPECT_TRUE(v.value().held) << v.value();
+}
+
+// A loopback port nothing listens on: bound, then let go.
+int ClosedPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    ADD_FAILURE() << "no loopback port";
+  }
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// A check on a service reads the live server at the addresses the runner hands over (the server
+// outlives the killed job), never a copy of the sandbox: each kind through its own client. Here
+// the servers are gone, so each says it could not reach its own.
+TEST(ServiceCrashCheck, ReadsEachServiceWhereTheTrialFoundIt) {
+  CheckFixture f;
+  auto add = [&](const std::string& name, const std::string& service, SqlCheck c) {
+    c.service = service;
+    c.says = "broken";
+    c.after_every_crash = true;
+    f.scenario().checks[name] = c;
+  };
+  SqlCheck sql, keys, queue, at_end;
+  sql.sql = "SELECT 1 WHERE false";
+  keys.redis.keys = "lock:*";
+  queue.queue = "settle";
+  at_end.sql = "SELECT 1 WHERE false";
+  add("a_sql", "db", sql);
+  add("b_mariadb", "my", sql);
+  add("c_keys", "cache", keys);
+  add("d_queue", "mq", queue);
+  add("e_only_at_end", "db", at_end);
+  f.scenario().checks["e_only_at_end"].after_every_crash = false;
+  const int port = ClosedPort();
+  ServiceAddresses services = {{"db", {"postgres", "127.0.0.1", port, "trial_1", "kp"}},
+                               {"my", {"mariadb", "127.0.0.1", port, "trial_1", "kp"}},
+                               {"cache", {"redis", "127.0.0.1", port, "0", ""}},
+                               {"mq", {"rabbitmq", "127.0.0.1", port, "trial-1", ""}}};
+  auto verdicts = CheckCrashState(f.scenario(), f.dir() / "work", f.dir() / "scratch", services);
+  ASSERT_TRUE(verdicts) << verdicts.error().message;
+  ASSERT_EQ(verdicts.value().size(), 4u) << verdicts.value().dump();
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"a_sql", "cannot run the check on service db (postgres)"},
+      {"b_mariadb", "cannot run the check on service my (mariadb)"},
+      {"c_keys", "cannot run the check on service cache (redis)"},
+      {"d_queue", "cannot read queue settle of service mq (rabbitmq, vhost trial-1)"}};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    Verdict v = verdicts.value().at(i).get<Verdict>();
+    EXPECT_EQ(v.invariant, expected[i].first);
+    EXPECT_FALSE(v.held);
+    EXPECT_THAT(v.explanation, HasSubstr(expected[i].second));
+  }
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <tuple>
+#include <vector>
 
 #include "error_of.h"
 #include "scenario/net_point.h"
@@ -32,6 +34,8 @@ Result<Scenario> ParseNetWith(const std::string& pointer, const std::string& val
 TEST(NetPoint, ParsesServiceAndMoment) {
   EXPECT_EQ(ParseNetPoint("net:db:commit"), (NetPoint{"db", "commit"}));
   EXPECT_EQ(ParseNetPoint("net:cache:connect"), (NetPoint{"cache", "connect"}));
+  EXPECT_EQ(ParseNetPoint("net:cache:set_nx"), (NetPoint{"cache", "set_nx"}));
+  EXPECT_EQ(NetActionsAt("set_nx"), NetActionsAt("commit"));
   for (const char* bad : {"net:db", "net::commit", "net:db:rollback", "downstream:/x:y"}) {
     EXPECT_EQ(ParseNetPoint(bad), std::nullopt) << bad;
   }
@@ -58,9 +62,34 @@ TEST(NetFaults, EachMistakeNamesItsField) {
   EXPECT_THAT(ErrorOf(ParseNetWith("/faults/net/actions/0", R"("refuse")")),
               HasSubstr("faults.net.actions[0]"));
   EXPECT_THAT(ErrorOf(ParseNetWith("/faults/net/max_hit", "0")), HasSubstr("faults.net.max_hit"));
+  EXPECT_THAT(ErrorOf(ParseNetWith("/faults/net/points/0", R"("net:db:set_nx")")),
+              HasSubstr("faults.net.points[0]: 'db' is a postgres service; the proxy sees SET ... "
+                        "NX on redis services only"));
   nlohmann::json j = nlohmann::json::parse(kWithNet);
   j["faults"]["net"].erase("probability");
   EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")), HasSubstr("probability"));
+}
+
+// Each counted moment on the kinds whose framing the proxy reads: a COMMIT on postgres and
+// mariadb, a SET ... NX on redis; a connection on any.
+TEST(NetFaults, EachMomentIsTakenOnTheKindsThatHaveIt) {
+  for (const auto& [kind, moment, ok] :
+       std::vector<std::tuple<std::string, std::string, bool>>{{"postgres", "commit", true},
+                                                               {"mariadb", "commit", true},
+                                                               {"redis", "commit", false},
+                                                               {"rabbitmq", "commit", false},
+                                                               {"redis", "set_nx", true},
+                                                               {"mariadb", "set_nx", false},
+                                                               {"rabbitmq", "connect", true}}) {
+    nlohmann::json j = nlohmann::json::parse(kWithNet);
+    j["services"]["db"]["kind"] = kind;
+    j["faults"]["net"]["points"][0] = "net:db:" + moment;
+    j["faults"]["net"]["actions"][0] = moment == "connect" ? "refuse" : "drop_answer";
+    auto parsed = ParseScenario(j.dump(), "s.json");
+    EXPECT_EQ(bool(parsed), ok) << kind << " " << moment << ": "
+                                << (parsed ? "" : parsed.error().message);
+    EXPECT_EQ(NetMomentSeenOn(moment, kind), ok) << kind << " " << moment;
+  }
 }
 
 }  // namespace

@@ -138,7 +138,7 @@ struct Fired {
 class TcpProxyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto p = TcpProxy::Start("127.0.0.1", echo_.port(), true);
+    auto p = TcpProxy::Start("127.0.0.1", echo_.port(), Framing::kPostgres);
     ASSERT_TRUE(p) << p.error().message;
     proxy_ = std::move(p.value());
   }
@@ -230,6 +230,50 @@ TEST_F(TcpProxyTest, CutAllClosesOpenConnectionsAndArmCountsAfresh) {
   EXPECT_EQ(RoundTrip(fd, WireStartup() + WireQuery("COMMIT")),
             WireStartup() + WireQuery("COMMIT"));
   EXPECT_EQ(fired_.count(), 0u);
+  ::close(fd);
+}
+
+// The other framings: a Redis pipeline whose second command is a SET ... NX; the proxy lets the
+// commands up to it through, drops the answers and cuts, and the command after never reaches
+// the server.
+TEST_F(TcpProxyTest, DropAnswerAtASetNxInAPipelineForwardsUpToItsEnd) {
+  auto redis = TcpProxy::Start("127.0.0.1", echo_.port(), Framing::kRedis);
+  ASSERT_TRUE(redis) << redis.error().message;
+  redis.value()->Arm({kNetSetNx, kNetDropAnswer, 1, 0}, fired_.Tell());
+  int fd = Connect(redis.value()->port());
+  const std::string upto = "*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\nSET lock t PX 150 NX\r\n";
+  bool cut = false;
+  EXPECT_EQ(RoundTrip(fd, upto + "GET a\r\n", &cut), "");
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(echo_.received(), upto);
+  ASSERT_EQ(fired_.count(), 1u);
+  EXPECT_EQ(fired_.faults[0].moment, kNetSetNx);
+  ::close(fd);
+}
+
+TEST_F(TcpProxyTest, AMysqlCommitIsCountedAfterTheHandshake) {
+  auto mysql = TcpProxy::Start("127.0.0.1", echo_.port(), Framing::kMysql);
+  ASSERT_TRUE(mysql) << mysql.error().message;
+  mysql.value()->Arm({kNetCommit, kNetReset, 1, 0}, fired_.Tell());
+  auto packet = [](char sequence, const std::string& payload) {
+    return std::string{char(payload.size()), 0, 0, sequence} + payload;
+  };
+  int fd = Connect(mysql.value()->port());
+  const std::string start =
+      packet(1, std::string("\x05\xa2\x0e\x00", 4) + std::string(28, '\0')) + packet(0,
+                                                                                     "\x03"
+                                                                                     "BEGIN");
+  EXPECT_EQ(RoundTrip(fd, start), start);
+  bool cut = false;
+  EXPECT_EQ(RoundTrip(fd,
+                      packet(0,
+                             "\x03"
+                             "COMMIT"),
+                      &cut),
+            "");
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(echo_.received(), start);
+  EXPECT_EQ(fired_.count(), 1u);
   ::close(fd);
 }
 

@@ -22,6 +22,7 @@ typedef struct {
                             0: none */
   off_t size;            /* the file's size and mtime after the last operation the shim saw */
   struct timespec mtime; /* on it in this process (its stamp) */
+  int mapped;            /* this process mapped the file shared and writable (kp_fd_mapped) */
 } kp_fd_entry;
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -90,6 +91,13 @@ static void kp_fd_record(int fd, const char *rel, int publish) {
     g_entries[fd].writable = S_ISREG(st.st_mode) && (mode == O_WRONLY || mode == O_RDWR);
     g_entries[fd].flags = (status >= 0 && mode != O_WRONLY ? KP_FD_READABLE : 0) |
                           (status >= 0 && (status & O_APPEND) ? KP_FD_APPEND : 0);
+    g_entries[fd].mapped = 0;
+    for (size_t other = 0; other < g_cap; ++other) { /* a file mapped before this open */
+      const kp_fd_entry *e = &g_entries[other];
+      if (other != (size_t)fd && e->rel != NULL && e->mapped && e->dev == st.st_dev &&
+          e->ino == st.st_ino)
+        g_entries[fd].mapped = 1;
+    }
     __atomic_fetch_add(&g_count, 1, __ATOMIC_RELAXED);
     copy = NULL;
   }
@@ -164,11 +172,30 @@ static int kp_writable_entry(int fd, char *rel, size_t cap, kp_fd_entry *was) {
   return found;
 }
 
+void kp_fd_mapped(int fd) {
+  struct stat st;
+  if (fd < 0 || __atomic_load_n(&g_count, __ATOMIC_RELAXED) == 0 || fstat(fd, &st) != 0) return;
+  pthread_mutex_lock(&g_mu);
+  for (size_t i = 0; i < g_cap; ++i) {
+    kp_fd_entry *e = &g_entries[i];
+    if (e->rel != NULL && e->dev == st.st_dev && e->ino == st.st_ino) e->mapped = 1;
+  }
+  pthread_mutex_unlock(&g_mu);
+}
+
 static int kp_unseen_since(int fd, const kp_fd_entry *was, const struct stat *st,
                            unsigned long long *grown) {
   if (st->st_dev != was->dev || st->st_ino != was->ino) return 0;
   if (st->st_size == was->size && st->st_mtim.tv_sec == was->mtime.tv_sec &&
       st->st_mtim.tv_nsec == was->mtime.tv_nsec) {
+    return 0;
+  }
+  if (was->mapped && st->st_size == was->size) {
+    /* Stores through the process's own shared mapping (SQLite's -shm): no crash point, and the
+     * kernel moves the mtime when it pleases (at a write fault after writeback, in the coarse
+     * clock's tick or the next), so reporting it would depend on timing. A new size is still
+     * reported. */
+    kp_fd_stamp(st);
     return 0;
   }
   off_t base = was->size; /* or the size another process's seen write left, if larger */

@@ -21,6 +21,9 @@ void kp_fd_stamp_fd(int fd);
  * for writing on a regular file whose size or mtime changed since its stamp: a write the shim
  * did not see. The entries then take the new stamp, so that a change is reported once. */
 int kp_fd_unseen(int fd, char *rel, size_t cap, unsigned long long *grown);
+/* fd's file is mapped shared and writable by this process: from now on a change of its mtime
+ * alone is the mapping's, not an unseen write (docs/syscall-shim.md, "Unseen writes"). */
+void kp_fd_mapped(int fd);
 /* The first tracked fd open for writing above `after` (-1: from 0), on `rel` when not NULL;
  * -1 when none. */
 int kp_fd_next_writable(int after, const char *rel);

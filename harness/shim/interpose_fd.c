@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -353,6 +354,29 @@ KP_EXPORT int ftruncate64(int fd, off64_t len) {
   if (!kp_enabled()) return kp_next_ftruncate64()(fd, len);
   KP_AROUND(int, kp_fd_point_checked(&kp_p_, "truncate", fd),
             kp_stamped(kp_next_ftruncate64()(fd, len), fd));
+}
+
+/* A shared, writable mapping of a tracked file is no crash point (its stores are not calls,
+ * docs/syscall-shim.md "What the shim does not see"), but it tells the unseen-write check that
+ * the file's mtime may move without a write (kp_fd_mapped). */
+KP_REAL(mmap, void *, (void *, size_t, int, int, int, off_t))
+KP_REAL(mmap64, void *, (void *, size_t, int, int, int, off64_t))
+
+static void *kp_mapped(void *r, int prot, int flags, int fd) {
+  if (r != MAP_FAILED && fd >= 0 && (prot & PROT_WRITE) && (flags & MAP_SHARED) && kp_enabled()) {
+    int err = errno;
+    kp_fd_mapped(fd);
+    errno = err;
+  }
+  return r;
+}
+
+KP_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off) {
+  return kp_mapped(kp_next_mmap()(addr, len, prot, flags, fd, off), prot, flags, fd);
+}
+
+KP_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off) {
+  return kp_mapped(kp_next_mmap64()(addr, len, prot, flags, fd, off), prot, flags, fd);
 }
 
 /* The point of an fsync or fdatasync. Under the durability journal (shadow.h) a directory's

@@ -13,7 +13,9 @@
  *   syncfifo fsync and fdatasync of a FIFO in the sandbox, which the kernel refuses (EINVAL):
  *            prints what each returned, so a test sees whether the kernel was asked
  *   unseen   writes the shim cannot see (raw write system calls): one to a file it then
- *            closes, one to a redirected stdout that it then restores with dup2 */
+ *            closes, one to a redirected stdout that it then restores with dup2
+ *   mmap     stores through a shared mapping of a file (its mtime moves, its size does not),
+ *            then a raw write that makes a mapped file longer */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -110,6 +113,28 @@ static int probe_unseen(void) {
   CHECK(syscall(SYS_write, 1, "abc", 3) == 3);
   CHECK(dup2(saved, 1) == 1);
   CHECK(close(saved) == 0);
+  return 0;
+}
+
+static int probe_mmap(void) {
+  int fd = open("mapped.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  CHECK(fd >= 0);
+  CHECK(ftruncate(fd, 4096) == 0);
+  char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  CHECK(p != MAP_FAILED);
+  CHECK(usleep(30000) == 0); /* past the coarse clock's tick: the store's fault moves the mtime */
+  memcpy(p, "mapped", 6);
+  CHECK(msync(p, 4096, MS_SYNC) == 0);
+  CHECK(munmap(p, 4096) == 0);
+  CHECK(close(fd) == 0);
+  int grown = open("grown.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  CHECK(grown >= 0);
+  CHECK(ftruncate(grown, 4096) == 0);
+  p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, grown, 0);
+  CHECK(p != MAP_FAILED);
+  CHECK(syscall(SYS_pwrite64, grown, "x", 1, 4096) == 1);
+  CHECK(munmap(p, 4096) == 0);
+  CHECK(close(grown) == 0);
   return 0;
 }
 
@@ -203,8 +228,9 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "threads") == 0) return probe_threads();
   if (strcmp(mode, "syncfifo") == 0) return probe_syncfifo();
   if (strcmp(mode, "unseen") == 0) return probe_unseen();
-  fprintf(
-      stderr,
-      "usage: shim_probe dup|paths OUTSIDE_FILE|errno|fork|vfork|clone|threads|syncfifo|unseen\n");
+  if (strcmp(mode, "mmap") == 0) return probe_mmap();
+  fprintf(stderr,
+          "usage: shim_probe dup|paths OUTSIDE_FILE|errno|fork|vfork|clone|threads|syncfifo|unseen|"
+          "mmap\n");
   return 2;
 }

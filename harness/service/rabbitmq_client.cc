@@ -148,37 +148,4 @@ Result<RabbitmqQueueState> ReadRabbitmqQueue(const ServiceAddress& address,
   return state;
 }
 
-Result<std::vector<std::string>> ReadRabbitmqMessages(const ServiceAddress& address,
-                                                      const std::string& queue) {
-  constexpr size_t kBodyShown = 60;
-  auto opened = OpenChannel(address);
-  if (!opened) return opened.error();
-  amqp_connection_state_t conn = opened.value().get();
-  std::vector<std::string> out;
-  while (true) {
-    amqp_rpc_reply_t r = amqp_basic_get(conn, 1, amqp_cstring_bytes(queue.c_str()), /*no_ack=*/0);
-    if (IsNotFound(r)) return out;
-    if (std::string p = ReplyProblem(r); !p.empty()) {
-      return Error::Harness("rabbitmq: cannot read the messages of queue " + queue + ": " + p);
-    }
-    if (r.reply.id == AMQP_BASIC_GET_EMPTY_METHOD) break;
-    amqp_message_t message;
-    r = amqp_read_message(conn, 1, &message, 0);
-    if (std::string p = ReplyProblem(r); !p.empty()) {
-      return Error::Harness("rabbitmq: cannot read a message of queue " + queue + ": " + p);
-    }
-    const amqp_basic_properties_t& props = message.properties;
-    std::string id = (props._flags & AMQP_BASIC_MESSAGE_ID_FLAG) != 0
-                         ? BytesText(props.message_id, kBodyShown)
-                         : "-";
-    out.push_back(queue + ": " + id + " = " + BytesText(message.body, kBodyShown));
-    amqp_destroy_message(&message);
-    amqp_maybe_release_buffers(conn);
-  }
-  // Closing the channel hands every unacked message back to the queue, in its place.
-  amqp_channel_close(conn, 1, AMQP_REPLY_SUCCESS);
-  amqp_connection_close(conn, AMQP_REPLY_SUCCESS);
-  return out;
-}
-
 }  // namespace killpoint

@@ -36,13 +36,6 @@ struct RabbitmqQueueState {
 Result<RabbitmqQueueState> ReadRabbitmqQueue(const ServiceAddress& address,
                                              const std::string& queue);
 
-// Every message ready in the queue `queue` of `address`'s vhost, now, as "QUEUE: MESSAGE_ID =
-// BODY" (the body's first 60 bytes; no id: "-"), in the queue's order: taken with basic.get
-// without an ack, then given back by closing the channel (RabbitMQ requeues them where they
-// were, marked redelivered). No such queue: none.
-Result<std::vector<std::string>> ReadRabbitmqMessages(const ServiceAddress& address,
-                                                      const std::string& queue);
-
 // `s` percent-encoded for a URL's path segment (RFC 3986's unreserved characters kept).
 std::string UrlSegment(const std::string& s);
 

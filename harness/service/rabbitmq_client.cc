@@ -122,11 +122,6 @@ Result<AmqpConnection> OpenChannel(const ServiceAddress& address) {
   return conn;
 }
 
-std::string BytesText(const amqp_bytes_t& b, size_t at_most) {
-  std::string s(static_cast<const char*>(b.bytes), std::min(b.len, at_most));
-  return b.len > at_most ? s + "..." : s;
-}
-
 }  // namespace
 
 Result<RabbitmqQueueState> ReadRabbitmqQueue(const ServiceAddress& address,

@@ -60,7 +60,6 @@ class Rabbitmq : public RunningService {
   Rabbitmq(BrokerPlace place, std::unique_ptr<ServerProcess> epmd,
            std::unique_ptr<ServerProcess> server, ServiceAddress address)
       : place_(std::move(place)),
-        dir_(place_.dir),
         epmd_(std::move(epmd)),
         server_(std::move(server)),
         address_(std::move(address)) {}
@@ -89,7 +88,7 @@ class Rabbitmq : public RunningService {
     server_->Stop(SIGKILL, std::chrono::milliseconds(0));  // its messages are thrown away
     epmd_->Stop(SIGKILL, std::chrono::milliseconds(0));
     std::error_code ec;
-    fs::remove_all(dir_, ec);
+    fs::remove_all(place_.dir, ec);
   }
 
   // A new vhost, guest's; the last trial's goes first (its queues and connections with it).
@@ -120,7 +119,6 @@ class Rabbitmq : public RunningService {
   }
 
   BrokerPlace place_;
-  fs::path dir_;
   std::unique_ptr<ServerProcess> epmd_;
   std::unique_ptr<ServerProcess> server_;
   ServiceAddress address_;

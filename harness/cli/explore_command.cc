@@ -48,6 +48,14 @@ std::string SearchCommand(const ExploreArgs& a, int trials) {
   return cmd;
 }
 
+// The servers the search started, when the scenario names any: one per kind, lent to every
+// schedule, unless server kills made it start more.
+std::string ServersLine(const ExploreOutcome& r) {
+  if (r.servers_started == 0) return "";
+  return "  servers started: " + std::to_string(r.servers_started) +
+         " (lent to every schedule, reset at its start)\n";
+}
+
 int Attempts(const std::vector<Event>& events) {
   return static_cast<int>(std::count_if(events.begin(), events.end(), [](const Event& e) {
     return e.type == event::kSpawn && InstanceOf(e) != 2;
@@ -120,7 +128,7 @@ int Execute(const ExploreArgs& a) {
     if (!a.quiet) {
       std::cout << s.name << ": no violation in " << r.trials << " schedules (seed " << a.seed
                 << ")\n"
-                << "  search again: " << SearchCommand(a, r.trials) << "\n";
+                << ServersLine(r) << "  search again: " << SearchCommand(a, r.trials) << "\n";
     }
     return kExitOk;
   }
@@ -150,7 +158,7 @@ int Execute(const ExploreArgs& a) {
               << Attempts(c.events) << " attempts)\n"
               << "  counterexample: " << file.string() << "\n"
               << "  reproduce: " << c.reproduce << "\n"
-              << "  search again: " << SearchCommand(a, r.trials) << "\n";
+              << ServersLine(r) << "  search again: " << SearchCommand(a, r.trials) << "\n";
   }
   return must_hold ? kExitViolation : kExitOk;
 }

@@ -7,6 +7,7 @@
 #include "history/start_failure.h"
 #include "results/checkers.h"
 #include "run/interrupt.h"
+#include "service/server_pool.h"
 
 namespace killpoint {
 namespace {
@@ -22,6 +23,9 @@ class Search {
   Search(const Scenario& s, const ExploreOptions& o)
       : scenario_(s), options_(o), trial_options_(o.trial), started_(Clock::now()) {
     trial_options_.crash_checks = CheckCrashState;
+    // Every schedule borrows the same servers: a broker's boot takes seconds, and a search
+    // runs hundreds of schedules (docs/services.md, "Isolation").
+    if (trial_options_.server_pool == nullptr) trial_options_.server_pool = &pool_;
     targets_ = o.invariants;
     if (targets_.empty()) {
       targets_ = s.must_hold;
@@ -107,7 +111,10 @@ class Search {
     return true;
   }
 
-  ExploreOutcome& outcome() { return outcome_; }
+  ExploreOutcome& outcome() {
+    outcome_.servers_started = pool_.started();
+    return outcome_;
+  }
 
  private:
   // Whether a SIGINT/SIGTERM asked the explorer to stop; then every later call ends at once.
@@ -130,6 +137,7 @@ class Search {
 
   const Scenario& scenario_;
   const ExploreOptions& options_;
+  ServerPool pool_;             // before trial_options_, which points at it
   TrialOptions trial_options_;  // options_.trial, with the checks of every crash state
   Clock::time_point started_;
   std::vector<std::string> targets_;

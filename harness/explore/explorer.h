@@ -45,6 +45,9 @@ struct ExploreOutcome {
   // (history/start_failure.h). The search stops once its first kSchedulesToJudgeNeverRan did:
   // no fault can fire in a job that never gets going, so no schedule would differ.
   StartFailureStats start_failures;
+  // The servers the search started (docs/services.md): one of each kind the scenario names,
+  // lent to every schedule and reset at each one's start, unless a server kill needed more.
+  int servers_started = 0;
 
   // The job never ran: every schedule searched ended so, with one exit code. Not a verdict.
   bool NeverRan() const {

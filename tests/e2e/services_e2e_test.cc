@@ -500,6 +500,18 @@ TEST_F(RedisService, ALostSetNxAnswerLeavesTheDateUnpaidUnlessTheRetryKnowsItsOw
   }
 }
 
+// explore runs its schedules on one server of each kind (explorer.cc's pool), reset at each
+// schedule's start, as a run's worker does: a broker boot per schedule took seconds each.
+TEST_F(RedisService, ExploreLendsOneServerToEverySchedule) {
+  CliRun r = RunKillpoint("explore-redis",
+                          {"explore", "scenarios/services/redis-lock-set-nx-px.json", "--trials",
+                           "4", "--sandbox-root", RedisSandboxes().string()},
+                          RedisSandboxes().parent_path());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("no violation in 4 schedules"));
+  EXPECT_THAT(r.out, HasSubstr("servers started: 1 (lent to every schedule"));
+}
+
 // RabbitMQ, with Debian's pika: a consumer with prefetch 1 that acks after its effect, killed
 // between the two, is redelivered the message; without a dedupe by message id in the effect's
 // own transaction it applies it twice. No broker, epmd or Erlang helper outlives the run.

@@ -620,7 +620,7 @@ const CliRun& ServerFaultRun() {
     std::vector<std::string> args = {"run"};
     for (const char* f :
          {"pg-server-kill-durable", "pg-server-kill-fast", "redis-server-kill-durable",
-          "redis-server-kill-fast", "redis-server-pause"}) {
+          "redis-server-kill-fast", "redis-server-pause", "redis-server-pause-lock"}) {
       args.push_back(std::string("tests/fixtures/services/") + f + ".json");
     }
     for (const char* a : {"--jobs", "1", "--sandbox-root"}) args.push_back(a);
@@ -718,6 +718,20 @@ TEST_F(ServerFaults, APausedRedisAnswersOnlyOnceItGoesOn) {
   EXPECT_EQ(faults[0].data["action"], "pause");
   EXPECT_EQ(faults[0].data["duration_ms"], 800);
   EXPECT_EQ(faults[1].type, event::kServerResume);
+  EXPECT_GE(faults[1].data["paused_ms"].get<int>(), 800);
+}
+
+// A lock's lease runs out while its server is stopped, though its holder never stalled: the
+// job takes lock:DATE for 300 ms, the server is paused 800 ms at after_lock, and the job's next
+// command finds the lock gone (it exits 3 if it is there: converges).
+TEST_F(ServerFaults, ALockTtlRunsOutWhileTheRedisServerIsPaused) {
+  const CliRun& r = ServerFaultRun();
+  EXPECT_EQ(Invariant(r.Results(), "services/redis-server-pause-lock", "converges")["status"],
+            "held");
+  std::vector<Event> faults = ServerFaultsOf(r, "services/redis-server-pause-lock");
+  ASSERT_EQ(faults.size(), 2u);
+  EXPECT_EQ(faults[0].data["action"], "pause");
+  EXPECT_EQ(faults[0].data["point"], "after_lock");
   EXPECT_GE(faults[1].data["paused_ms"].get<int>(), 800);
 }
 

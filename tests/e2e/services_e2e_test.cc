@@ -602,6 +602,41 @@ TEST_F(RabbitmqService, AConsumerKilledBeforeItsAckAppliesTwiceUnlessItDedupesBy
   }
 }
 
+// A broker stopped with SIGSTOP (every process of it: the VM, its epmd, its helpers) for 1.5 s
+// at the consumer's before_consume: seen stopped (state T) while the run goes, the consumer's
+// connection waits for it, and once it goes on the queue drains with nothing lost or doubled.
+TEST_F(RabbitmqService, APausedBrokerIsStoppedAndTheConsumerWaitsForIt) {
+  std::atomic<bool> done = false;
+  std::atomic<bool> stopped_seen = false;
+  std::thread watch([&] {
+    while (!done.load()) {
+      for (const std::string& p : ProcessesIn(sandboxes_)) {
+        if (p.find("-s rabbit boot") == std::string::npos) continue;
+        std::string stat = Slurp("/proc/" + p.substr(0, p.find(':')) + "/stat");
+        size_t close = stat.rfind(')');
+        if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'T')
+          stopped_seen = true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  CliRun r = RunKillpoint(name_, Args("mq-broker-pause"), root_);
+  done = true;
+  watch.join();
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(stopped_seen.load()) << "no broker was seen stopped";
+  std::vector<Event> faults = ServerFaultsOf(r, "services/mq-broker-pause");
+  ASSERT_EQ(faults.size(), 2u);
+  EXPECT_EQ(faults[0].data["action"], "pause");
+  EXPECT_EQ(faults[0].data["service"], "mq");
+  EXPECT_GE(faults[1].data["paused_ms"].get<int>(), 1500);
+  for (const char* name :
+       {"one_effect_per_message", "every_message_applied", "queue_drained", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), "services/mq-broker-pause", name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+}
+
 // Server faults (docs/services.md, "Server faults"): the server itself killed with SIGKILL (every
 // process) at a point of the job and restarted on the same data and port, or stopped with
 // SIGSTOP for a while. One run of five scenarios, one trial each: postgres and redis, each with

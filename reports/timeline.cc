@@ -60,7 +60,7 @@ class Builder {
   explicit Builder(const TimelineOptions& options) : options_(options) {}
 
   void Add(const Event& e) {
-    if (e.type == event::kSpawn && InstanceOf(e) == 2) return;  // drawn by its overlap mark
+    if (e.type == event::kSpawn && InstanceOf(e) >= 2) return;  // drawn by its overlap mark
     if (e.type == event::kSpawn) return Spawn(e);
     if (e.type == event::kRetryWait) return Wait(e);
     if (e.type == event::kBreaker) {
@@ -87,7 +87,7 @@ class Builder {
       alerts_[Str(e.data, "key")].push_back(Str(e.data, "reason"));
       Date(Str(e.data, "key"), Str(e.data, "biz_date"));
     }
-    if (e.type == event::kExit && lane && InstanceOf(e) != 2) return Exit(e, *lane);
+    if (e.type == event::kExit && lane && InstanceOf(e) < 2) return Exit(e, *lane);
     if (e.type == event::kGiveUp && lane) {
       lane->gave_up = true;
       return;
@@ -188,7 +188,8 @@ class Builder {
     Place(e, lane, m);
   }
 
-  // An event of an overlap's second instance is marked on its attempt's lane as "i2 ...".
+  // An event of an overlap's second (third) instance is marked on its attempt's lane as
+  // "i2 ..." ("i3 ...").
   std::optional<Mark> MarkOf(const Event& e) const {
     std::optional<Mark> mark = FirstInstanceMarkOf(e);
     if (mark) Attribute(e, *mark);
@@ -199,8 +200,9 @@ class Builder {
   static void Attribute(const Event& e, Mark& mark) {
     int instance = InstanceOf(e);
     if (instance == 1) return;
-    mark.label = (instance == 2 ? "i2 " : "i? ") + mark.label;
-    mark.detail = (instance == 2 ? "instance 2: " : "either instance: ") + mark.detail;
+    mark.label = (instance >= 2 ? fmt::format("i{} ", instance) : "i? ") + mark.label;
+    mark.detail = (instance >= 2 ? fmt::format("instance {}: ", instance) : "either instance: ") +
+                  mark.detail;
   }
 
   // Pauses, overlaps (docs/faults.md), network and server faults; nullopt for other events.
@@ -222,10 +224,23 @@ class Builder {
     }
     if (e.type == event::kOverlapEnd) {
       bool exited = FlagField(e, "second_exited");
+      return Mark{
+          MarkKind::kOverlap, "release",
+          fmt::format("released from {}: {}", Str(d, "point"),
+                      exited                        ? "the second instance had exited"
+                      : FlagField(e, "second_held") ? "the second instance is held"
+                                                    : "the hold ran out, both instances run")};
+    }
+    if (e.type == event::kSecondHeld) {  // docs/faults.md, "Three instances"
+      return Mark{MarkKind::kOverlap, "held",
+                  fmt::format("held at {} until the first ended and a third instance ran",
+                              Str(d, "point"))};
+    }
+    if (e.type == event::kSecondRelease) {
       return Mark{MarkKind::kOverlap, "release",
                   fmt::format("released from {}: {}", Str(d, "point"),
-                              exited ? "the second instance had exited"
-                                     : "the hold ran out, both instances run")};
+                              FlagField(e, "third_exited") ? "the third instance had exited"
+                                                           : "the hold ran out, both run")};
     }
     if (e.type == event::kNetFault) {  // docs/services.md
       std::string ms = d.contains("ms") ? " " + Ms(Int(d, "ms")) : "";
@@ -243,7 +258,7 @@ class Builder {
           fmt::format("the server of {} ({}) was {} at {}{}", Str(d, "service"), Str(d, "kind"),
                       Str(d, "action") == "kill" ? "killed" : "paused", Str(d, "point"), lost)};
     }
-    if (e.type == event::kExit && InstanceOf(e) == 2) {
+    if (e.type == event::kExit && InstanceOf(e) >= 2) {
       ExitData exit = ExitOf(e);
       std::string how = HowItEnded(exit);
       const std::string& err = exit.stderr_tail;
@@ -410,10 +425,10 @@ class Builder {
   }
 
   void Place(const Event& e, Lane* lane, Mark mark) {
-    if (e.type == event::kTimeout && lane && InstanceOf(e) != 2)
+    if (e.type == event::kTimeout && lane && InstanceOf(e) < 2)
       lane->outcome = "timed out after " + Ms(Int(e.data, "timeout_ms"));
-    if (lane && e.type == event::kKill && InstanceOf(e) != 2) FoldReachedPoint(e, *lane, mark);
-    if (lane && e.type == event::kFailpoint && InstanceOf(e) != 2)
+    if (lane && e.type == event::kKill && InstanceOf(e) < 2) FoldReachedPoint(e, *lane, mark);
+    if (lane && e.type == event::kFailpoint && InstanceOf(e) < 2)
       last_point_[lane - timeline_.lanes.data()] = FailpointOf(e);
     if (lane) {
       lane->marks.push_back(std::move(mark));

@@ -64,9 +64,9 @@ class SchedulerCheck {
   explicit SchedulerCheck(const RetryPolicy& p) : p_(p) {}
 
   Problem Add(const Event& e) {
-    // An overlap's second instance (docs/faults.md) is the harness's fault, not an attempt the
-    // scheduler started: it has no place in the retry policy.
-    if (InstanceOf(e) == 2) return std::nullopt;
+    // An overlap's second or third instance (docs/faults.md) is the harness's fault, not an
+    // attempt the scheduler started: it has no place in the retry policy.
+    if (InstanceOf(e) >= 2) return std::nullopt;
     if (e.type == event::kRetryWait) return Wait(e);
     if (e.type == event::kSpawn) return Spawn(e);
     if (e.type == event::kExit) return Exit(e);

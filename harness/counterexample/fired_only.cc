@@ -74,7 +74,7 @@ std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e,
     // The instance's points_passed come right before the first instance's exit
     // (AttemptState::Finish).
     if (one_way && e2.type == event::kExit && InstanceOf(ev) == 1) {
-      for (int instance : {1, 2}) {
+      for (int instance : {1, 2, 3}) {
         auto p = passed.find({KeyOf(ev), instance});
         if (p == passed.end() || p->second.value("points", nlohmann::json::object()).empty())
           continue;
@@ -85,7 +85,7 @@ std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e,
                      ev.trigger,
                      ev.attempt,
                      {{"points", p->second["points"]}}};
-        if (instance == 2) counts.data["instance"] = 2;
+        if (instance != 1) counts.data["instance"] = instance;
         out.push_back(std::move(counts));
       }
     }

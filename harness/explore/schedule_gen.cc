@@ -62,7 +62,7 @@ AttemptFault GenFault(const Scenario& s, const FaultSwitches& on, PersistenceMod
   }
   if (on.overlap && Coin(4)) {
     f.overlap = {x.overlap.points[*rc::gen::inRange<size_t>(0, x.overlap.points.size())],
-                 x.overlap.hold_ms};
+                 x.overlap.hold_ms, x.overlap.second_holds_at};
   }
   if (on.burst && Coin(4)) f.downstream_burst = x.downstream_burst.length;
   if (on.net && Coin(4)) f.net = GenNet(x.net);

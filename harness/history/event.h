@@ -60,8 +60,15 @@ inline constexpr const char* kTrialEnd = "trial_end";      // data: elapsed_ms
 inline constexpr const char* kPause = "pause";      // data: point, hit, duration_ms
 inline constexpr const char* kResume = "resume";    // data: point
 inline constexpr const char* kOverlap = "overlap";  // data: point, hold_ms
-// The first instance is let go of: data: point, second_exited (before hold_ms ran out)
+// The first instance is let go of: data: point, second_exited (before hold_ms ran out), and
+// with second_holds_at second_held.
 inline constexpr const char* kOverlapEnd = "overlap_end";
+// Three instances (docs/faults.md): the second is held at second_holds_at (data: point,
+// instance 2), and let go of once the first ended and a third instance ran (data: point,
+// third_exited before hold_ms ran out, instance 2). The third's spawn, exit, failpoint and
+// points_passed events carry data.instance = 3.
+inline constexpr const char* kSecondHeld = "second_held";
+inline constexpr const char* kSecondRelease = "second_release";
 // The proxy in front of a service did its planned fault (docs/services.md): data: point,
 // action, hit, ms (delay, refuse).
 inline constexpr const char* kNetFault = "net_fault";

@@ -34,7 +34,7 @@ std::vector<AttemptFault> EnumerateProcessFaults(const Scenario& s) {
   }
   for (const std::string& point : s.faults.overlap.points) {
     AttemptFault f;
-    f.overlap = {point, s.faults.overlap.hold_ms};
+    f.overlap = {point, s.faults.overlap.hold_ms, s.faults.overlap.second_holds_at};
     out.push_back(f);
   }
   if (s.faults.downstream_burst.length > 0) {

@@ -29,7 +29,10 @@ std::string Plan::Summary() const {
       if (!f.downstream_fault.empty()) out += " downstream:" + f.downstream_fault;
       if (!f.pause.point.empty())
         out += " pause@" + f.pause.point + " " + std::to_string(f.pause.duration_ms) + "ms";
-      if (!f.overlap.point.empty()) out += " overlap@" + f.overlap.point;
+      if (!f.overlap.point.empty()) {
+        out += " overlap@" + f.overlap.point;
+        if (!f.overlap.second_holds_at.empty()) out += "/i2@" + f.overlap.second_holds_at;
+      }
       if (f.downstream_burst > 0) out += " burst:" + std::to_string(f.downstream_burst);
       if (!f.net.point.empty())
         out += " " + f.net.action + "@" + f.net.point + "#" + std::to_string(f.net.hit);
@@ -68,8 +71,11 @@ void to_json(nlohmann::json& j, const AttemptFault& f) {
   if (!f.downstream_fault.empty()) j["downstream_fault"] = f.downstream_fault;
   if (!f.pause.point.empty())
     j["pause"] = {{"point", f.pause.point}, {"duration_ms", f.pause.duration_ms}};
-  if (!f.overlap.point.empty())
+  if (!f.overlap.point.empty()) {
     j["overlap"] = {{"point", f.overlap.point}, {"hold_ms", f.overlap.hold_ms}};
+    if (!f.overlap.second_holds_at.empty())
+      j["overlap"]["second_holds_at"] = f.overlap.second_holds_at;
+  }
   if (f.downstream_burst > 0) j["downstream_burst"] = f.downstream_burst;
   if (!f.net.point.empty()) {
     j["net"] = {{"point", f.net.point}, {"action", f.net.action}, {"hit", f.net.hit}};
@@ -98,6 +104,7 @@ void from_json(const nlohmann::json& j, AttemptFault& f) {
   if (auto it = j.find("overlap"); it != j.end()) {
     f.overlap.point = it->at("point").get<std::string>();
     f.overlap.hold_ms = it->at("hold_ms").get<int64_t>();
+    f.overlap.second_holds_at = it->value("second_holds_at", "");  // absent: never held
   }
   f.downstream_burst = j.value("downstream_burst", 0);
   if (auto it = j.find("net"); it != j.end()) {  // absent before issue 20's proxy: none

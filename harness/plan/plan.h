@@ -22,10 +22,13 @@ struct PauseFault {
 };
 
 // While the attempt is held at the first hit of `point`, start a second instance of the same
-// date; release the first once the second exited or `hold_ms` passed. docs/faults.md.
+// date; release the first once the second exited or `hold_ms` passed. With `second_holds_at`,
+// the second is held at the first hit of that point instead (the first is released then), until
+// the first exited and a third instance of the date ran (docs/faults.md, "Three instances").
 struct OverlapFault {
   std::string point = {};  // empty: no overlap
   int64_t hold_ms = 0;
+  std::string second_holds_at = {};  // empty: the second is never held, no third instance
   bool operator==(const OverlapFault&) const = default;
 };
 

@@ -143,7 +143,7 @@ void DrawProcessFaults(const Scenario& s, PlanRng& rng, Plan& plan) {
       }
       if (!f.overlap.points.empty() && rng.Chance(f.overlap.probability)) {
         AttemptOf(run, a).overlap = {f.overlap.points[rng.Below(f.overlap.points.size())],
-                                     f.overlap.hold_ms};
+                                     f.overlap.hold_ms, f.overlap.second_holds_at};
       }
       if (!f.net.points.empty() && rng.Chance(f.net.probability)) {
         AttemptOf(run, a).net = DrawNet(f.net, rng);

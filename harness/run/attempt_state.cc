@@ -33,6 +33,12 @@ void AttemptState::Arm(const AttemptFault& fault, bool track) {
   expecting_second_ = false;
   hits2_.clear();
   passed2_.clear();
+  hits3_.clear();
+  passed3_.clear();
+  second_holds_at_ = fault.overlap.second_holds_at;
+  second_hold_open_ = false;
+  second_held_.reset();
+  third_pgid_ = 0;
   point_events_ = 0;
   dropped_hits_ = 0;
   dropped_example_.clear();
@@ -65,6 +71,8 @@ bool AttemptState::Finish() {
   }
   if (!passed2_.empty())
     history_->Add(event::kPointsPassed, {{"points", passed2_}, {"instance", 2}});
+  if (!passed3_.empty())
+    history_->Add(event::kPointsPassed, {{"points", passed3_}, {"instance", 3}});
   if (dropped_hits_ > 0) {
     history_->Add(event::kPointsDropped, {{"hits", dropped_hits_},
                                           {"example", dropped_example_},
@@ -75,7 +83,10 @@ bool AttemptState::Finish() {
   unseen_.clear();
   outside_.clear();
   passed2_.clear();
+  passed3_.clear();
   second_pgid_ = 0;
+  third_pgid_ = 0;
+  second_hold_open_ = false;
   expecting_second_ = false;
   process_ = nullptr;
   armed_ = false;
@@ -107,11 +118,11 @@ bool AttemptState::NamedByFault(const std::string& name) const {
   const std::string& kill = fault_.kill_point;
   bool kills = kill == name || (IsPointPattern(kill) && !killed_ && MatchPoint(kill, name));
   return kills || fault_.pause.point == name || fault_.overlap.point == name ||
-         fault_.server.point == name;
+         fault_.server.point == name || (!second_holds_at_.empty() && second_holds_at_ == name);
 }
 
 bool AttemptState::Records(const std::string& name, bool known, bool event) {
-  size_t names = hits_.size() + hits2_.size() + passed2_.size();
+  size_t names = hits_.size() + hits2_.size() + passed2_.size() + hits3_.size() + passed3_.size();
   if ((known || names < kMaxPointNames) && (!event || point_events_ < kMaxPointEvents)) {
     point_events_ += event ? 1 : 0;
     return true;
@@ -155,7 +166,7 @@ HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
   }
   FailpointHit hit = sent;
   if (!sent.done) hit.name = temp_names_.Rename(sent.name, sent.excl, sent.seen);
-  if (InstanceOf(hit) == 2) return SecondHit(hit, sent.name);
+  if (int instance = InstanceOf(hit); instance != 1) return OtherHit(hit, sent.name, instance);
   if (hit.done) return DoneHit(hit);
   bool known = hits_.contains(hit.name);
   bool named = NamedByFault(hit.name);
@@ -228,27 +239,69 @@ int AttemptState::InstanceOf(const FailpointHit& hit) const {
   if (hit.pid > 0) {
     pid_t group = ::getpgid(hit.pid);
     if (group == second_pgid_) return 2;
+    if (third_pgid_ != 0 && group == third_pgid_) return 3;
     if (group > 0) return 1;
   }
-  // No pid, or its process is gone: while the first is held, only the second can send.
+  // No pid, or its process is gone: while the first is held, only the second can send; while
+  // the second is held after the first's end, only the third.
+  if (third_pgid_ != 0 && second_held_) return 3;
   return held_ ? 2 : 1;
 }
 
-HitAnswer AttemptState::SecondHit(const FailpointHit& hit, const std::string& real) {
+HitAnswer AttemptState::OtherHit(const FailpointHit& hit, const std::string& real, int instance) {
   if (hit.done) return HitAnswer::Continue();  // never told AFTER or PARTIAL
-  bool known = hits2_.contains(hit.name) || passed2_.contains(hit.name);
+  auto& hits = instance == 2 ? hits2_ : hits3_;
+  auto& passed = instance == 2 ? passed2_ : passed3_;
+  bool known = hits.contains(hit.name) || passed.contains(hit.name);
+  bool holds = instance == 2 && second_hold_open_ && !second_held_ && !hit.seen &&
+               hit.name == second_holds_at_ && !hits.contains(hit.name) &&
+               !IsDownstreamPoint(hit.name);
   if (hit.seen) {
-    if (Records(hit.name, known, false)) ++passed2_[hit.name];
-  } else if (Records(hit.name, known, true)) {
+    if (Records(hit.name, known, false)) ++passed[hit.name];
+  } else if (holds || Records(hit.name, known, true)) {
     nlohmann::json data = {
-        {"point", hit.name}, {"hit", ++hits2_[hit.name]}, {"pid", hit.pid}, {"instance", 2}};
+        {"point", hit.name}, {"hit", ++hits[hit.name]}, {"pid", hit.pid}, {"instance", instance}};
     if (hit.bytes >= 0) data["bytes"] = hit.bytes;
     if (!hit.unseen.empty()) data["unseen"] = hit.unseen;
     history_->Add(event::kFailpoint, data);
   }
-  // Both instances write to the same disk: the tracker hears of the second's operations too.
+  // Every instance writes to the same disk: the tracker hears of the others' operations too
+  // (a held one's when it is let go of: it has not done it yet, but nothing reads the tracker
+  // before every instance ended).
   if (durability_ && track_ && !hit.seen && IsSyscallPoint(real)) durability_->OnOperation(real);
+  if (holds) {  // the driver notices it (SecondHeld) and answers it once the third ran
+    second_held_ = hit.connection;
+    return {HitAnswer::kHold, 0};
+  }
   return HitAnswer::Continue();
+}
+
+bool AttemptState::SecondHeld() {
+  std::lock_guard lock(mu_);
+  return second_held_.has_value();
+}
+
+std::optional<uint64_t> AttemptState::CloseSecondHold() {
+  std::lock_guard lock(mu_);
+  second_hold_open_ = false;
+  return second_held_;
+}
+
+void AttemptState::ExpectThird() {
+  std::lock_guard lock(mu_);
+  expecting_second_ = true;
+}
+
+void AttemptState::SetThird(int pgid) {
+  std::lock_guard lock(mu_);
+  third_pgid_ = pgid;
+  expecting_second_ = false;
+  attached_.notify_all();
+}
+
+void AttemptState::ReleasedSecond() {
+  std::lock_guard lock(mu_);
+  second_held_.reset();
 }
 
 std::optional<AttemptState::Hold> AttemptState::NextHold() {
@@ -278,6 +331,7 @@ HitAnswer AttemptState::Release(const Hold& hold) {
 void AttemptState::ExpectSecond() {
   std::lock_guard lock(mu_);
   expecting_second_ = true;
+  second_hold_open_ = !second_holds_at_.empty();
 }
 
 void AttemptState::SetSecond(int pgid) {

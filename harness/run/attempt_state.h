@@ -88,12 +88,25 @@ class AttemptState {
   // none of the second's is taken for the first's.
   void ExpectSecond();
   void SetSecond(int pgid);
+  // An overlap with second_holds_at (docs/faults.md, "Three instances"): from ExpectSecond on,
+  // the second's first hit of that point is held (kHold) until CloseSecondHold, which ends the
+  // window and returns the held hit's connection (nullopt: not held, and no later hit will be),
+  // for the driver to answer once the third instance ran.
+  bool SecondHeld();
+  std::optional<uint64_t> CloseSecondHold();
+  // The third instance, as ExpectSecond and SetSecond: its hits are recorded with instance 3.
+  void ExpectThird();
+  void SetThird(int pgid);
+  // The second instance let go of from its hold (no hit of instance 3 is told apart by a
+  // missing pid any more).
+  void ReleasedSecond();
 
  private:
-  int InstanceOf(const FailpointHit& hit) const;                          // requires mu_
-  HitAnswer SecondHit(const FailpointHit& hit, const std::string& real);  // requires mu_
-  HitAnswer DoneHit(const FailpointHit& hit);                             // requires mu_
-  HitAnswer Kill(const FailpointHit& hit, int n);                         // requires mu_
+  int InstanceOf(const FailpointHit& hit) const;  // requires mu_
+  // A hit of the second (2) or third (3) instance. Requires mu_.
+  HitAnswer OtherHit(const FailpointHit& hit, const std::string& real, int instance);
+  HitAnswer DoneHit(const FailpointHit& hit);      // requires mu_
+  HitAnswer Kill(const FailpointHit& hit, int n);  // requires mu_
   // Whether the history may record a hit of `name` (`known`: hit before in this attempt), as a
   // count or, `event`, as a failpoint event, within kMaxPointNames and kMaxPointEvents; counts
   // what it may not.
@@ -132,8 +145,14 @@ class AttemptState {
   bool held_ = false;            // the first instance is held (from OnHit to Release)
   bool holds_stopped_ = false;
   int second_pgid_ = 0;
-  bool expecting_second_ = false;
+  bool expecting_second_ = false;               // or the third: hits wait until its pid is known
   std::map<std::string, int> hits2_, passed2_;  // the second instance's
+  std::map<std::string, int> hits3_, passed3_;  // the third instance's
+  // The second's hold (docs/faults.md, "Three instances"), all guarded by mu_.
+  std::string second_holds_at_;          // the plan's point; empty: none
+  bool second_hold_open_ = false;        // its first hit there is held
+  std::optional<uint64_t> second_held_;  // the held hit's connection
+  int third_pgid_ = 0;
   // The caps, all guarded by mu_: events recorded, hits left out, and the first name left out.
   int point_events_ = 0;
   int64_t dropped_hits_ = 0;

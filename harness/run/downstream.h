@@ -46,7 +46,8 @@ class Downstream {
   virtual void ArmBurst(int length) = 0;
 
   // Which instance of the attempt requests come from when the job does not say so (header
-  // X-Killpoint-Instance): 1 (no overlap: not recorded), 2 (the first is held), 0 (both run).
+  // X-Killpoint-Instance): 1 (no overlap: not recorded), 2 (the first is held), 0 (both run),
+  // 3 (the third instance runs while the second is held, docs/faults.md "Three instances").
   virtual void SetInstance(int instance) = 0;
 
   // Lets go of requests held by commit_no_answer (they end without a response). Call once the

@@ -331,8 +331,8 @@ class HttplibDownstream : public Downstream {
   // Requires mu_.
   void Attribute(const httplib::Request& req, json& record) const {
     std::string said = req.get_header_value("X-Killpoint-Instance");
-    if (said == "1" || said == "2") {
-      if (said == "2" || instance_ != 1) record["instance"] = said == "2" ? 2 : 1;
+    if (said == "1" || said == "2" || said == "3") {  // 3: docs/faults.md, "Three instances"
+      if (said != "1" || instance_ != 1) record["instance"] = said[0] - '0';
     } else if (instance_ != 1) {
       record["instance"] = instance_;
     }

@@ -42,7 +42,8 @@ HoldDriver::HoldDriver(const AttemptFault& fault, AttemptState* attempt, Control
       stop_(stop),
       server_(server),
       pause_ms_(fault.pause.duration_ms),
-      hold_ms_(fault.overlap.hold_ms) {
+      hold_ms_(fault.overlap.hold_ms),
+      second_holds_at_(fault.overlap.second_holds_at) {
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -50,7 +51,11 @@ HoldDriver::~HoldDriver() { (void)Finish(); }
 
 Status HoldDriver::Finish() {
   if (thread_.joinable()) {
-    first_ended_ = true;
+    {
+      std::lock_guard lock(first_mu_);
+      first_ended_ = true;
+    }
+    first_cv_.notify_all();
     attempt_->StopHolds();
     thread_.join();
   }
@@ -87,6 +92,7 @@ void HoldDriver::Carry(const AttemptState::Hold& hold) {
   }
   channel_->Answer(hold.hit.connection, attempt_->Release(hold));
   if (server && server_->pauses()) EndServerPause();
+  if (second && second_held_) RunThird(*second_held_);
   if (second) EndSecond(std::move(second), started);
 }
 
@@ -100,13 +106,38 @@ void HoldDriver::EndServerPause() {
   server_->End();
 }
 
+std::unique_ptr<RunningProcess> HoldDriver::Spawn(int instance) {
+  auto process = second_.spawn(instance);
+  if (!process) {
+    if (error_) error_ = process.error();
+    return nullptr;
+  }
+  history_->Add(event::kSpawn, {{"pid", process.value()->pid()}, {"instance", instance}});
+  return std::move(process.value());
+}
+
+bool HoldDriver::WaitExitOrHeld(RunningProcess* process, milliseconds ms, bool held) {
+  if (!held) return process->WaitForExit(ms);
+  auto until = Clock::now() + ms;
+  while (!stop_.stop_requested() && !attempt_->SecondHeld()) {
+    auto left = std::chrono::ceil<milliseconds>(until - Clock::now());
+    if (left.count() <= 0) return false;
+    // The second's hold is noticed within 10 ms; its exit at once.
+    if (process->WaitForExit(std::min(left, milliseconds(10)))) return true;
+  }
+  return false;
+}
+
 std::unique_ptr<RunningProcess> HoldDriver::StartSecond(const AttemptState::Hold& hold) {
-  history_->Add(event::kOverlap, {{"point", hold.hit.name}, {"hold_ms", hold_ms_}});
+  nlohmann::json data = {{"point", hold.hit.name}, {"hold_ms", hold_ms_}};
+  if (!second_holds_at_.empty()) data["second_holds_at"] = second_holds_at_;
+  history_->Add(event::kOverlap, data);
   downstream_->SetInstance(2);
   attempt_->ExpectSecond();
-  auto second = second_.spawn();
+  auto second = second_.spawn(2);
   if (!second) {
     attempt_->SetSecond(0);
+    (void)attempt_->CloseSecondHold();
     downstream_->SetInstance(1);
     if (error_) error_ = second.error();
     return nullptr;
@@ -116,16 +147,63 @@ std::unique_ptr<RunningProcess> HoldDriver::StartSecond(const AttemptState::Hold
   history_->Add(event::kSpawn, {{"pid", pid}, {"instance", 2}});
   // Bounded by hold_ms whatever the second does: blocked on a lock the held first has, it
   // cannot make the trial wait for ever. Its own timeout still applies.
-  bool exited = second.value()->WaitForExit(std::min(milliseconds(hold_ms_), second_.timeout));
-  history_->Add(event::kOverlapEnd, {{"point", hold.hit.name}, {"second_exited", exited}});
-  downstream_->SetInstance(exited ? 1 : 0);  // from now on both may run
+  bool exited =
+      WaitExitOrHeld(second.value().get(), std::min(milliseconds(hold_ms_), second_.timeout),
+                     !second_holds_at_.empty());
+  data = {{"point", hold.hit.name}, {"second_exited", exited}};
+  if (!second_holds_at_.empty()) {
+    // From now on the second's hit there goes on at once: nothing would answer it.
+    second_held_ = attempt_->CloseSecondHold();
+    if (second_held_) {
+      history_->Add(event::kSecondHeld, {{"point", second_holds_at_}, {"instance", 2}});
+    }
+    data["second_held"] = second_held_.has_value();
+  }
+  history_->Add(event::kOverlapEnd, data);
+  // From now on both may run; a held second sends nothing.
+  downstream_->SetInstance(exited || second_held_ ? 1 : 0);
   return std::move(second.value());
+}
+
+void HoldDriver::RunThird(uint64_t held) {
+  {  // the first goes on to its end, bounded by its own timeout (the runner's Wait)
+    std::unique_lock lock(first_mu_);
+    while (!first_ended_ && !stop_.stop_requested())
+      first_cv_.wait_for(lock, milliseconds(10));  // a stop is noticed within 10 ms
+  }
+  std::unique_ptr<RunningProcess> third;
+  Clock::time_point started = Clock::now();
+  if (!stop_.stop_requested()) {
+    downstream_->SetInstance(3);  // the first has ended, the second is held
+    attempt_->ExpectThird();
+    third = Spawn(3);
+    attempt_->SetThird(third ? third->pid() : 0);
+  }
+  bool exited = false;
+  if (third) {
+    // Bounded by hold_ms as the second's: a third blocked on what the held second has cannot
+    // make the trial wait for ever.
+    exited = third->WaitForExit(std::min(milliseconds(hold_ms_), second_.timeout));
+    if (exited) {  // its exit before the second goes on, as it happened
+      second_.exited(3, third->Wait(second_.timeout));
+      third.reset();
+    }
+  }
+  history_->Add(event::kSecondRelease,
+                {{"point", second_holds_at_}, {"third_exited", exited}, {"instance", 2}});
+  attempt_->ReleasedSecond();
+  downstream_->SetInstance(third ? 0 : 2);
+  channel_->Answer(held, HitAnswer::Continue());
+  if (third) {
+    auto left = std::chrono::duration_cast<milliseconds>(started + second_.timeout - Clock::now());
+    second_.exited(3, third->Wait(std::max(left, milliseconds(0))));
+  }
 }
 
 void HoldDriver::EndSecond(std::unique_ptr<RunningProcess> second, Clock::time_point started) {
   auto left = std::chrono::duration_cast<milliseconds>(started + second_.timeout - Clock::now());
   ExitStatus status = second->Wait(std::max(left, milliseconds(0)));
-  second_.exited(status);
+  second_.exited(2, status);
   downstream_->SetInstance(1);
 }
 

@@ -4,6 +4,9 @@
 //   pause:   SIGSTOPs the attempt's process group, sleeps duration_ms of real time, SIGCONTs it;
 //   overlap: starts a second instance of the same date and waits until it exits or hold_ms
 //            passes (after the pause's sleep, before SIGCONT, when both fall on one point);
+//            with second_holds_at, or until the second is held there; then, once the first
+//            has ended, starts a third instance, waits until it exits or hold_ms passes, and
+//            lets the second go on (docs/faults.md, "Three instances");
 //   server:  kills and restarts the server (before the answer), or SIGSTOPs it and, once the hit
 //            is answered, SIGCONTs it after duration_ms or when the attempt ends
 //            (run/server_faults.h; docs/services.md, "Server faults");
@@ -13,8 +16,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "history/history.h"
@@ -29,11 +36,11 @@
 
 namespace killpoint {
 
-// How the runner starts the second instance of an overlap and records its end.
+// How the runner starts the second (and third) instance of an overlap and records its end.
 struct SecondInstance {
-  std::function<Result<std::unique_ptr<RunningProcess>>()> spawn;
-  std::function<void(const ExitStatus&)> exited;  // records its exit event
-  std::chrono::milliseconds timeout{10000};       // the job's timeout, from its spawn
+  std::function<Result<std::unique_ptr<RunningProcess>>(int instance)> spawn;  // 2 or 3
+  std::function<void(int instance, const ExitStatus&)> exited;  // records its exit event
+  std::chrono::milliseconds timeout{10000};                     // the job's timeout, from its spawn
 };
 
 class HoldDriver {
@@ -56,7 +63,15 @@ class HoldDriver {
   // A server paused at `hold` stays stopped duration_ms, or until the attempt ends or the
   // harness is stopped, then goes on.
   void EndServerPause();
+  // Starts an instance (2 or 3) and records its spawn; null (and error_ set) if it could not.
+  std::unique_ptr<RunningProcess> Spawn(int instance);
+  // Waits until `process` exits (true), or `ms` passes, or the second is held when `held` is
+  // set (false), or the harness is stopped.
+  bool WaitExitOrHeld(RunningProcess* process, std::chrono::milliseconds ms, bool held);
   std::unique_ptr<RunningProcess> StartSecond(const AttemptState::Hold& hold);
+  // The second held at second_holds_at (`held`: its hit's connection): once the first ended,
+  // a third instance runs, then the second goes on.
+  void RunThird(uint64_t held);
   void EndSecond(std::unique_ptr<RunningProcess> second,
                  std::chrono::steady_clock::time_point started);
 
@@ -70,8 +85,12 @@ class HoldDriver {
   ServerFaulter* server_;
   int64_t pause_ms_ = 0;
   int64_t hold_ms_ = 0;
+  std::string second_holds_at_;
+  std::optional<uint64_t> second_held_;  // the driver thread's: the second's held hit
   std::atomic<bool> first_ended_{false};
-  Status error_ = Ok();  // the driver thread's until joined
+  std::mutex first_mu_;
+  std::condition_variable first_cv_;  // first_ended_ set
+  Status error_ = Ok();               // the driver thread's until joined
   std::thread thread_;
 };
 

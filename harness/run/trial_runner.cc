@@ -417,7 +417,7 @@ class TrialDriver {
   // Pauses, overlaps and server faults of the attempt (docs/faults.md, docs/services.md),
   // carried out while it runs; null when it has none. The second instance of an overlap runs the
   // same command for the same date and attempt with KILLPOINT_INSTANCE=2, its own logs (<log>-i2),
-  // and no kill.
+  // and no kill; a third (docs/faults.md, "Three instances") likewise with 3 and <log>-i3.
   std::unique_ptr<HoldDriver> StartHolds(const AttemptFault& fault, RunningProcess* first,
                                          const std::string& date, int attempt,
                                          const std::string& log, bool track) {
@@ -429,26 +429,39 @@ class TrialDriver {
     }
     if (fault.pause.point.empty() && fault.overlap.point.empty() && !server_faulter_)
       return nullptr;
-    SpawnRequest second = Request(scenario_.job.command, date, attempt, log + "-i2");
-    if (!shim_.empty() && !options_.every_point_waits) ArmShim(second, AttemptFault{}, track);
-    second.env["KILLPOINT_INSTANCE"] = "2";
+    // The second is armed at its hold point (docs/faults.md, "Three instances"), the third at
+    // nothing.
+    AttemptFault second_armed;
+    second_armed.kill_point = fault.overlap.second_holds_at;
+    std::map<int, SpawnRequest> instances;
+    for (int instance : {2, 3}) {
+      SpawnRequest r =
+          Request(scenario_.job.command, date, attempt, log + "-i" + std::to_string(instance));
+      if (!shim_.empty() && !options_.every_point_waits)
+        ArmShim(r, instance == 2 ? second_armed : AttemptFault{}, track);
+      r.env["KILLPOINT_INSTANCE"] = std::to_string(instance);
+      instances.emplace(instance, std::move(r));
+    }
     SecondInstance hooks;
     Spawner* spawner = options_.spawner;
-    hooks.spawn = [second, spawner]() -> Result<std::unique_ptr<RunningProcess>> {
-      auto process = spawner->Spawn(second);
-      if (!process)
-        return Error::Harness("the overlap's second instance did not start: " +
-                              process.error().message);
+    hooks.spawn = [instances, spawner](int instance) -> Result<std::unique_ptr<RunningProcess>> {
+      auto process = spawner->Spawn(instances.at(instance));
+      if (!process) {
+        return Error::Harness(std::string("the overlap's ") + (instance == 2 ? "second" : "third") +
+                              " instance did not start: " + process.error().message);
+      }
       return std::move(process.value());
     };
-    hooks.exited = [this, path = second.stderr_path](const ExitStatus& status) {
+    hooks.exited = [this, instances](int instance, const ExitStatus& status) {
       nlohmann::json exit = {{"code", status.ShellCode()},
                              {"killed_by_harness", status.timed_out},
-                             {"stderr", Tail(path, kStderrTail)},
-                             {"instance", 2}};
+                             {"stderr", Tail(instances.at(instance).stderr_path, kStderrTail)},
+                             {"instance", instance}};
       if (!status.exited) exit["signal"] = status.signal;
-      if (status.timed_out)
-        history_.Add(event::kTimeout, {{"timeout_ms", scenario_.job.timeout_ms}, {"instance", 2}});
+      if (status.timed_out) {
+        history_.Add(event::kTimeout,
+                     {{"timeout_ms", scenario_.job.timeout_ms}, {"instance", instance}});
+      }
       history_.Add(event::kExit, exit);
     };
     hooks.timeout = std::chrono::milliseconds(scenario_.job.timeout_ms);

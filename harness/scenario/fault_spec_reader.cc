@@ -58,6 +58,20 @@ OverlapSpec ReadOverlap(FieldReader r, const DeclaredPoints& declared) {
   o.probability = ReadProbability(r);
   const int64_t hold = o.hold_ms;
   o.hold_ms = r.Integer("hold_ms", 1, kMaxHoldMs, &hold);
+  if (r.Has("second_holds_at")) {  // docs/faults.md, "Three instances"
+    o.second_holds_at = r.String("second_holds_at");
+    const std::string& point = o.second_holds_at;
+    if (!Lists(declared.failpoints, point) && !Lists(declared.hold_points, point)) {
+      r.Fail("second_holds_at", "unknown point '" + point +
+                                    "': it must be one of the scenario's failpoints or "
+                                    "hold_points");
+    }
+    if (Lists(o.points, point)) {
+      r.Fail("second_holds_at", "'" + point +
+                                    "' is also a point of faults.overlap.points: the second "
+                                    "instance is held at a point of its own, after the first's");
+    }
+  }
   r.Finish();
   return o;
 }

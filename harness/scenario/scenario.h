@@ -102,6 +102,9 @@ struct OverlapSpec {
   std::vector<std::string> points = {};  // empty: never
   double probability = 0.0;
   int64_t hold_ms = 3000;  // the first instance is held at most this long for the second
+  // A point of the second instance where it is held until the first exited and a third
+  // instance ran (docs/faults.md, "Three instances"); empty: none.
+  std::string second_holds_at = {};
   bool operator==(const OverlapSpec&) const = default;
 };
 

@@ -347,6 +347,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
     const std::string& point = s.hold_points[i];
     if (!std::count(s.faults.pause.points.begin(), s.faults.pause.points.end(), point) &&
         !std::count(s.faults.overlap.points.begin(), s.faults.overlap.points.end(), point) &&
+        s.faults.overlap.second_holds_at != point &&
         !std::count(s.faults.server.points.begin(), s.faults.server.points.end(), point)) {
       r.Fail("hold_points[" + std::to_string(i) + "]",
              "'" + point +

@@ -256,6 +256,76 @@ TEST(ProcessFaults, HoldMsEndsTheWaitForASecondInstanceBlockedOnTheFirstsLock) {
   ExpectNothingLeftAlive(events);
 }
 
+// docs/faults.md, "Three instances": the second is held at its own point until the first has
+// ended and a third instance ran. Every step waits for the one before (a hold or an exit), so
+// the order is the same on any machine.
+TEST(ProcessFaults, AThirdInstanceRunsWhileTheSecondIsHeldAfterTheFirstEnded) {
+  Scenario s = LeaseScenario({"--no-lock", "--before-done"});
+  AttemptFault f;
+  f.overlap = {"after_lock", 30000, "before_done"};
+  Ran r = RunFaulted(s, PlanWith(s, f));
+  const auto& events = r.record.events;
+  std::vector<std::string> order;
+  for (const auto& e : events) {
+    std::string i = "i" + std::to_string(InstanceOf(e));
+    if (e.type == event::kFailpoint) order.push_back(e.data.value("point", "") + " " + i);
+    if (e.type == event::kSpawn || e.type == event::kExit) order.push_back(e.type + " " + i);
+    if (e.type == event::kOverlap || e.type == event::kOverlapEnd || e.type == event::kSecondHeld ||
+        e.type == event::kSecondRelease) {
+      order.push_back(e.type);
+    }
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"spawn i1", "after_lock i1", "overlap", "spawn i2",
+                                             "after_lock i2", "before_done i2", "second_held",
+                                             "overlap_end", "before_done i1", "spawn i3",
+                                             "after_lock i3", "before_done i3", "exit i3",
+                                             "second_release", "exit i2", "exit i1"}));
+  const Event* overlap = Find(events, event::kOverlap);
+  const Event* end = Find(events, event::kOverlapEnd);
+  const Event* release = Find(events, event::kSecondRelease, 2);
+  ASSERT_NE(overlap, nullptr);
+  ASSERT_NE(end, nullptr);
+  ASSERT_NE(release, nullptr);
+  EXPECT_EQ(overlap->data["second_holds_at"], "before_done");
+  EXPECT_FALSE(end->data["second_exited"].get<bool>());
+  EXPECT_TRUE(end->data["second_held"].get<bool>());
+  EXPECT_TRUE(release->data["third_exited"].get<bool>());
+  for (int instance : {1, 2, 3}) {
+    const Event* exit = Find(events, event::kExit, instance);
+    ASSERT_NE(exit, nullptr) << instance;
+    EXPECT_EQ(exit->data["code"], 0) << exit->data.dump();
+  }
+  // What the instances did, in the order they did it: the second held at before_done while the
+  // first finished; the third ran after the first had gone and while the second was alive.
+  std::vector<std::string> lines;
+  for (const auto& line : r.trace) {
+    if (line.find(" tick ") == std::string::npos)
+      lines.push_back(line.substr(0, line.rfind(" alive")));
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{"i1 locked", "i2 sees i1", "i2 locked",
+                                             "i2 at before_done", "i1 at before_done", "i1 done",
+                                             "i3 does not see i1", "i3 sees i2", "i3 locked",
+                                             "i3 at before_done", "i3 done", "i2 done"}));
+  EXPECT_TRUE(fs::exists(r.record.sandbox.logs() / "2026-11-01-t1-a1-i3.err"));
+  ExpectNothingLeftAlive(events);
+}
+
+// A second that ends before its hold point is an ordinary overlap: no third instance.
+TEST(ProcessFaults, ASecondThatNeverReachesItsHoldPointStartsNoThird) {
+  Scenario s = LeaseScenario({"--no-lock"});
+  AttemptFault f;
+  f.overlap = {"after_lock", 30000, "before_done"};
+  Ran r = RunFaulted(s, PlanWith(s, f));
+  const auto& events = r.record.events;
+  const Event* end = Find(events, event::kOverlapEnd);
+  ASSERT_NE(end, nullptr);
+  EXPECT_TRUE(end->data["second_exited"].get<bool>());
+  EXPECT_FALSE(end->data["second_held"].get<bool>());
+  EXPECT_EQ(Find(events, event::kSpawn, 3), nullptr);
+  EXPECT_EQ(Find(events, event::kSecondHeld, 2), nullptr);
+  ExpectNothingLeftAlive(events);
+}
+
 TEST(ProcessFaults, ABurstFailsTheNextPublishesAcrossAttempts) {
   Scenario s = LeaseScenario({"--publish"}, 5);
   AttemptFault f;
@@ -297,6 +367,27 @@ TEST(ProcessFaultsCli, RunAndReplayAScenarioWithEveryProcessFault) {
       std::string::npos)
       << replay.out;
   EXPECT_NE(replay.out.find("SIGSTOP at after_lock (hit 1) for 200ms"), std::string::npos)
+      << replay.out;
+  EXPECT_NE(replay.out.find("history: the same events in the same order"), std::string::npos)
+      << replay.out;
+}
+
+// Three instances (docs/faults.md) from a scenario, by the CLI: the plan's text form names the
+// second's hold point, and the counterexample replays with the same events.
+TEST(ProcessFaultsCli, RunAndReplayThreeInstances) {
+  testing::CliRun run = testing::RunKillpoint(
+      "process-faults-three", {"run", "tests/fixtures/process-faults/lease-three.json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+  std::string history = testing::Slurp(run.dir / "fixture-lease-three" / "history.jsonl");
+  for (const char* part : {"\"second_held\"", "\"second_release\"", "\"instance\":3"})
+    EXPECT_NE(history.find(part), std::string::npos) << part;
+  fs::path example =
+      run.dir / "fixture-lease-three" / "counterexamples" / "trial-0-no_double_publish.json";
+  ASSERT_TRUE(fs::exists(example)) << run.out;
+  testing::CliRun replay =
+      testing::RunKillpoint("process-faults-three-replay", {"replay", example.string()});
+  EXPECT_EQ(replay.exit_code, 1) << replay.err;  // violated again, with the same events
+  EXPECT_NE(replay.out.find("a1 overlap@after_lock/i2@before_done"), std::string::npos)
       << replay.out;
   EXPECT_NE(replay.out.find("history: the same events in the same order"), std::string::npos)
       << replay.out;

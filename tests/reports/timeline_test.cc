@@ -382,6 +382,35 @@ TEST(Timeline, MarksPausesAndTheSecondInstanceOnTheAttemptsLane) {
   EXPECT_THAT(RenderTimelineLegend(), HasSubstr("pause (SIGSTOP)"));
 }
 
+// docs/faults.md, "Three instances": the third instance is not a lane either; its marks say i3.
+TEST(Timeline, MarksTheSecondsHoldAndTheThirdInstanceOnTheAttemptsLane) {
+  const std::string d = "2026-11-01";
+  Timeline t = BuildTimeline(
+      {Ev(0, 0, "spawn", d, 1, 1, {{"pid", 10}}),
+       Ev(1, 0, "overlap", d, 1, 1,
+          {{"point", "after_check"}, {"hold_ms", 3000}, {"second_holds_at", "before_pay"}}),
+       Ev(2, 0, "spawn", d, 1, 1, {{"pid", 11}, {"instance", 2}}),
+       Ev(3, 0, "second_held", d, 1, 1, {{"point", "before_pay"}, {"instance", 2}}),
+       Ev(4, 0, "overlap_end", d, 1, 1,
+          {{"point", "after_check"}, {"second_exited", false}, {"second_held", true}}),
+       Ev(5, 0, "spawn", d, 1, 1, {{"pid", 12}, {"instance", 3}}),
+       Ev(6, 0, "failpoint", d, 1, 1, {{"point", "before_pay"}, {"hit", 1}, {"instance", 3}}),
+       Ev(7, 0, "exit", d, 1, 1, {{"code", 75}, {"instance", 3}}),
+       Ev(8, 0, "second_release", d, 1, 1,
+          {{"point", "before_pay"}, {"third_exited", true}, {"instance", 2}}),
+       Ev(9, 0, "exit", d, 1, 1, {{"code", 0}, {"instance", 2}}),
+       Ev(10, 0, "exit", d, 1, 1, {{"code", 75}})});
+  ASSERT_EQ(t.lanes.size(), 1u);
+  const Lane& lane = t.lanes[0];
+  std::vector<std::string> labels;
+  for (const auto& m : lane.marks) labels.push_back(m.label);
+  EXPECT_THAT(labels, ElementsAre("i2 start", "i2 held", "release", "i3 before_pay", "i3 exit 75",
+                                  "i2 release", "i2 exit 0"));
+  EXPECT_THAT(lane.marks[2].detail, HasSubstr("the second instance is held"));
+  EXPECT_THAT(lane.marks[5].detail, HasSubstr("the third instance had exited"));
+  EXPECT_EQ(lane.outcome, "exit 75");  // the first instance's
+}
+
 TEST(TimelineSvg, EscapesEverythingAndDrawsOneRowPerLane) {
   Timeline t = BuildTimeline(testing::DoublePublishHistory());
   std::string svg = RenderTimelineSvg(t);

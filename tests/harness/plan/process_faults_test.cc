@@ -56,6 +56,26 @@ TEST(ProcessFaultPlan, RoundTripsThroughJsonAndSaysItselfInTheSummary) {
   EXPECT_FALSE(f.None());
 }
 
+// docs/faults.md, "Three instances": the second's hold point is part of the overlap, written
+// only when set (plans without it keep their JSON, hence their fingerprints).
+TEST(ProcessFaultPlan, TheSecondsHoldPointRoundTripsAndSaysItselfInTheSummary) {
+  AttemptFault f;
+  f.pause = {"after_check", 200};
+  f.overlap = {"after_check", 10000, "before_pay"};
+  Plan p{"services/redis-lock-plain-del", 7, 0, {{"2026-11-01", 1, {f}}}};
+  nlohmann::json j = p;
+  EXPECT_EQ(j["runs"][0]["attempts"][0]["overlap"],
+            (nlohmann::json{
+                {"point", "after_check"}, {"hold_ms", 10000}, {"second_holds_at", "before_pay"}}));
+  EXPECT_EQ(nlohmann::json::parse(j.dump()).get<Plan>(), p);
+  EXPECT_EQ(p.Summary(),
+            "2026-11-01#1 a1 pause@after_check 200ms overlap@after_check/i2@before_pay");
+  AttemptFault plain = f;
+  plain.overlap.second_holds_at.clear();
+  EXPECT_NE(plain, f);
+  EXPECT_FALSE(nlohmann::json(plain)["overlap"].contains("second_holds_at"));
+}
+
 TEST(ProcessFaultPlan, EachPartCountsForEqualityAndNone) {
   AttemptFault a, b;
   a.pause = {"after_lock", 400};
@@ -160,6 +180,26 @@ TEST(ProcessFaultPlanner, ProbabilitiesSayHowOftenPerAttempt) {
   // Binomial with hundreds of draws: far inside these bounds (the draws are seeded, fixed).
   EXPECT_NEAR(static_cast<double>(pauses) / attempts, 0.5, 0.1);
   EXPECT_NEAR(static_cast<double>(overlaps) / attempts, 0.2, 0.1);
+}
+
+// The planner, exhaustive mode and explore's generator copy second_holds_at into every overlap.
+TEST(ProcessFaultPlanner, EveryOverlapCarriesTheSecondsHoldPoint) {
+  Scenario s = WithFaults(LockScenario(), 0.0, 1.0, 0.0);
+  s.faults.overlap.second_holds_at = "before_commit";
+  int overlaps = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    for (const PlannedRun& run : MakePlan(s, 5, trial).runs) {
+      for (const AttemptFault& f : run.attempts) {
+        if (f.overlap.point.empty()) continue;
+        ++overlaps;
+        EXPECT_EQ(f.overlap, (OverlapFault{"after_lock", 3000, "before_commit"}));
+      }
+    }
+  }
+  EXPECT_GT(overlaps, 0);
+  std::vector<AttemptFault> faults = EnumerateProcessFaults(s);
+  ASSERT_EQ(faults.size(), 4u);
+  EXPECT_EQ(faults[2].overlap, (OverlapFault{"after_lock", 3000, "before_commit"}));
 }
 
 TEST(ProcessFaultExhaustive, OneTrialPerPausePointPerOverlapPointAndTheBurst) {

@@ -170,6 +170,20 @@ INSTANTIATE_TEST_SUITE_P(
                 "faults.overlap.probability: is required"},
         BadCase{"/faults", "{\"downstream_burst\": {\"length\": -3, \"probability\": 0.2}}",
                 "faults.downstream_burst.length: expected an integer from 1"},
+        BadCase{"/faults",
+                "{\"overlap\": {\"points\": [\"before_commit\"], \"probability\": 1, "
+                "\"second_holds_at\": \"before_comit\"}}",
+                "faults.overlap.second_holds_at: unknown point 'before_comit': it must be one of "
+                "the scenario's failpoints or hold_points"},
+        BadCase{"/faults",
+                "{\"overlap\": {\"points\": [\"before_commit\"], \"probability\": 1, "
+                "\"second_holds_at\": \"before_commit\"}}",
+                "faults.overlap.second_holds_at: 'before_commit' is also a point of "
+                "faults.overlap.points"},
+        BadCase{"/faults",
+                "{\"overlap\": {\"points\": [\"before_commit\"], \"probability\": 1, "
+                "\"second_holds_at\": [\"after_commit\"]}}",
+                "faults.overlap.second_holds_at: expected a string"},
         BadCase{"/faults", "{\"kill\": {}}", "faults.kill: unknown field"}));
 
 // Issue 17: the settlement invariants' schema is the scenario's to name; no state file unless
@@ -235,6 +249,20 @@ TEST(ScenarioParser, ReadsHoldPointsThatOnlyFaultsUse) {
   auto named = ParseScenario(j.dump(), "s.json");
   ASSERT_TRUE(named) << named.error().message;
   EXPECT_FALSE(named.value().UsesShim());
+}
+
+// docs/faults.md, "Three instances": the second's hold point is a hold point that only it uses.
+TEST(ScenarioParser, ReadsTheSecondsHoldPoint) {
+  nlohmann::json j = nlohmann::json::parse(kValid);
+  j["hold_points"] = {"after_lock", "before_pay"};
+  j["faults"] = nlohmann::json::parse(R"({"overlap": {"points": ["after_lock"], "probability": 1,
+      "second_holds_at": "before_pay"}})");
+  auto s = ParseScenario(j.dump(), "s.json");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s.value().faults.overlap.second_holds_at, "before_pay");
+  j["faults"]["overlap"].erase("second_holds_at");
+  EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")),
+              HasSubstr("hold_points[1]: 'before_pay' is a point of neither"));
 }
 
 // Issue 18: writes_in_sandbox loads the shim for itself alone, whether it must hold or may

@@ -1,5 +1,5 @@
 // The catalogue of idempotency patterns (docs/catalogue.md), end to end: the catalogue's 22
-// scenarios and the 26 of scenarios/services/ (real servers) in the bundled run (BundledRun():
+// scenarios and the 28 of scenarios/services/ (real servers) in the bundled run (BundledRun():
 // `killpoint run scenarios`, default trials and seed, once per e2e_test process), and every
 // verdict pinned: each correct form holds its must-hold invariants, each bug shows its expected
 // violation.
@@ -246,7 +246,7 @@ TEST_F(Catalogue, OnRealServersEveryCorrectFormHoldsAndEveryBugShows) {
       EXPECT_NE(i["status"], "NOT EXERCISED") << s["name"] << " " << i["name"];
     }
   }
-  EXPECT_EQ(services, 26);
+  EXPECT_EQ(services, 28);
 }
 
 TEST_F(Catalogue, OnARealPostgres) {
@@ -317,6 +317,17 @@ TEST_F(Catalogue, OnARealRedis) {
                                                        {"lock_expires", kHeld},
                                                        {"every_date_done", kHeld},
                                                        {"converges", kHeld}});
+  // Three instances (docs/faults.md): the first's plain DEL frees the second's lock for a third.
+  ExpectNamed("services/redis-lock-plain-del", {{"one_payment_per_date", kShown},
+                                                {"lock_expires", kHeld},
+                                                {"every_date_done", kHeld},
+                                                {"converges", kHeld}});
+  EXPECT_THAT(FirstExampleNamed("services/redis-lock-plain-del", "one_payment_per_date"),
+              ::testing::AllOf(HasSubstr("paid:2026-11-01:i2:"), HasSubstr("paid:2026-11-01:i3:")));
+  ExpectNamed("services/redis-lock-compare-and-delete", {{"one_payment_per_date", kHeld},
+                                                         {"lock_expires", kHeld},
+                                                         {"every_date_done", kHeld},
+                                                         {"converges", kHeld}});
   ExpectNamed("services/redis-idempotency-key-long-ttl",
               {{"one_payment_per_date", kHeld}, {"every_date_paid", kHeld}, {"converges", kHeld}});
   ExpectNamed("services/redis-idempotency-key-short-ttl",
@@ -391,7 +402,7 @@ TEST(CatalogueDocs, NamesEveryServiceScenario) {
     EXPECT_NE(doc.find("`" + f.path().stem().string() + "`"), std::string::npos)
         << "docs/catalogue.md does not name " << f.path();
   }
-  EXPECT_EQ(files.size(), 26u);
+  EXPECT_EQ(files.size(), 28u);
   std::smatch m;
   for (auto it = doc.cbegin();
        std::regex_search(it, doc.cend(), m, std::regex("`((pg|mariadb|redis|mq)-[a-z0-9-]+)`"));

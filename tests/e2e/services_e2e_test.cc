@@ -396,15 +396,16 @@ const CliRun& RedisLockForms() {
   static const CliRun run = [] {
     fs::path base = RedisSandboxes().parent_path();
     fs::remove_all(base);
-    CliRun r =
-        RunKillpoint("run",
-                     {"run", "tests/fixtures/services/redis_lock_setnx_expire.json",
-                      "tests/fixtures/services/redis_lock_set_nx_px.json",
-                      "tests/fixtures/services/redis_lock_set_nx_px_paused.json",
-                      "tests/fixtures/services/redis-idempotency-lost-answer-naive.json",
-                      "tests/fixtures/services/redis-idempotency-lost-answer-own-token.json",
-                      "--trials", "1", "--jobs", "1", "--sandbox-root", RedisSandboxes().string()},
-                     base);
+    CliRun r = RunKillpoint("run",
+                            {"run", "tests/fixtures/services/redis_lock_setnx_expire.json",
+                             "tests/fixtures/services/redis_lock_set_nx_px.json",
+                             "tests/fixtures/services/redis_lock_set_nx_px_paused.json",
+                             "tests/fixtures/services/redis-idempotency-lost-answer-naive.json",
+                             "tests/fixtures/services/redis-idempotency-lost-answer-own-token.json",
+                             "tests/fixtures/services/redis_lock_plain_del.json",
+                             "scenarios/services/redis-lock-compare-and-delete.json", "--trials",
+                             "1", "--jobs", "1", "--sandbox-root", RedisSandboxes().string()},
+                            base);
     r.Results();  // read while the folder is there
     return r;
   }();
@@ -510,6 +511,107 @@ TEST_F(RedisService, ExploreLendsOneServerToEverySchedule) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("no violation in 4 schedules"));
   EXPECT_THAT(r.out, HasSubstr("servers started: 1 (lent to every schedule"));
+}
+
+// The lock released by a plain DEL against the compare-and-delete, in three instances
+// (docs/faults.md, "Three instances"; docs/catalogue.md, "Redis"): the first frozen past its
+// lease after its check; the second takes the expired lock, checks it is still its own and is
+// held before paying; the first wakes up, sees the lock is not its own, gives up (75) and
+// releases; then a third instance runs, and then the second pays.
+struct LockTrial {
+  std::vector<Event> events;
+  // Where the first instance-3 event of `type` (a failpoint: at `point`) is; -1 if none.
+  long Third(const std::string& type, const std::string& point = "") const {
+    for (size_t i = 0; i < events.size(); ++i) {
+      const Event& e = events[i];
+      if (e.type == type && InstanceOf(e) == 3 && (point.empty() || e.data["point"] == point))
+        return static_cast<long>(i);
+    }
+    return -1;
+  }
+  long Index(const std::string& type) const {
+    for (size_t i = 0; i < events.size(); ++i)
+      if (events[i].type == type) return static_cast<long>(i);
+    return -1;
+  }
+  const Event* FirstExit() const {  // instance 1's first attempt
+    for (const Event& e : events)
+      if (e.type == event::kExit && InstanceOf(e) == 1) return &e;
+    return nullptr;
+  }
+};
+
+LockTrial LockTrialOf(const CliRun& r, const std::string& scenario) {
+  auto log = ReadHistoryLog(r.dir / Slug(scenario) / "history.jsonl");
+  EXPECT_TRUE(log) << (log ? "" : log.error().message);
+  if (!log || log.value().empty()) return {};
+  return {log.value().begin()->second};
+}
+
+TEST_F(RedisService, APlainDelReleaseFreesTheSecondsLockForAThirdInstanceAndTheDateIsPaidTwice) {
+  const CliRun& r = RedisLockForms();
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string scenario = "services/redis-lock-plain-del";
+  nlohmann::json paid = Invariant(r.Results(), scenario, "one_payment_per_date");
+  ASSERT_EQ(paid["status"], "VIOLATED") << paid.dump();  // the fixture's must-hold: the gate fails
+  const std::string why = paid["examples"][0]["explanation"].get<std::string>();
+  EXPECT_THAT(why, HasSubstr("2 keys matching 'paid:*' in service cache (redis)"));
+  EXPECT_THAT(why, HasSubstr("paid:2026-11-01:i2:"));  // the second, let go of last
+  EXPECT_THAT(why, HasSubstr("paid:2026-11-01:i3:"));  // the third, in the freed lock
+  EXPECT_THAT(paid["examples"][0]["plan"].get<std::string>(),
+              HasSubstr("a1 pause@after_check 400ms overlap@after_check/i2@before_pay"));
+  LockTrial t = LockTrialOf(r, scenario);
+  // The first gave up on its lost lock (and released it with its plain DEL) before the third
+  // started; the third took the lock (passed after_lock) while the second was held.
+  const Event* first = t.FirstExit();
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->data["code"], 75);
+  EXPECT_THAT(first->data["stderr"].get<std::string>(), HasSubstr("lost lock:2026-11-01"));
+  long held = t.Index(event::kSecondHeld), spawn3 = t.Third(event::kSpawn),
+       took3 = t.Third(event::kFailpoint, "after_lock"), exit3 = t.Third(event::kExit),
+       released = t.Index(event::kSecondRelease);
+  ASSERT_GE(held, 0);
+  ASSERT_GE(took3, 0) << "the third never took the lock";
+  EXPECT_LT(held, spawn3);
+  EXPECT_LT(spawn3, took3);
+  EXPECT_LT(exit3, released);
+  EXPECT_EQ(t.events[exit3].data["code"], 0);
+  for (const char* name : {"lock_expires", "every_date_done", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), scenario, name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+  // Its counterexample replays with the same events: every step of the three was forced.
+  fs::path example =
+      r.dir / Slug(scenario) / "counterexamples" / "trial-0-one_payment_per_date.json";
+  ASSERT_TRUE(fs::exists(example)) << r.out;
+  CliRun replay = RunKillpoint(
+      "replay", {"replay", example.string(), "--sandbox-root", RedisSandboxes().string()},
+      RedisSandboxes().parent_path());
+  EXPECT_EQ(replay.exit_code, 1) << replay.err;  // violated again
+  EXPECT_THAT(replay.out, HasSubstr("history: the same events in the same order"));
+}
+
+TEST_F(RedisService, ACompareAndDeleteReleaseKeepsTheSecondsLockAndTheThirdExitsBusy) {
+  const CliRun& r = RedisLockForms();
+  const std::string scenario = "services/redis-lock-compare-and-delete";
+  for (const char* name :
+       {"one_payment_per_date", "lock_expires", "every_date_done", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), scenario, name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+  LockTrial t = LockTrialOf(r, scenario);
+  const Event* first = t.FirstExit();
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->data["code"], 75);
+  EXPECT_THAT(first->data["stderr"].get<std::string>(), HasSubstr("lost lock:2026-11-01"));
+  long spawn3 = t.Third(event::kSpawn), exit3 = t.Third(event::kExit);
+  ASSERT_GE(spawn3, 0);
+  ASSERT_GE(exit3, 0);
+  EXPECT_EQ(t.Third(event::kFailpoint, "after_lock"), -1) << "the third took the lock";
+  EXPECT_EQ(t.events[exit3].data["code"], 75);  // busy: the second's lock was still there
+  EXPECT_THAT(t.events[exit3].data["stderr"].get<std::string>(),
+              HasSubstr("lock:2026-11-01 is held by"));
+  EXPECT_LT(exit3, t.Index(event::kSecondRelease));
 }
 
 // RabbitMQ, with Debian's pika: a consumer with prefetch 1 that acks after its effect, killed

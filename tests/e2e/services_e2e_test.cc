@@ -559,7 +559,7 @@ TEST_F(RedisService, APlainDelReleaseFreesTheSecondsLockForAThirdInstanceAndTheD
   EXPECT_THAT(why, HasSubstr("paid:2026-11-01:i2:"));  // the second, let go of last
   EXPECT_THAT(why, HasSubstr("paid:2026-11-01:i3:"));  // the third, in the freed lock
   EXPECT_THAT(paid["examples"][0]["plan"].get<std::string>(),
-              HasSubstr("a1 pause@after_check 400ms overlap@after_check/i2@before_pay"));
+              HasSubstr("a1 pause@after_check 1200ms overlap@after_check/i2@before_pay"));
   LockTrial t = LockTrialOf(r, scenario);
   // The first gave up on its lost lock (and released it with its plain DEL) before the third
   // started; the third took the lock (passed after_lock) while the second was held.

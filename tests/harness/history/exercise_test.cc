@@ -145,6 +145,32 @@ TEST(HistoryOfFiredOnly, RewritesThePlanTheSpawnAndTheArmedSyscallPoints) {
   EXPECT_EQ(HistoryOfFiredOnly(p, all, events, true), events);
 }
 
+// docs/faults.md, "Three instances": the second's hold point, a syscall point, is answered (a
+// failpoint event) whether or not the first's kill fired; only the other points go one way.
+TEST(HistoryOfFiredOnly, KeepsTheSecondsHoldPointAnswered) {
+  AttemptFault f = Kill("fsync:state.json", kPower);
+  f.occurrence = 3;  // never fired
+  f.overlap = {"before_publish", 1000, "write:lock.db"};
+  Plan p{"s", 1, 0, {{"2026-11-01", 1, {f}}}};
+  std::vector<Event> events = {
+      At(event::kTrialStart, "", 0, {{"plan", p}}),
+      At(event::kSpawn, "2026-11-01", 1, {{"fault", f}}),
+      At(event::kOverlap, "2026-11-01", 1, {{"point", "before_publish"}, {"hold_ms", 1000}}),
+      At(event::kFailpoint, "2026-11-01", 1,
+         {{"point", "write:lock.db"}, {"hit", 1}, {"instance", 2}}),
+      At(event::kFailpoint, "2026-11-01", 1, {{"point", "fsync:state.json"}, {"hit", 1}}),
+      At(event::kExit, "2026-11-01", 1, {{"code", 0}})};
+  for (size_t i = 0; i < events.size(); ++i) events[i].seq = static_cast<int64_t>(i);
+  TrialExercise e = ExerciseOf(p, events);
+  ASSERT_FALSE(e.AllFired());
+  std::vector<Event> now = HistoryOfFiredOnly(p, e, events, true);
+  ASSERT_EQ(now.size(), 6u);
+  EXPECT_EQ(now[3].type, event::kFailpoint);
+  EXPECT_EQ(now[3].data["point"], "write:lock.db");  // the second's, held there
+  EXPECT_EQ(now[4].type, event::kPointsPassed);      // the first's fsync, one way now
+  EXPECT_EQ(now[4].data["points"], (nlohmann::json{{"fsync:state.json", 1}}));
+}
+
 }  // namespace
 }  // namespace killpoint
 

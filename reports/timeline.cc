@@ -60,8 +60,8 @@ class Builder {
   explicit Builder(const TimelineOptions& options) : options_(options) {}
 
   void Add(const Event& e) {
-    if (e.type == event::kSpawn && InstanceOf(e) >= 2) return;  // drawn by its overlap mark
-    if (e.type == event::kSpawn) return Spawn(e);
+    if (e.type == event::kSpawn && InstanceOf(e) == 2) return;          // drawn by its overlap mark
+    if (e.type == event::kSpawn && InstanceOf(e) < 2) return Spawn(e);  // a third: a mark
     if (e.type == event::kRetryWait) return Wait(e);
     if (e.type == event::kBreaker) {
       BreakerData b = BreakerOf(e);
@@ -231,7 +231,11 @@ class Builder {
                       : FlagField(e, "second_held") ? "the second instance is held"
                                                     : "the hold ran out, both instances run")};
     }
-    if (e.type == event::kSecondHeld) {  // docs/faults.md, "Three instances"
+    if (e.type == event::kSpawn && InstanceOf(e) == 3) {  // docs/faults.md, "Three instances"
+      return Mark{MarkKind::kOverlap, "start",
+                  "a third instance of the date starts: the first has ended, the second is held"};
+    }
+    if (e.type == event::kSecondHeld) {
       return Mark{MarkKind::kOverlap, "held",
                   fmt::format("held at {} until the first ended and a third instance ran",
                               Str(d, "point"))};

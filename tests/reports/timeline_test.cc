@@ -404,10 +404,11 @@ TEST(Timeline, MarksTheSecondsHoldAndTheThirdInstanceOnTheAttemptsLane) {
   const Lane& lane = t.lanes[0];
   std::vector<std::string> labels;
   for (const auto& m : lane.marks) labels.push_back(m.label);
-  EXPECT_THAT(labels, ElementsAre("i2 start", "i2 held", "release", "i3 before_pay", "i3 exit 75",
-                                  "i2 release", "i2 exit 0"));
+  EXPECT_THAT(labels, ElementsAre("i2 start", "i2 held", "release", "i3 start", "i3 before_pay",
+                                  "i3 exit 75", "i2 release", "i2 exit 0"));
   EXPECT_THAT(lane.marks[2].detail, HasSubstr("the second instance is held"));
-  EXPECT_THAT(lane.marks[5].detail, HasSubstr("the third instance had exited"));
+  EXPECT_THAT(lane.marks[3].detail, HasSubstr("instance 3: a third instance of the date starts"));
+  EXPECT_THAT(lane.marks[6].detail, HasSubstr("the third instance had exited"));
   EXPECT_EQ(lane.outcome, "exit 75");  // the first instance's
 }
 

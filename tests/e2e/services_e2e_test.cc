@@ -513,20 +513,22 @@ class RabbitmqService : public PostgresService {  // its folders and the teardow
     name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     root_ = FreshDir("services-" + name_);
     sandboxes_ = root_ / "sandboxes";
-    erlang_before_ = ErlangProcesses();
+    erlang_before_ = ErlangProcesses(root_);
   }
   void TearDown() override {
     std::vector<std::string> left;
-    for (const std::string& p : ErlangProcesses()) {
+    for (const std::string& p : ErlangProcesses(root_)) {
       if (!erlang_before_.count(p)) left.push_back(p);
     }
     EXPECT_THAT(left, IsEmpty()) << "an Erlang process outlived the run";
     PostgresService::TearDown();
   }
-  // Every live process of the Erlang runtime, as "pid: name": the broker's VM (beam.smp), epmd,
-  // and the helpers the VM starts in sessions of their own. Not zombies: dead, waiting for a
+  // Every live process of the Erlang runtime started for this test, as "pid: name": the broker's
+  // VM (beam.smp), epmd, and the helpers the VM starts in sessions of their own, each with the
+  // broker's environment (its HOME, a folder in `root`). Another run's brokers on the machine
+  // (another test, another checkout) are not this test's. Not zombies: dead, waiting for a
   // parent (pid 1 here) to reap them.
-  static std::set<std::string> ErlangProcesses() {
+  static std::set<std::string> ErlangProcesses(const fs::path& root) {
     std::set<std::string> found;
     DIR* proc = ::opendir("/proc");
     while (dirent* e = proc ? ::readdir(proc) : nullptr) {
@@ -535,6 +537,10 @@ class RabbitmqService : public PostgresService {  // its folders and the teardow
       std::string stat = Slurp(fs::path("/proc") / e->d_name / "stat");
       size_t paren = stat.rfind(')');  // the state follows the name, which may hold spaces
       if (paren == std::string::npos || stat.compare(paren, 3, ") Z") == 0) continue;  // dead
+      if (Slurp(fs::path("/proc") / e->d_name / "environ").find(root.string()) ==
+          std::string::npos) {
+        continue;
+      }
       for (const char* name : {"beam.smp", "epmd", "erl_child_setup", "inet_gethost"}) {
         if (comm == std::string(name) + "\n") found.insert(std::string(e->d_name) + ": " + name);
       }

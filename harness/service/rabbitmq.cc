@@ -103,7 +103,10 @@ class Rabbitmq : public RunningService {
   }
 
   ~Rabbitmq() override {
-    server_->Stop(SIGKILL, std::chrono::milliseconds(0));  // its messages are thrown away
+    // Its messages are thrown away. Every process of the tree, as for a kill: the VM's helpers
+    // (erl_child_setup, inet_gethost) run in sessions of their own, out of the group, and would
+    // exit only once they noticed the VM gone, after the run at times.
+    server_->KillAll();
     epmd_->Stop(SIGKILL, std::chrono::milliseconds(0));
     std::error_code ec;
     fs::remove_all(place_.dir, ec);

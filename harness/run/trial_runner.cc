@@ -269,7 +269,10 @@ class TrialDriver {
     if (status.interrupted) return Interrupted();
     std::string err = Tail(r.stderr_path, kStderrTail);
     history_.Add(event::kSetup, {{"exit_code", status.ShellCode()}, {"stderr", err}});
-    if (status.exited && status.code == 0) return Ok();
+    if (status.exited && status.code == 0) {
+      // What the setup wrote is on the servers' disks, as long before the job (Settle).
+      return services_->servers ? services_->servers->Settle() : Ok();
+    }
     return Error::BadInput(scenario_.file.string() + ": job.setup " + status.Describe() + ": " +
                            err);
   }

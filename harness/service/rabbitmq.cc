@@ -17,6 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 constexpr const char* kRabbitmqServer = "/usr/lib/rabbitmq/bin/rabbitmq-server";
 constexpr const char* kEpmd = "/usr/bin/epmd";
+constexpr const char* kErlCall = "/usr/lib/erlang/bin/erl_call";  // Debian's erlang-base
 
 // The broker's ports and files, all it needs to start again after a kill.
 struct BrokerPlace {
@@ -27,13 +28,13 @@ struct BrokerPlace {
 };
 
 ServerCommand BrokerCommand(const BrokerPlace& place, const ServiceAddress& address, int port);
+std::map<std::string, std::string> RabbitmqEnv(const fs::path& dir, const ServerMarks& marks,
+                                               int epmd_port);
 
 // The messages ready in every queue of the trial's vhost, one entry each ("QUEUE: ready message
 // K"): the queues' names from the management API (current; only its counts are statistics), their
-// counts from AMQP's passive queue.declare. Counted, never taken: reading them with basic.get and
-// handing them back (a delivery and a requeue) changed what a kill -9 right after it left; the
-// restarted broker then recovered no queue at all in 4 of 21 loaded runs, against 0 of 12 with no
-// read before the kill (docs/services.md, "Server faults").
+// counts from AMQP's passive queue.declare. Counted, never taken: basic.get and a requeue would be
+// deliveries of the harness's own, in the state the kill meets.
 Result<ServiceSnapshot> RabbitmqSnapshot(const ServiceAddress& address) {
   std::string answer;
   if (Status s =
@@ -66,6 +67,23 @@ class Rabbitmq : public RunningService {
 
   Result<ServiceSnapshot> Snapshot() override { return RabbitmqSnapshot(address_); }
 
+  // RabbitMQ 3.10 keeps a queue's record in mnesia. A queue.declare writes the durable and the
+  // live table at once, which mnesia commits with its asym_trans protocol: the commit record
+  // goes to the transaction log (LATEST.LOG) at once, but its "committed" decision is logged by
+  // the process mnesia_recover, on a message of its own. RabbitMQ syncs the log after the
+  // commit (mnesia_sync) without waiting for that message, so the decision can land in
+  // disk_log's write cache after the sync, where it stays up to 2 s (disk_log's timer). A kill
+  // -9 meanwhile leaves the commit without its decision; the restarted node presumes it aborted
+  // and the durable queue is gone with its confirmed messages (docs/services.md, "RabbitMQ"). Here:
+  // mnesia_recover has logged every decision it was sent (a call, answered after the casts before
+  // it), then the log is synced: in the files, as after 2 s.
+  Status Settle() override {
+    for (const char* call : {"mnesia_recover sync []", "disk_log sync [latest_log]"}) {
+      if (Status s = ErlCall(call); !s) return s;
+    }
+    return Ok();
+  }
+
   // The VM and its helpers (erl_child_setup, inet_gethost: descendants in sessions of their
   // own); epmd stays, the node registers with it again. Durable queues and their persistent
   // messages come back from the node's folder; the rest is gone.
@@ -85,7 +103,10 @@ class Rabbitmq : public RunningService {
   }
 
   ~Rabbitmq() override {
-    server_->Stop(SIGKILL, std::chrono::milliseconds(0));  // its messages are thrown away
+    // Its messages are thrown away. Every process of the tree, as for a kill: the VM's helpers
+    // (erl_child_setup, inet_gethost) run in sessions of their own, out of the group, and would
+    // exit only once they noticed the VM gone, after the run at times.
+    server_->KillAll();
     epmd_->Stop(SIGKILL, std::chrono::milliseconds(0));
     std::error_code ec;
     fs::remove_all(place_.dir, ec);
@@ -112,6 +133,25 @@ class Rabbitmq : public RunningService {
   }
 
  private:
+  // `mfa` ("Module Function [Args]") applied on the node by erl_call, over its distribution port
+  // (no epmd): an Error unless it answers `ok`.
+  Status ErlCall(const std::string& mfa) {
+    const fs::path log = place_.dir / "erl_call.log";
+    std::error_code ec;
+    fs::remove(log, ec);
+    ServerCommand command{{kErlCall, "-address", "127.0.0.1:" + std::to_string(place_.dist_port),
+                           "-timeout", "10", "-a", mfa},
+                          RabbitmqEnv(place_.dir, place_.marks, place_.epmd_port),  // the cookie
+                          log,
+                          place_.marks.cgroup_procs_fd};
+    Status ran = RunServerTool(command, std::chrono::seconds(15));
+    std::ifstream in(log);
+    std::string answer((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (ran && answer == "ok") return Ok();
+    return Error::Harness("rabbitmq service: erl_call " + mfa + " on the broker answered '" +
+                          answer + "'" + (ran ? "" : ": " + ran.error().message));
+  }
+
   Error Failed(const Error& e) {
     return Error::Harness(
         "rabbitmq service: cannot make the trial's vhost: " + e.message +
@@ -216,10 +256,11 @@ Result<std::unique_ptr<ServerProcess>> StartBroker(const BrokerPlace& place,
 Result<std::unique_ptr<RunningService>> StartRabbitmq(const std::string& name, const fs::path& root,
                                                       const ServerMarks& marks) {
   std::error_code ec;
-  if (!fs::exists(kRabbitmqServer, ec) || !fs::exists(kEpmd, ec)) {
+  if (!fs::exists(kRabbitmqServer, ec) || !fs::exists(kEpmd, ec) || !fs::exists(kErlCall, ec)) {
     return Error::Harness(
-        "a rabbitmq service needs Debian's RabbitMQ broker (/usr/lib/rabbitmq/bin/rabbitmq-server "
-        "and epmd), which is not installed: run scripts/setup.sh (package rabbitmq-server)");
+        "a rabbitmq service needs Debian's RabbitMQ broker (/usr/lib/rabbitmq/bin/rabbitmq-server, "
+        "epmd and erl_call), which is not installed: run scripts/setup.sh (package "
+        "rabbitmq-server)");
   }
   auto failed = [&](const Error& e) {
     return Error::Harness("rabbitmq service " + name + ": " + e.message);

@@ -47,6 +47,13 @@ class RunningService {
   // state lives until then, for its checks.
   virtual Result<ServiceAddress> Reset() = 0;
 
+  // What the trial's setup left on the server is in its files when this returns, so that a
+  // server kill during the trial meets the state the setup stands for (messages published on an
+  // earlier day), not a broker still finishing the setup's writes (docs/services.md,
+  // "RabbitMQ"). Only rabbitmq has anything to do: its queue declarations reach the disk up to
+  // 2 s after the declare-ok.
+  virtual Status Settle() { return Ok(); }
+
   // Server faults (docs/services.md, "Server faults"); a kind without them answers an Error.
   // What the trial's data holds now (service/snapshot.h).
   virtual Result<ServiceSnapshot> Snapshot() { return Unsupported(); }

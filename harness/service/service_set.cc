@@ -70,6 +70,15 @@ Result<ServiceAddresses> ServiceSet::Reset() {
   return out;
 }
 
+Status ServiceSet::Settle() {
+  for (auto& [name, m] : services_) {
+    Status settled = Ok();
+    m.server.thread->Run([&] { settled = m.server.service->Settle(); });
+    if (!settled) return Error::Harness("service " + name + ": " + settled.error().message);
+  }
+  return Ok();
+}
+
 Status ServiceSet::ProxyTo(const std::string& name, const ServiceAddress& server) {
   auto& proxy = proxies_[name];
   if (proxy && proxied_ports_[name] == server.port) {

@@ -34,6 +34,9 @@ class ServiceSet {
   // checks). Every fault proxy is disarmed and its connections cut.
   Result<ServiceAddresses> Reset();
 
+  // RunningService::Settle of every service, each from its server's own thread.
+  Status Settle();
+
   // Where the job finds each service: `servers` (Reset's) with the host and port of the
   // service's fault proxy (docs/services.md, "Faults between the job and its services").
   ServiceAddresses ThroughProxies(const ServiceAddresses& servers) const;

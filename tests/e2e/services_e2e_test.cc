@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "history/history_log.h"
@@ -627,20 +629,22 @@ class RabbitmqService : public PostgresService {  // its folders and the teardow
     name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     root_ = FreshDir("services-" + name_);
     sandboxes_ = root_ / "sandboxes";
-    erlang_before_ = ErlangProcesses();
+    erlang_before_ = ErlangProcesses(root_);
   }
   void TearDown() override {
     std::vector<std::string> left;
-    for (const std::string& p : ErlangProcesses()) {
+    for (const std::string& p : ErlangProcesses(root_)) {
       if (!erlang_before_.count(p)) left.push_back(p);
     }
     EXPECT_THAT(left, IsEmpty()) << "an Erlang process outlived the run";
     PostgresService::TearDown();
   }
-  // Every live process of the Erlang runtime, as "pid: name": the broker's VM (beam.smp), epmd,
-  // and the helpers the VM starts in sessions of their own. Not zombies: dead, waiting for a
+  // Every live process of the Erlang runtime started for this test, as "pid: name": the broker's
+  // VM (beam.smp), epmd, and the helpers the VM starts in sessions of their own, each with the
+  // broker's environment (its HOME, a folder in `root`). Another run's brokers on the machine
+  // (another test, another checkout) are not this test's. Not zombies: dead, waiting for a
   // parent (pid 1 here) to reap them.
-  static std::set<std::string> ErlangProcesses() {
+  static std::set<std::string> ErlangProcesses(const fs::path& root) {
     std::set<std::string> found;
     DIR* proc = ::opendir("/proc");
     while (dirent* e = proc ? ::readdir(proc) : nullptr) {
@@ -649,6 +653,10 @@ class RabbitmqService : public PostgresService {  // its folders and the teardow
       std::string stat = Slurp(fs::path("/proc") / e->d_name / "stat");
       size_t paren = stat.rfind(')');  // the state follows the name, which may hold spaces
       if (paren == std::string::npos || stat.compare(paren, 3, ") Z") == 0) continue;  // dead
+      if (Slurp(fs::path("/proc") / e->d_name / "environ").find(root.string()) ==
+          std::string::npos) {
+        continue;
+      }
       for (const char* name : {"beam.smp", "epmd", "erl_child_setup", "inet_gethost"}) {
         if (comm == std::string(name) + "\n") found.insert(std::string(e->d_name) + ": " + name);
       }
@@ -669,13 +677,22 @@ TEST_F(RabbitmqService, AConsumerKilledBeforeItsAckAppliesTwiceUnlessItDedupesBy
   auto args = Args("mq-plain");
   args.insert(args.begin() + 2, "scenarios/services/mq-consume-dedupe.json");
   // Every broker VM of the run (its command line names the sandbox root and boots rabbit; the
-  // broker runs short-lived VMs of its own too), seen while the run goes.
-  std::set<std::string> brokers;
+  // broker runs short-lived VMs of its own too), seen while the run goes, with its parent. A VM
+  // forks its erl_child_setup, which has the VM's command line until its exec: a process whose
+  // parent is a broker VM is not one.
+  std::map<std::string, std::string> seen;  // pid: parent pid
   std::atomic<bool> done = false;
   std::thread watch([&] {
     while (!done.load()) {
       for (const std::string& p : ProcessesIn(sandboxes_)) {
-        if (p.find("-s rabbit boot") != std::string::npos) brokers.insert(p.substr(0, p.find(':')));
+        if (p.find("-s rabbit boot") == std::string::npos) continue;
+        const std::string pid = p.substr(0, p.find(':'));
+        std::string stat = Slurp(fs::path("/proc") / pid / "stat");  // "pid (comm) S ppid ..."
+        size_t paren = stat.rfind(')');
+        std::istringstream fields(paren == std::string::npos ? "" : stat.substr(paren + 1));
+        std::string state, ppid;
+        fields >> state >> ppid;
+        seen.emplace(pid, ppid);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
@@ -684,8 +701,12 @@ TEST_F(RabbitmqService, AConsumerKilledBeforeItsAckAppliesTwiceUnlessItDedupesBy
   done = true;
   watch.join();
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  std::set<std::string> brokers;
+  for (const auto& [pid, ppid] : seen) {
+    if (!seen.count(ppid)) brokers.insert(pid);
+  }
   EXPECT_EQ(brokers.size(), 1u) << "one broker for both scenarios: "
-                                << ::testing::PrintToString(brokers);
+                                << ::testing::PrintToString(seen);
   const nlohmann::json& results = r.Results();
   for (const auto& s : results["scenarios"]) {
     EXPECT_GT(s["exercise"]["points"]["after_effect"]["fired"].get<int>(), 0) << s["exercise"];

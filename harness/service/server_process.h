@@ -56,7 +56,8 @@ class ServerProcess {
   // and waits until every one is gone (reaping the server and any it left to the harness).
   void SignalAll(int signal);
   void KillAll();
-  // The last `bytes` of its log, for an error message.
+  // Its log's last `bytes`, after the lines that say why it died (server_log.h), for an error
+  // message.
   std::string LogTail(size_t bytes = 1500) const;
 
  private:

@@ -22,6 +22,7 @@
 #include <set>
 #include <thread>
 
+#include "service/server_log.h"
 #include "service/server_process.h"
 
 namespace killpoint {
@@ -234,8 +235,8 @@ void ServerProcess::Stop(int signal, std::chrono::milliseconds patience) {
 
 std::string ServerProcess::LogTail(size_t bytes) const {
   std::ifstream in(log_, std::ios::binary);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return s.size() > bytes ? "..." + s.substr(s.size() - bytes) : s;
+  return LogExcerpt(
+      std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), bytes);
 }
 
 Status RunServerTool(const ServerCommand& command, std::chrono::milliseconds patience) {

@@ -16,10 +16,20 @@ constexpr const char* kServer = "/usr/sbin/mariadbd";
 constexpr const char* kInstall = "/usr/bin/mariadb-install-db";
 
 // Small InnoDB files: a server per worker copies and starts in a fraction of a second. Durability
-// is MariaDB's default; nothing here turns it down.
+// is MariaDB's default; nothing here turns it down. Temporary files go to the server's own folder
+// (the data folder's parent), never to the shared /tmp: a MariaDB server deletes every `#sql*`
+// file of its tmpdir when it starts (and mariadb-install-db starts one), so with /tmp shared,
+// each server start (another worker's, another run's, a server fault's restart) removed the
+// on-disk temporary tables of the servers running meanwhile: a reset failed with "Error on delete
+// of '/tmp/#sql-temptable-...MAD'", an install with "File '/tmp/#sql-temptable-...MAD' not
+// found" (docs/services.md, "MariaDB").
 std::vector<std::string> CommonOptions(const fs::path& data) {
-  return {"--no-defaults", "--datadir=" + data.string(), "--innodb-log-file-size=8M",
-          "--innodb-buffer-pool-size=16M", "--skip-name-resolve"};
+  return {"--no-defaults",
+          "--datadir=" + data.string(),
+          "--tmpdir=" + data.parent_path().string(),
+          "--innodb-log-file-size=8M",
+          "--innodb-buffer-pool-size=16M",
+          "--skip-name-resolve"};
 }
 
 // The server on `port`. Durability "fast" (docs/services.md, "Server faults"): a COMMIT neither

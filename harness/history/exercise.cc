@@ -27,7 +27,11 @@ void CountOthers(const std::vector<Event>& events, const PlannedRun& run, int at
     if (happened) ++out.other_fired;
   };
   count(!f.pause.point.empty(), HappenedIn(events, event::kPause, run, attempt, Any));
-  count(!f.overlap.point.empty(), HappenedIn(events, event::kOverlap, run, attempt, Any));
+  // With second_holds_at, the three-party order happened only if the second reached its hold
+  // point (a third ran then); a second that never got there leaves an overlap of two.
+  count(!f.overlap.point.empty(),
+        HappenedIn(events, f.overlap.second_holds_at.empty() ? event::kOverlap : event::kSecondHeld,
+                   run, attempt, Any));
   count(!f.downstream_fault.empty(),
         HappenedIn(events, event::kPublish, run, attempt, [&](const Event& e) {
           const PublishData p = PublishOf(e);

@@ -81,6 +81,21 @@ TEST(ExerciseOf, CountsPausesOverlapsAndDownstreamFaultsThatNeverHappened) {
   EXPECT_EQ(e.other_fired, 1);
 }
 
+// docs/faults.md, "Three instances": the overlap started its second, which exited before its
+// hold point, so no third ran: not exercised.
+TEST(ExerciseOf, AnOverlapWithASecondHoldPointHappenedOnlyIfTheSecondWasHeld) {
+  AttemptFault f;
+  f.overlap = {"after_check", 3000, "before_pay"};
+  Plan p{"s", 1, 0, {{"2026-11-01", 1, {f}}}};
+  Event overlap = At(event::kOverlap, "2026-11-01", 1, {{"point", "after_check"}});
+  TrialExercise e = ExerciseOf(p, {overlap});
+  EXPECT_EQ(e.other_faults, 1);
+  EXPECT_EQ(e.other_fired, 0);
+  e = ExerciseOf(p, {overlap, At(event::kSecondHeld, "2026-11-01", 1,
+                                 {{"point", "before_pay"}, {"instance", 2}})});
+  EXPECT_EQ(e.other_fired, 1);
+}
+
 TEST(ExerciseOf, RoundTripsThroughJson) {
   TrialExercise e = ExerciseOf(TwoDates(), {At(event::kKill, "2026-11-01", 1)});
   EXPECT_EQ(nlohmann::json(e).get<TrialExercise>(), e);

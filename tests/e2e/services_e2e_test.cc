@@ -304,6 +304,19 @@ std::vector<Event> ServerFaultsOf(const CliRun& r, const std::string& scenario) 
   return out;
 }
 
+// Whether a process under `sandboxes` whose command line has `server` is stopped (state T).
+bool AServerIsStopped(const fs::path& sandboxes, const std::string& server) {
+  for (const std::string& p : ProcessesIn(sandboxes)) {
+    if (p.find(server) == std::string::npos) continue;
+    std::string stat = Slurp("/proc/" + p.substr(0, p.find(':')) + "/stat");
+    size_t close = stat.rfind(')');  // the state follows the name, which may hold spaces
+    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'T') {
+      return true;
+    }
+  }
+  return false;
+}
+
 class MariadbService : public PostgresService {  // its folders and the teardown's check
  protected:
   void SetUp() override {
@@ -735,13 +748,7 @@ TEST_F(RabbitmqService, APausedBrokerIsStoppedAndTheConsumerWaitsForIt) {
   std::atomic<bool> stopped_seen = false;
   std::thread watch([&] {
     while (!done.load()) {
-      for (const std::string& p : ProcessesIn(sandboxes_)) {
-        if (p.find("-s rabbit boot") == std::string::npos) continue;
-        std::string stat = Slurp("/proc/" + p.substr(0, p.find(':')) + "/stat");
-        size_t close = stat.rfind(')');
-        if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'T')
-          stopped_seen = true;
-      }
+      if (AServerIsStopped(sandboxes_, "-s rabbit boot")) stopped_seen = true;
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
@@ -915,18 +922,6 @@ class ServerPauseStopped : public PostgresService {
     fs::remove_all(ram_, ec);
   }
   fs::path ram_;
-  // Whether a process of the run whose command line has `server` is stopped (state T).
-  bool AServerIsStopped(const std::string& server) {
-    for (const std::string& p : ProcessesIn(sandboxes_)) {
-      if (p.find(server) == std::string::npos) continue;
-      std::string stat = Slurp("/proc/" + p.substr(0, p.find(':')) + "/stat");
-      size_t close = stat.rfind(')');
-      if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'T') {
-        return true;
-      }
-    }
-    return false;
-  }
   int RunAndSignal(const std::string& scenario, const std::string& server, int signal) {
     std::vector<std::string> args = {KILLPOINT_BIN_DIR "/killpoint",
                                      "run",
@@ -941,7 +936,8 @@ class ServerPauseStopped : public PostgresService {
     auto p = Spawn({args, {}, KILLPOINT_SOURCE_DIR, root_ / "cli.out", root_ / "cli.err"});
     EXPECT_TRUE(p) << (p ? "" : p.error().message);
     if (!p) return -1;
-    EXPECT_TRUE(Eventually([&] { return AServerIsStopped(server); })) << Slurp(root_ / "cli.err");
+    EXPECT_TRUE(Eventually([&] { return AServerIsStopped(sandboxes_, server); }))
+        << Slurp(root_ / "cli.err");
     ::kill(p.value()->pid(), signal);
     auto signalled = std::chrono::steady_clock::now();
     int code = p.value()->Wait(std::chrono::minutes(5)).ShellCode();

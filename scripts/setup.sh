@@ -13,7 +13,7 @@ packages=(
   clang-format  # scripts/check-format.sh, the ctest `format`
   postgresql libpq-dev python3-psycopg2  # the postgres service (docs/services.md)
   mariadb-server libmariadb-dev python3-pymysql  # the mariadb service
-  rabbitmq-server librabbitmq-dev python3-pika  # the rabbitmq service
+  rabbitmq-server librabbitmq-dev python3-pika erlang-base  # the rabbitmq service (erlang-base: erl_call)
   redis-server libhiredis-dev python3-redis  # the redis service (docs/services.md)
   python3-yaml  # tests/ci: the CI configurations' steps read from their YAML
   dpkg-dev binutils  # cpack -G DEB's Depends (dpkg-shlibdeps, objdump) and strip: package_deb

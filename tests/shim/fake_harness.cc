@@ -183,8 +183,8 @@ void FakeHarness::Serve(int fd, int connection) {
         std::lock_guard lock(mu_);
         lines_.push_back(line);
       }
-      if (line.kind == "SEEN" || line.kind == "OUTSIDE")
-        continue;  // v1.2, v1.5: one way, never answered
+      if (line.kind == "SEEN" || line.kind == "OUTSIDE" || line.kind == "REFUSED")
+        continue;  // v1.2, v1.5, v1.6: one way, never answered
       Reply reply = rule_(line);
       if (reply.kill) {
         KillGroup();

@@ -18,7 +18,9 @@
 namespace killpoint::shim_testing {
 
 struct Line {
-  std::string kind;  // "HIT", "DONE", "SEEN" or "OUTSIDE" (v1.5: name is the op, path the path)
+  // "HIT", "DONE", "SEEN", "OUTSIDE" (v1.5: name is the op, path the path) or "REFUSED" (v1.6:
+  // name is the system call the supervisor refused)
+  std::string kind;
   std::string name;
   int pid = 0;
   long long bytes = -1;  // the optional fourth field (a write's size), -1 when absent

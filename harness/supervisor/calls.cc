@@ -1,0 +1,456 @@
+#include "supervisor/calls.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+namespace killpoint::supervisor {
+namespace {
+
+constexpr uint32_t kWriteOpen = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC;
+// A write larger than this is left to the kernel, unnamed: the supervisor copies what it writes.
+constexpr size_t kMaxEmulated = size_t{1} << 30;
+
+int Int(uint64_t arg) { return static_cast<int>(static_cast<int32_t>(arg)); }
+
+std::string Slash(const std::string& dir, const std::string& base) {
+  return dir == "/" ? "/" + base : dir + "/" + base;
+}
+
+// The path with its folder's symlinks resolved (and the file's own, when `follow` and it
+// exists): where the call really lands.
+std::string RealOf(const std::string& abs, bool follow) {
+  char buf[PATH_MAX];
+  if (follow && realpath(abs.c_str(), buf) != nullptr) return buf;
+  size_t slash = abs.rfind('/');
+  std::string dir = slash == 0 ? "/" : abs.substr(0, slash), base = abs.substr(slash + 1);
+  if (realpath(dir.c_str(), buf) != nullptr) return Slash(buf, base);
+  return abs;
+}
+
+// /dev (but /dev/shm), /proc and /sys are never reported (the shim's kp_outside_ignored).
+bool OutsideIgnored(const std::string& abs) {
+  auto under = [&](const char* root) {
+    size_t n = strlen(root);
+    return abs.compare(0, n, root) == 0 && (abs.size() == n || abs[n] == '/');
+  };
+  if (abs.empty() || abs[0] != '/') return true;
+  if (under("/dev/shm")) return false;
+  return under("/dev") || under("/proc") || under("/sys");
+}
+
+// A path argument of a call: where it lands, and its crash point form when in the sandbox.
+struct PathArg {
+  int dirfd = AT_FDCWD;
+  std::string raw;   // as the job gave it
+  std::string real;  // absolute, symlinks of its folder resolved
+  std::optional<std::string> rel;
+};
+
+std::optional<PathArg> ReadPath(const Config& config, const Target& call, int dirfd,
+                                uint64_t addr, bool follow) {
+  std::optional<std::string> raw = call.ReadString(addr);
+  if (!raw) return std::nullopt;
+  std::optional<std::string> abs = call.Resolve(dirfd, *raw);
+  if (!abs) return std::nullopt;
+  PathArg p{dirfd, *raw, RealOf(*abs, follow), std::nullopt};
+  p.rel = Relpath(config, p.real);
+  return p;
+}
+
+void ReportOutside(Channel& channel, const Target& call, const char* op, const PathArg& p) {
+  if (!p.rel && !OutsideIgnored(p.real)) channel.Outside(op, call.Tgid(), p.real);
+}
+
+// The job's path argument as the supervisor can pass it on: relative to a descriptor of the
+// job's own cwd or dirfd.
+struct LocalPath {
+  Fd dir;
+  std::string path;
+  int at() const { return dir.ok() ? dir.get() : AT_FDCWD; }
+};
+LocalPath Local(const Target& call, const PathArg& p) {
+  if (!p.raw.empty() && p.raw[0] == '/') return {Fd(), p.raw};
+  return {call.Dir(p.dirfd), p.raw};
+}
+
+std::optional<std::string> SandboxFd(const Config& config, const Target& call, int fd) {
+  std::optional<std::string> path = call.FdPath(fd);
+  if (!path || path->empty() || (*path)[0] != '/') return std::nullopt;
+  return Relpath(config, *path);
+}
+
+// Asks the harness about `p`, runs `op` (which returns the call's result, or -1 with errno),
+// reports DONE when the harness asked to hear it, and answers the job.
+template <typename Op>
+void AskDoAnswer(Channel& channel, const Target& call, const Point& p, Op op) {
+  Reply r = channel.Hit(p);
+  errno = 0;
+  int64_t result = op(r);
+  int err = errno;
+  if (r.answer != Answer::kContinue) channel.Done(p, result < 0 ? 0 : static_cast<uint64_t>(result));
+  if (result < 0) return call.Fail(err);
+  call.Return(result);
+}
+
+// ---- writes ----
+
+struct WriteArgs {
+  std::string data;
+  int64_t offset = -1;  // -1: at the file position
+  int rwf = 0;          // pwritev2's flags
+};
+
+bool ReadIovecs(const Target& call, uint64_t iov_addr, uint64_t count, std::string& out) {
+  if (count > IOV_MAX) return false;
+  std::vector<iovec> iov(count);
+  if (!call.Read(iov_addr, iov.data(), count * sizeof(iovec))) return false;
+  size_t total = 0;
+  for (const iovec& v : iov) total += v.iov_len;
+  if (total > kMaxEmulated) return false;
+  out.resize(total);
+  size_t at = 0;
+  for (const iovec& v : iov) {
+    if (!call.Read(reinterpret_cast<uint64_t>(v.iov_base), out.data() + at, v.iov_len)) return false;
+    at += v.iov_len;
+  }
+  return true;
+}
+
+bool ReadWrite(const Target& call, WriteArgs& w) {
+  switch (call.nr()) {
+    case SYS_write:
+    case SYS_pwrite64:
+      if (call.arg(2) > kMaxEmulated) return false;
+      w.data.resize(call.arg(2));
+      if (call.nr() == SYS_pwrite64) w.offset = static_cast<int64_t>(call.arg(3));
+      return call.Read(call.arg(1), w.data.data(), w.data.size());
+    case SYS_pwritev2:
+      w.rwf = Int(call.arg(5));
+      [[fallthrough]];
+    case SYS_pwritev:
+      w.offset = static_cast<int64_t>(call.arg(3));
+      [[fallthrough]];
+    case SYS_writev:
+      return ReadIovecs(call, call.arg(1), call.arg(2), w.data);
+  }
+  return false;
+}
+
+// After a write through an O_SYNC/O_DSYNC descriptor or with RWF_SYNC/RWF_DSYNC, the data is
+// durable when the call returns: the harness hears the sync that the call made, as a point of
+// its own, while the job is still held in it.
+void SyncedWrite(Channel& channel, const Target& call, const std::string& rel, int fd_flags, int rwf) {
+  bool full = (fd_flags & O_SYNC) == O_SYNC || (rwf & RWF_SYNC) != 0;
+  bool data = (fd_flags & O_DSYNC) != 0 || (rwf & (RWF_DSYNC | RWF_SYNC)) != 0;
+  if (!data) return;
+  Point p{PointName(full ? "fsync" : "fdatasync", rel), call.Tgid()};
+  p.wait = true;
+  if (channel.Hit(p).answer != Answer::kContinue) channel.Done(p, 0);
+}
+
+void HandleWrite(const Config& config, Channel& channel, const Target& call) {
+  std::optional<std::string> rel = SandboxFd(config, call, Int(call.arg(0)));
+  if (!rel) return call.Continue();
+  Fd fd = call.Dup(Int(call.arg(0)));
+  struct stat st {};
+  WriteArgs w;
+  if (!fd.ok() || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || !ReadWrite(call, w))
+    return call.Continue();
+  if (!call.Valid()) return;
+  Point p{PointName("write", *rel), call.Tgid(), true, w.data.size()};
+  Reply r = channel.Hit(p);
+  size_t n = r.answer == Answer::kPartial ? std::min<uint64_t>(r.partial, w.data.size()) : w.data.size();
+  iovec one{w.data.data(), n};
+  ssize_t done = w.offset < 0 && w.rwf == 0 ? write(fd.get(), w.data.data(), n)
+                                            : pwritev2(fd.get(), &one, 1, w.offset, w.rwf);
+  int err = errno;
+  if (r.answer != Answer::kContinue) channel.Done(p, done < 0 ? 0 : static_cast<uint64_t>(done));
+  if (done < 0) {
+    if (err == EFBIG) syscall(SYS_tgkill, call.Tgid(), call.tid(), SIGXFSZ);  // as the kernel does
+    return call.Fail(err);
+  }
+  if (done > 0) SyncedWrite(channel, call, *rel, fcntl(fd.get(), F_GETFL), w.rwf);
+  call.Return(done);
+}
+
+// sendfile and copy_file_range into a sandbox file: a write of up to `len` bytes.
+void HandleCopy(const Config& config, Channel& channel, const Target& call) {
+  bool send = call.nr() == SYS_sendfile;
+  int out = Int(call.arg(send ? 0 : 2)), in = Int(call.arg(send ? 1 : 0));
+  std::optional<std::string> rel = SandboxFd(config, call, out);
+  if (!rel) return call.Continue();
+  uint64_t len = call.arg(send ? 3 : 4);
+  Point p{PointName("write", *rel), call.Tgid(), true, len};
+  Reply r = channel.Hit(p);
+  if (r.answer == Answer::kContinue) return call.Continue();
+  // Done by the supervisor, so that DONE follows it: offsets read from and written back to the job.
+  Fd fd_in = call.Dup(in), fd_out = call.Dup(out);
+  uint64_t n = r.answer == Answer::kPartial ? std::min(r.partial, len) : len;
+  auto offset = [&](uint64_t addr, loff_t& v) { return addr == 0 || call.Read(addr, &v, sizeof v); };
+  loff_t off_a = 0, off_b = 0;
+  uint64_t addr_a = call.arg(send ? 2 : 1), addr_b = send ? 0 : call.arg(3);
+  ssize_t done = -1;
+  errno = EFAULT;
+  if (fd_in.ok() && fd_out.ok() && offset(addr_a, off_a) && offset(addr_b, off_b)) {
+    done = send ? sendfile(fd_out.get(), fd_in.get(), addr_a ? &off_a : nullptr, n)
+                : copy_file_range(fd_in.get(), addr_a ? &off_a : nullptr, fd_out.get(),
+                                  addr_b ? &off_b : nullptr, n, 0);
+  }
+  int err = errno;
+  if (done >= 0) {
+    if (addr_a != 0) call.Write(addr_a, &off_a, sizeof off_a);
+    if (addr_b != 0) call.Write(addr_b, &off_b, sizeof off_b);
+  }
+  channel.Done(p, done < 0 ? 0 : static_cast<uint64_t>(done));
+  if (done < 0) return call.Fail(err);
+  call.Return(done);
+}
+
+// ---- descriptors: fsync, fdatasync, ftruncate, close, msync ----
+
+void HandleSync(const Config& config, Channel& channel, const Target& call) {
+  int fd = Int(call.arg(0));
+  std::optional<std::string> rel = SandboxFd(config, call, fd);
+  if (!rel) return call.Continue();
+  bool data = call.nr() == SYS_fdatasync;
+  Point p{PointName(data ? "fdatasync" : "fsync", *rel), call.Tgid()};
+  AskDoAnswer(channel, call, p, [&](const Reply&) -> int64_t {
+    if (config.skip_sync) return 0;
+    Fd dup = call.Dup(fd);
+    if (!dup.ok()) return -1;
+    return data ? fdatasync(dup.get()) : fsync(dup.get());
+  });
+}
+
+void HandleFtruncate(const Config& config, Channel& channel, const Target& call) {
+  int fd = Int(call.arg(0));
+  std::optional<std::string> rel = SandboxFd(config, call, fd);
+  if (!rel) return call.Continue();
+  Point p{PointName("truncate", *rel), call.Tgid()};
+  AskDoAnswer(channel, call, p, [&](const Reply&) -> int64_t {
+    Fd dup = call.Dup(fd);
+    return dup.ok() ? ftruncate(dup.get(), static_cast<off_t>(call.arg(1))) : -1;
+  });
+}
+
+// The close itself changes nothing a crash keeps: a kill after it is the kill at it, which
+// closes every descriptor anyway. So the kernel runs it, and DONE is reported before it.
+void HandleClose(const Config& config, Channel& channel, const Target& call) {
+  std::optional<std::string> rel = SandboxFd(config, call, Int(call.arg(0)));
+  if (!rel) return call.Continue();
+  Point p{PointName("close", *rel), call.Tgid()};
+  if (channel.Hit(p).answer != Answer::kContinue) channel.Done(p, 0);
+  call.Continue();
+}
+
+// msync(MS_SYNC) makes the stores through a shared mapping durable, like an fdatasync of the
+// mapped file; the kernel does it once the harness has read the file (the stores are in it).
+void HandleMsync(const Config& config, Channel& channel, const Target& call) {
+  std::optional<std::string> file = call.MappedFile(call.arg(0));
+  std::optional<std::string> rel = file ? Relpath(config, *file) : std::nullopt;
+  if (!rel) return call.Continue();
+  Point p{PointName("fdatasync", *rel), call.Tgid()};
+  p.wait = true;
+  if (channel.Hit(p).answer != Answer::kContinue) channel.Done(p, 0);
+  call.Continue();
+}
+
+// ---- names: open, truncate, rename, unlink, mkdir, link, symlink ----
+
+struct OpenArgs {
+  int dirfd = AT_FDCWD;
+  uint64_t path = 0;
+  open_how how{};
+  bool is_openat2 = false;
+};
+
+bool ReadOpen(const Target& call, OpenArgs& o) {
+  switch (call.nr()) {
+    case SYS_open:
+      o = {AT_FDCWD, call.arg(0), {call.arg(1), call.arg(2), 0}, false};
+      return true;
+    case SYS_creat:
+      o = {AT_FDCWD, call.arg(0), {O_CREAT | O_WRONLY | O_TRUNC, call.arg(1), 0}, false};
+      return true;
+    case SYS_openat:
+      o = {Int(call.arg(0)), call.arg(1), {call.arg(2), call.arg(3), 0}, false};
+      return true;
+    case SYS_openat2:
+      o = {Int(call.arg(0)), call.arg(1), {}, true};
+      return call.arg(3) >= sizeof(open_how) && call.Read(call.arg(2), &o.how, sizeof o.how);
+  }
+  return false;
+}
+
+void HandleOpen(const Config& config, Channel& channel, const Target& call) {
+  OpenArgs o;
+  if (!ReadOpen(call, o)) return call.Continue();
+  int flags = static_cast<int>(o.how.flags);
+  // An O_TMPFILE has no name: its data counts once linkat gives it one.
+  if ((flags & O_TMPFILE) == O_TMPFILE || (flags & kWriteOpen) == 0) return call.Continue();
+  std::optional<PathArg> p = ReadPath(config, call, o.dirfd, o.path, (flags & O_NOFOLLOW) == 0);
+  if (!p || !call.Valid()) return call.Continue();
+  if (!p->rel) {
+    ReportOutside(channel, call, "open", *p);
+    return call.Continue();
+  }
+  if ((flags & (O_CREAT | O_TRUNC)) == 0) return call.Continue();
+  Point point{PointName("open", *p->rel), call.Tgid()};
+  struct stat st {};
+  point.excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) && lstat(p->real.c_str(), &st) != 0;
+  Reply r = channel.Hit(point);
+  if (r.answer == Answer::kContinue) return call.Continue();
+  // AFTER: opened here, with the job's umask, and handed to the job as the call's result.
+  LocalPath local = Local(call, *p);
+  open_how how = o.how;
+  how.flags &= ~static_cast<uint64_t>(O_CLOEXEC);
+  mode_t old = umask(call.Umask());
+  int fd = static_cast<int>(syscall(SYS_openat2, local.at(), local.path.c_str(), &how, sizeof how));
+  int err = errno;
+  umask(old);
+  channel.Done(point, 0);
+  if (fd < 0) return call.Fail(err);
+  call.ReturnFd(fd, (flags & O_CLOEXEC) != 0);
+  close(fd);
+}
+
+// truncate(path), unlink, unlinkat, rmdir, mkdir, mkdirat: one path, done by the supervisor.
+void HandlePathOp(const Config& config, Channel& channel, const Target& call) {
+  int nr = call.nr();
+  bool at = nr == SYS_unlinkat || nr == SYS_mkdirat;
+  int dirfd = at ? Int(call.arg(0)) : AT_FDCWD;
+  int follow = nr == SYS_truncate;
+  std::optional<PathArg> p = ReadPath(config, call, dirfd, call.arg(at ? 1 : 0), follow);
+  if (!p || !call.Valid()) return call.Continue();
+  bool rmdir = nr == SYS_rmdir || (nr == SYS_unlinkat && (Int(call.arg(2)) & AT_REMOVEDIR));
+  const char* op = nr == SYS_truncate ? "truncate"
+                   : nr == SYS_mkdir || nr == SYS_mkdirat ? "mkdir"
+                                                          : "unlink";
+  if (!p->rel) {
+    ReportOutside(channel, call, rmdir ? "rmdir" : op, *p);
+    return call.Continue();
+  }
+  Point point{PointName(op, *p->rel), call.Tgid()};
+  AskDoAnswer(channel, call, point, [&](const Reply&) -> int64_t {
+    LocalPath local = Local(call, *p);
+    switch (nr) {
+      case SYS_truncate: {
+        std::string path = local.dir.ok() ? "/proc/self/fd/" + std::to_string(local.at()) + "/" + local.path
+                                          : local.path;
+        return truncate(path.c_str(), static_cast<off_t>(call.arg(1)));
+      }
+      case SYS_mkdir:
+      case SYS_mkdirat:
+        return mkdirat(local.at(), local.path.c_str(),
+                       static_cast<mode_t>(call.arg(at ? 2 : 1)) & ~call.Umask());
+      default:
+        return unlinkat(local.at(), local.path.c_str(), rmdir ? AT_REMOVEDIR : 0);
+    }
+  });
+}
+
+void HandleRename(const Config& config, Channel& channel, const Target& call) {
+  int nr = call.nr();
+  bool at = nr != SYS_rename;
+  int from_dir = at ? Int(call.arg(0)) : AT_FDCWD, to_dir = at ? Int(call.arg(2)) : AT_FDCWD;
+  std::optional<PathArg> from = ReadPath(config, call, from_dir, call.arg(at ? 1 : 0), false);
+  std::optional<PathArg> to = ReadPath(config, call, to_dir, call.arg(at ? 3 : 1), false);
+  unsigned flags = nr == SYS_renameat2 ? static_cast<unsigned>(call.arg(4)) : 0;
+  if (!from || !to || !call.Valid()) return call.Continue();
+  ReportOutside(channel, call, "rename", *from);
+  ReportOutside(channel, call, "rename", *to);
+  if (!from->rel && !to->rel) return call.Continue();
+  Point point{PointName("rename", from->rel ? *from->rel : from->real, to->rel ? *to->rel : to->real),
+              call.Tgid()};
+  AskDoAnswer(channel, call, point, [&](const Reply&) -> int64_t {
+    LocalPath a = Local(call, *from), b = Local(call, *to);
+    return syscall(SYS_renameat2, a.at(), a.path.c_str(), b.at(), b.path.c_str(), flags);
+  });
+}
+
+// link, linkat, symlink, symlinkat: a new name outside the sandbox is reported, never a point.
+void HandleLink(const Config& config, Channel& channel, const Target& call) {
+  int nr = call.nr();
+  std::optional<PathArg> p =
+      nr == SYS_link      ? ReadPath(config, call, AT_FDCWD, call.arg(1), false)
+      : nr == SYS_linkat  ? ReadPath(config, call, Int(call.arg(2)), call.arg(3), false)
+      : nr == SYS_symlink ? ReadPath(config, call, AT_FDCWD, call.arg(1), false)
+                          : ReadPath(config, call, Int(call.arg(1)), call.arg(2), false);
+  if (p && call.Valid()) ReportOutside(channel, call, nr == SYS_link || nr == SYS_linkat ? "link" : "symlink", *p);
+  call.Continue();
+}
+
+// io_uring's operations run in the kernel's own threads, past the filter: a ring is refused
+// (ENOSYS, so that a program with a fallback uses plain calls), and the harness hears of it.
+void HandleIoUring(Channel& channel, const Target& call) {
+  std::cerr << "killpoint supervisor: io_uring_setup refused (pid " << call.Tgid()
+            << "): its operations would run unseen\n";
+  channel.Refused("io_uring_setup", call.Tgid());
+  call.Fail(ENOSYS);
+}
+
+}  // namespace
+
+void HandleCall(const Config& config, Channel& channel, const Target& call) {
+  switch (call.nr()) {
+    case SYS_write:
+    case SYS_pwrite64:
+    case SYS_writev:
+    case SYS_pwritev:
+    case SYS_pwritev2:
+      return HandleWrite(config, channel, call);
+    case SYS_sendfile:
+    case SYS_copy_file_range:
+      return HandleCopy(config, channel, call);
+    case SYS_fsync:
+    case SYS_fdatasync:
+      return HandleSync(config, channel, call);
+    case SYS_ftruncate:
+      return HandleFtruncate(config, channel, call);
+    case SYS_close:
+      return HandleClose(config, channel, call);
+    case SYS_msync:
+      return HandleMsync(config, channel, call);
+    case SYS_open:
+    case SYS_openat:
+    case SYS_creat:
+    case SYS_openat2:
+      return HandleOpen(config, channel, call);
+    case SYS_truncate:
+    case SYS_unlink:
+    case SYS_unlinkat:
+    case SYS_rmdir:
+    case SYS_mkdir:
+    case SYS_mkdirat:
+      return HandlePathOp(config, channel, call);
+    case SYS_rename:
+    case SYS_renameat:
+    case SYS_renameat2:
+      return HandleRename(config, channel, call);
+    case SYS_link:
+    case SYS_linkat:
+    case SYS_symlink:
+    case SYS_symlinkat:
+      return HandleLink(config, channel, call);
+    case SYS_io_uring_setup:
+      return HandleIoUring(channel, call);
+    default:  // sync, syncfs: every file of the sandbox durable (docs/supervisor.md, Limits)
+      return call.Continue();
+  }
+}
+
+}  // namespace killpoint::supervisor

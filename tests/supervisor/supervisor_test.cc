@@ -1,0 +1,265 @@
+// The seccomp supervisor (harness/supervisor, docs/supervisor.md) around real programs: what
+// the LD_PRELOAD shim cannot see (a static binary, raw system calls, stdio, a child with a
+// cleaned environment, O_DSYNC, RWF_DSYNC, msync, io_uring) against the shim's fake harness,
+// which records every line and answers CONTINUE, AFTER, PARTIAL n, or kills the job's group.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../shim/fake_harness.h"
+#include "../shim/job.h"
+
+namespace killpoint::shim_testing {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const std::vector<std::string> kSaveHits = {"open:state.json.tmp",
+                                            "write:state.json.tmp",
+                                            "fsync:state.json.tmp",
+                                            "close:state.json.tmp",
+                                            "rename:state.json.tmp:state.json",
+                                            "fsync:.",
+                                            "close:."};
+
+std::string Supervisor() { return std::string(KILLPOINT_BIN_DIR) + "/killpoint-supervise"; }
+
+class SupervisorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(::access(Supervisor().c_str(), X_OK), 0) << Supervisor();
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/kp-supervisor-test-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    root_ = pattern;
+    sandbox_ = root_ + "/sandbox";
+    ASSERT_EQ(::mkdir(sandbox_.c_str(), 0755), 0);
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(root_, ignored);
+  }
+
+  std::string Sandbox(const std::string& name) const { return sandbox_ + "/" + name; }
+
+  // Runs argv under the supervisor in the sandbox; KILLPOINT_CTL points at `harness` when given.
+  JobResult Run(std::vector<std::string> argv, FakeHarness* harness) {
+    JobSpec spec;
+    argv.insert(argv.begin(), {Supervisor(), "--"});
+    spec.argv = std::move(argv);
+    spec.cwd = sandbox_;
+    spec.output_dir = root_;
+    spec.preload = false;
+    spec.env = extra_env_;
+    spec.env["KILLPOINT_WORKDIR"] = sandbox_;
+    if (harness != nullptr) spec.env["KILLPOINT_CTL"] = harness->address();
+    return RunJob(spec, harness);
+  }
+  JobResult Probe(const std::string& mode, FakeHarness* harness) {
+    return Run({KP_SUPERVISOR_PROBE, mode}, harness);
+  }
+
+  std::string root_, sandbox_;
+  std::map<std::string, std::string> extra_env_;
+};
+
+TEST_F(SupervisorTest, AStaticBinarysSaveHasTheShimsPointsInOrder) {
+  FakeHarness harness;
+  JobResult r = Probe("save", &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(), ElementsAreArray(kSaveHits));
+  EXPECT_EQ(ReadFile(Sandbox("state.json")), "{\"n\": 1}\n");
+}
+
+TEST_F(SupervisorTest, RawSystemCallsAreSeenAsTheyHappen) {
+  FakeHarness harness;
+  JobResult r = Probe("raw", &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(), ElementsAre("open:raw.txt", "write:raw.txt", "fdatasync:raw.txt",
+                                          "close:raw.txt"));
+  for (const Line& line : harness.lines()) {
+    EXPECT_EQ(line.unseen, "") << line.name;
+    if (line.name == "write:raw.txt") {
+      EXPECT_EQ(line.bytes, 4);
+    }
+  }
+}
+
+TEST_F(SupervisorTest, StdioWritesAreSeen) {
+  FakeHarness harness;
+  ASSERT_EQ(Probe("stdio", &harness).exit_code, 0);
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(), ElementsAre("open:stdio.txt", "write:stdio.txt", "fsync:stdio.txt",
+                                          "close:stdio.txt"));
+}
+
+// A write through an O_DSYNC descriptor or with RWF_DSYNC is durable when it returns: the
+// harness hears the write and then the sync it made, before the job goes on.
+TEST_F(SupervisorTest, ASynchronousWriteIsAWriteAndThenItsSync) {
+  FakeHarness harness;
+  ASSERT_EQ(Probe("dsync", &harness).exit_code, 0);
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(),
+              ElementsAre("open:dsync.txt", "write:dsync.txt", "fdatasync:dsync.txt",
+                          "close:dsync.txt", "open:rwf.txt", "write:rwf.txt", "fdatasync:rwf.txt",
+                          "close:rwf.txt"));
+}
+
+TEST_F(SupervisorTest, MsyncOfASharedMappingIsASyncOfItsFile) {
+  FakeHarness harness;
+  ASSERT_EQ(Probe("map", &harness).exit_code, 0);
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(), ElementsAre("open:map.bin", "truncate:map.bin", "fdatasync:map.bin",
+                                          "close:map.bin"));
+  EXPECT_EQ(ReadFile(Sandbox("map.bin")).substr(0, 6), "mapped");
+}
+
+// /proc says "gone (deleted)" once the file is unlinked; the points keep the name it had.
+TEST_F(SupervisorTest, AnUnlinkedFileKeepsItsName) {
+  FakeHarness harness;
+  ASSERT_EQ(Probe("unlinked", &harness).exit_code, 0);
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(), ElementsAre("open:gone", "unlink:gone", "write:gone", "close:gone"));
+}
+
+// env -i drops LD_PRELOAD, not a seccomp filter: the grandchild's calls are the same points.
+TEST_F(SupervisorTest, AChildWithACleanedEnvironmentIsStillSeen) {
+  FakeHarness harness;
+  JobResult r = Run({"/usr/bin/env", "-i", "KILLPOINT_WORKDIR=" + sandbox_, KP_SUPERVISOR_PROBE, "save"},
+                    &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(), ElementsAreArray(kSaveHits));
+}
+
+// Processes of one job reach the harness in the order the kernel ran their calls, each with
+// its pid: the shell's mktemp, its redirection, mv and sync are four processes.
+TEST_F(SupervisorTest, TheShellRecipeIsOneOrderAcrossProcesses) {
+  FakeHarness harness;
+  JobResult r = Run({"/bin/bash", "-c",
+                     "t=$(mktemp -p .); printf 'x\\n' > \"$t\"; sync \"$t\"; mv \"$t\" state; sync ."},
+                    &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  std::vector<std::string> ops;
+  std::set<int> pids;
+  for (const Line& line : harness.lines()) {
+    if (line.kind != "HIT") continue;
+    ops.push_back(line.name.substr(0, line.name.find(':')));
+    pids.insert(line.pid);
+  }
+  // mktemp's exclusive open and close; bash's open, write and close; sync's fsync; mv's rename;
+  // sync's directory fsync.
+  EXPECT_THAT(ops, Contains("rename"));
+  auto at = [&](const std::string& op) { return std::find(ops.begin(), ops.end(), op) - ops.begin(); };
+  EXPECT_LT(at("write"), at("fsync"));
+  EXPECT_LT(at("fsync"), at("rename"));
+  EXPECT_GE(pids.size(), 4u) << "mktemp, bash, sync, mv";
+  EXPECT_EQ(ReadFile(Sandbox("state")), "x\n");
+}
+
+TEST_F(SupervisorTest, AKillAtARenameLeavesItUndone) {
+  FakeHarness harness(At("rename:state.json.tmp:state.json", Reply::Kill()));
+  JobResult r = Probe("save", &harness);
+  EXPECT_EQ(r.term_signal, SIGKILL) << r;
+  EXPECT_TRUE(harness.killed());
+  EXPECT_TRUE(Exists(Sandbox("state.json.tmp")));
+  EXPECT_FALSE(Exists(Sandbox("state.json")));
+}
+
+TEST_F(SupervisorTest, AKillAfterARenameFindsItDone) {
+  FakeHarness harness(At("rename:state.json.tmp:state.json", Reply::Send("AFTER")));
+  JobResult r = Probe("save", &harness);
+  EXPECT_EQ(r.term_signal, SIGKILL) << r;
+  EXPECT_FALSE(Exists(Sandbox("state.json.tmp")));
+  EXPECT_EQ(ReadFile(Sandbox("state.json")), "{\"n\": 1}\n");
+}
+
+TEST_F(SupervisorTest, APartialWriteLeavesExactlyItsPrefix) {
+  FakeHarness harness(At("write:state.json.tmp", Reply::Send("PARTIAL 3")));
+  JobResult r = Probe("save", &harness);
+  EXPECT_EQ(r.term_signal, SIGKILL) << r;
+  EXPECT_EQ(ReadFile(Sandbox("state.json.tmp")), "{\"n");
+  std::vector<Line> lines = harness.lines();
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back().kind, "DONE");
+  EXPECT_EQ(lines.back().bytes, 3);
+}
+
+// AFTER at an open that creates: the supervisor creates the file with the job's umask and hands
+// the descriptor over; the job then writes through it.
+TEST_F(SupervisorTest, AnOpenLetThroughAfterIsTheJobsOwnDescriptor) {
+  FakeHarness harness(At("open:state.json.tmp", Reply::Send("AFTER"), Reply::Continue()));
+  JobResult r = Probe("save", &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(), ElementsAreArray(kSaveHits));
+  EXPECT_EQ(ReadFile(Sandbox("state.json")), "{\"n\": 1}\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(Sandbox("state.json").c_str(), &st), 0);
+  mode_t umask = ::umask(0);  // the job's: the test's own, inherited
+  ::umask(umask);
+  EXPECT_EQ(st.st_mode & 0777, 0666 & ~umask);
+}
+
+TEST_F(SupervisorTest, IoUringIsRefusedAndReported) {
+  FakeHarness harness;
+  JobResult r = Probe("uring", &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  EXPECT_THAT(r.out, HasSubstr("io_uring_setup: Function not implemented"));
+  EXPECT_THAT(r.err, HasSubstr("io_uring_setup refused"));
+  bool reported = false;
+  for (const Line& line : harness.lines())
+    reported = reported || (line.kind == "REFUSED" && line.name == "io_uring_setup");
+  EXPECT_TRUE(reported);
+}
+
+// With KILLPOINT_* as the harness sets them for a one-way attempt, only the armed point waits.
+TEST_F(SupervisorTest, OnlyTheArmedPointWaits) {
+  extra_env_["KILLPOINT_ARMED"] = "rename:state.json.tmp:state.json";
+  extra_env_["KILLPOINT_WAIT_OPS"] = "";
+  FakeHarness harness;
+  ASSERT_EQ(Probe("save", &harness).exit_code, 0);
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(), ElementsAre("rename:state.json.tmp:state.json"));
+  int seen = 0;
+  for (const Line& line : harness.lines()) seen += line.kind == "SEEN";
+  EXPECT_EQ(seen, static_cast<int>(kSaveHits.size()) - 1);
+}
+
+TEST_F(SupervisorTest, ExitCodesAndSignalsPassThrough) {
+  FakeHarness harness;
+  EXPECT_EQ(Probe("exit", &harness).exit_code, 2);  // "exit" without its code
+  EXPECT_EQ(Run({KP_SUPERVISOR_PROBE, "exit", "7"}, &harness).exit_code, 7);
+  EXPECT_EQ(Run({"/bin/sh", "-c", "kill -TERM $$"}, &harness).term_signal, SIGTERM);
+  EXPECT_EQ(Run({"/nonexistent/job"}, &harness).exit_code, 127);
+}
+
+// Outside the harness (no KILLPOINT_CTL) the job runs as in production: no filter, no channel.
+TEST_F(SupervisorTest, WithoutTheHarnessTheJobRunsUnsupervised) {
+  JobResult r = Probe("save", nullptr);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_EQ(ReadFile(Sandbox("state.json")), "{\"n\": 1}\n");
+  JobResult seccomp = Run({"/bin/grep", "-c", "Seccomp:\t0", "/proc/self/status"}, nullptr);
+  EXPECT_EQ(seccomp.out, "1\n") << "the job runs under no filter";
+}
+
+}  // namespace
+}  // namespace killpoint::shim_testing

@@ -1,22 +1,23 @@
 # `cmake --install` and CPack (docs/installing.md). The layout under the prefix:
 #   bin/killpoint                    -> ../lib/killpoint/killpoint (a symlink)
-#   lib/killpoint/                   killpoint, libkillpoint_shim.so and the reference jobs:
-#                                    killpoint finds the shim and {bindir} beside its real path
+#   lib/killpoint/                   killpoint, killpoint-supervise, libkillpoint_shim.so and the
+#                                    reference jobs: killpoint finds the supervisor, the shim and
+#                                    {bindir} beside its real path
 #   include/killpoint/               failpoint.h and retry.h, the header-only clients
 #   lib/cmake/killpoint/             find_package(killpoint): killpoint::failpoint, ::retry
 #   share/killpoint/scenarios/       the bundled scenarios (they name jobs as {bindir}/...)
 #   share/doc/killpoint/             README.md and docs/
 include(GNUInstallDirs)
 # `make install` and `cpack` install what is built, without building every target (the tests)
-# first: build killpoint, the jobs and the shim before (docs/installing.md).
+# first: build killpoint, the jobs, the supervisor and the shim before (docs/installing.md).
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 include(CMakePackageConfigHelpers)
 
 set(KILLPOINT_INSTALL_PKGLIBDIR lib/killpoint)
 set(KILLPOINT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/killpoint)
 
-install(TARGETS killpoint kp-settle kp-publish kp-retry kp-catalogue kp-sqlite-commit
-                kp-selftest-writer
+install(TARGETS killpoint killpoint-supervise kp-settle kp-publish kp-retry kp-catalogue
+                kp-sqlite-commit kp-selftest-writer
         RUNTIME DESTINATION ${KILLPOINT_INSTALL_PKGLIBDIR})
 install(TARGETS killpoint_shim LIBRARY DESTINATION ${KILLPOINT_INSTALL_PKGLIBDIR})
 install(PROGRAMS jobs/python/failpoint_job.py jobs/python/publish_job.py

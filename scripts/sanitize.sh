@@ -87,11 +87,11 @@ tsan_filter() {  # TEST: its gtest filter
 # do run here are CTest tests of the ASan build (tests/e2e/CMakeLists.txt: e2e_test.asan,
 # explore_e2e_test.asan, interrupt_e2e_test.Resumed.asan), scheduled with the rest.
 asan_targets=(killpoint kp-settle kp-publish kp-retry kp-catalogue kp-sqlite-commit kp-selftest-writer
-  killpoint_shim kp-shim-probe kp-failpoint-probe
+  killpoint_shim kp-shim-probe kp-failpoint-probe killpoint-supervise kp-supervisor-probe
   scenario_test plan_test history_test check_test run_test results_test explore_test suite_test interrupt_test
   util_test reports_test failpoint_client_test failpoint_noop_test settle_test publish_test
   publish_parts_test python_job_test catalogue_test catalogue_lock_test retry_library_test
-  retry_job_test shim_test
+  retry_job_test shim_test supervisor_test
   e2e_test explore_e2e_test report_e2e_test shard_e2e_test interrupt_e2e_test
   process_faults_e2e_test malformed_scenarios_test bad_jobs_test settlement_schema_e2e_test
   exercise_e2e_test temp_names_e2e_test services_e2e_test proxy_test baseline_e2e_test
@@ -132,7 +132,8 @@ for kind in "${kinds[@]}"; do
       echo "sanitize: ThreadSanitizer, the threaded parts"
       configure build-tsan thread "-O1 -g1"
       timed "build-tsan: build" cmake --build build-tsan -j "$jobs" \
-        --target "${tsan_tests[@]}" killpoint kp-settle kp-publish kp-retry kp-catalogue killpoint_shim
+        --target "${tsan_tests[@]}" killpoint kp-settle kp-publish kp-retry kp-catalogue killpoint_shim \
+        killpoint-supervise
       timed "build-tsan: the threaded tests" run_tsan_tests
       ;;
     *) echo "sanitize: unknown kind $kind (asan, tsan)" >&2; exit 2 ;;

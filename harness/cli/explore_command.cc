@@ -105,6 +105,9 @@ int Execute(const ExploreArgs& a) {
   o.all_faults = a.all_faults;
   o.trial = {a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir), root.value()->path(), false};
   o.trial.real_fsync = a.sandbox.real_disk;
+  auto intercept = InterceptionOf(a.sandbox.intercept);
+  if (!intercept) return Report(intercept.error());
+  o.trial.intercept = intercept.value();
   bool progress = !a.quiet && ::isatty(STDERR_FILENO);
   o.on_trial = [&](int n, bool shrinking, const std::string& summary, bool violated) {
     if (!a.quiet && violated && !shrinking)

@@ -7,6 +7,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/paths.h"
+#include "cli/sandbox_options.h"
 #include "run/job_survey.h"
 #include "scenario/scenario_parser.h"
 #include "util/absolute_path.h"
@@ -25,6 +26,7 @@ struct InitArgs {
   std::string name;
   std::vector<std::string> dates = {"2026-11-01", "2026-11-02", "2026-11-03"};
   std::string bindir;
+  std::string intercept;  // --intercept
   bool force = false;
 };
 
@@ -128,6 +130,9 @@ int Execute(const InitArgs& a) {
   if (!scenario) return Report(scenario.error());
   TrialOptions options{a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir),
                        fs::temp_directory_path(), false};
+  auto intercept = InterceptionOf(a.intercept);
+  if (!intercept) return Report(intercept.error());
+  options.intercept = intercept.value();
   auto surveyed = SurveyJob(scenario.value(), options);
   if (!surveyed) return Report(surveyed.error());
   if (surveyed.value().failed) return Failed(*surveyed.value().failed);
@@ -169,6 +174,7 @@ void AddInitCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--dates", args->dates, "Business dates (the first is run once here)")
       ->delimiter(',');
   cmd->add_option("--bindir", args->bindir, "Folder of the shim (default: killpoint's own)");
+  AddInterceptOption(cmd, &args->intercept);
   cmd->callback([args, &exit_code] { exit_code = Execute(*args); });
 }
 

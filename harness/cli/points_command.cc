@@ -6,6 +6,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/paths.h"
+#include "cli/sandbox_options.h"
 #include "plan/crash_point.h"
 #include "run/discovery.h"
 #include "scenario/scenario_parser.h"
@@ -19,6 +20,7 @@ struct PointsArgs {
   std::string scenario;
   std::string date;
   std::string bindir;
+  std::string intercept;  // --intercept
   bool json = false;
 };
 
@@ -50,6 +52,9 @@ int Execute(const PointsArgs& a) {
   std::string date = a.date.empty() ? s.dates.front() : a.date;
   TrialOptions options{a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir),
                        fs::temp_directory_path(), false};
+  auto intercept = InterceptionOf(a.intercept);
+  if (!intercept) return Report(intercept.error());
+  options.intercept = intercept.value();
   std::vector<std::string> unseen;
   auto points = DiscoverPoints(s, date, options, &unseen);
   if (!points) return Report(points.error());
@@ -91,6 +96,7 @@ void AddPointsCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("scenario", args->scenario, "Scenario file")->required();
   cmd->add_option("--date", args->date, "Business date to run (default: the scenario's first)");
   cmd->add_option("--bindir", args->bindir, "Folder of the reference jobs and the shim");
+  AddInterceptOption(cmd, &args->intercept);
   cmd->add_flag("--json", args->json, "Print the points as JSON");
   cmd->callback([args, &exit_code] { exit_code = Execute(*args); });
 }

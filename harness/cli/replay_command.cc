@@ -38,6 +38,9 @@ int Execute(const ReplayArgs& a) {
   TrialOptions o{a.bindir.empty() ? DefaultBindir() : fs::path(a.bindir), root.value()->path(),
                  a.keep};
   o.real_fsync = a.sandbox.real_disk;
+  auto intercept = InterceptionOf(a.sandbox.intercept);
+  if (!intercept) return Report(intercept.error());
+  o.intercept = intercept.value();
   auto r = Replay(c.value(), o);
   if (int signal = InterruptSignal(); !r && signal != 0) {
     // The attempt in flight was killed with its group and tagged processes; the trial's

@@ -118,6 +118,9 @@ int Execute(const RunArgs& a) {
   o.keep_sandboxes = a.keep;
   o.sandbox_root = a.sandbox.root;
   o.real_disk = a.sandbox.real_disk;
+  auto intercept = InterceptionOf(a.sandbox.intercept);
+  if (!intercept) return Report(intercept.error());
+  o.intercept = intercept.value();
   o.exhaustive = a.exhaustive;
   o.exhaustive_limit = a.limit;
   o.jobs =

@@ -5,7 +5,9 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "run/interception.h"
 #include "run/sandbox.h"
+#include "util/result.h"
 
 namespace killpoint {
 
@@ -13,8 +15,31 @@ struct SandboxArgs {
   std::string root;        // --sandbox-root; empty: a new folder (RAM unless real_disk)
   bool real_disk = false;  // --real-disk
 
+  std::string intercept;  // --intercept; empty: DefaultInterception()
+
   SandboxStorage Storage() const { return StorageFor(real_disk); }
 };
+
+// --intercept NAME as an Interception: empty is the machine's default; seccomp where the kernel
+// does not allow it is an error (exit 2) naming why.
+inline Result<Interception> InterceptionOf(const std::string& name) {
+  if (name.empty()) return DefaultInterception();
+  std::optional<Interception> i = ParseInterception(name);
+  if (!i) return Error::BadInput("--intercept: '" + name + "' is neither seccomp nor preload");
+  if (*i == Interception::kSeccomp) {
+    if (Status s = SeccompAvailable(); !s) return s.error();
+  }
+  return *i;
+}
+
+// --intercept, for every command that runs a job (docs/supervisor.md).
+inline void AddInterceptOption(CLI::App* cmd, std::string* name) {
+  cmd->add_option("--intercept", *name,
+                  "How the job's file-system calls become crash points: seccomp (a supervisor "
+                  "that sees every process, thread and language) or preload (the LD_PRELOAD "
+                  "shim on libc); default: seccomp where the kernel allows it")
+      ->check(CLI::IsMember({"seccomp", "preload"}));
+}
 
 inline void AddSandboxOptions(CLI::App* cmd, SandboxArgs* args) {
   cmd->add_option("--sandbox-root", args->root,
@@ -27,6 +52,7 @@ inline void AddSandboxOptions(CLI::App* cmd, SandboxArgs* args) {
                 "disk; by default the syscall shim answers them itself, as the persistence models "
                 "decide what a "
                 "crash keeps");
+  AddInterceptOption(cmd, &args->intercept);
 }
 
 }  // namespace killpoint

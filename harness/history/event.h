@@ -26,6 +26,9 @@ inline constexpr const char* kPointsDropped = "points_dropped";
 // The files an attempt created, changed or removed outside its sandbox (history/outside_write.h),
 // recorded once the job has exited, sorted by path. data: writes [{path, kind, ops}]
 inline constexpr const char* kOutsideWrites = "outside_writes";
+// The system calls of an attempt that the supervisor refused (protocol v1.6: io_uring_setup),
+// whose effects it could not have followed, recorded once the job has exited. data: calls [name]
+inline constexpr const char* kRefused = "refused";
 inline constexpr const char* kKill = "kill";          // data: point, hit, model
 inline constexpr const char* kExit = "exit";          // data: code or signal, stderr
 inline constexpr const char* kRollback = "rollback";  // data: model, changes

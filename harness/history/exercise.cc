@@ -1,6 +1,7 @@
 #include "history/exercise.h"
 
 #include <algorithm>
+#include <set>
 
 #include "history/event_data.h"
 
@@ -79,6 +80,13 @@ TrialExercise ExerciseOf(const Plan& plan, const std::vector<Event>& events) {
   }
   out.outside = OutsideWritesOf(events);
   out.start_failure = StartFailureOf(events);
+  std::set<std::string> refused;
+  for (const Event& e : events) {
+    if (e.type != event::kRefused) continue;
+    for (const auto& call : e.data.value("calls", nlohmann::json::array()))
+      if (call.is_string()) refused.insert(call.get<std::string>());
+  }
+  out.refused.assign(refused.begin(), refused.end());
   return out;
 }
 
@@ -114,6 +122,7 @@ void to_json(nlohmann::json& j, const TrialExercise& e) {
   j = {{"kills", e.kills}, {"other_faults", e.other_faults}, {"other_fired", e.other_fired}};
   if (!e.outside.empty()) j["outside"] = e.outside;
   if (e.start_failure) j["start_failure"] = *e.start_failure;
+  if (!e.refused.empty()) j["refused"] = e.refused;
 }
 void from_json(const nlohmann::json& j, TrialExercise& e) {
   e = TrialExercise{};
@@ -121,6 +130,7 @@ void from_json(const nlohmann::json& j, TrialExercise& e) {
   e.other_faults = j.value("other_faults", 0);
   e.other_fired = j.value("other_fired", 0);
   e.outside = j.value("outside", std::vector<OutsideWrite>{});
+  e.refused = j.value("refused", std::vector<std::string>{});
   if (j.contains("start_failure")) e.start_failure = j.at("start_failure").get<StartFailure>();
 }
 

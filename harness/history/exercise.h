@@ -39,6 +39,9 @@ struct TrialExercise {
   // Set when every attempt failed the same way before any crash point (history/start_failure.h):
   // the job never ran.
   std::optional<StartFailure> start_failure = {};
+  // The system calls the supervisor refused in any attempt (event::kRefused), sorted: what the
+  // job did there ran unseen or not at all, so the trial tested less than it says.
+  std::vector<std::string> refused = {};
 
   int Fired() const;
   bool AllFired() const { return Fired() == static_cast<int>(kills.size()); }

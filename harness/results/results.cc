@@ -65,6 +65,7 @@ std::string InvariantResult::Hint() const {
 
 void ExerciseStats::Add(const TrialExercise& t) {
   known = known || t.known;
+  for (const std::string& call : t.refused) ++refused[call];
   if (!t.known || t.kills.empty()) {
     other_faults += t.other_faults;
     other_unfired += t.other_faults - t.other_fired;
@@ -97,6 +98,7 @@ std::vector<std::string> ExerciseStats::NeverReached() const {
 }
 
 bool ExerciseStats::NotExercised() const {
+  if (!refused.empty()) return true;
   if (trials_with_kill == 0) return false;  // nothing was planned: nothing to miss
   if (min_exercised) return trials_all_fired < *min_exercised * trials_with_kill;
   return !NeverReached().empty();
@@ -116,6 +118,11 @@ std::string ExerciseStats::Explanation(bool with_points) const {
   }
   if (auto never = NeverReached(); with_points && !never.empty())
     out << "; never reached: " << Joined(never);
+  for (const auto& [call, trials] : refused) {
+    out << (out.tellp() > 0 ? "; " : "") << "the job called " << call << " in " << trials
+        << (trials == 1 ? " trial" : " trials")
+        << ", which the supervisor refuses (its operations would run unseen)";
+  }
   return out.str();
 }
 
@@ -285,6 +292,7 @@ void to_json(nlohmann::json& j, const ExerciseStats& e) {
        {"points", points},
        {"models", e.models},
        {"never_reached", e.NeverReached()},
+       {"refused", e.refused},
        {"not_exercised", e.NotExercised()}};
 }
 void from_json(const nlohmann::json& j, ExerciseStats& e) {
@@ -296,6 +304,7 @@ void from_json(const nlohmann::json& j, ExerciseStats& e) {
   e.kills_unfired = j.value("kills_unfired", 0);
   e.other_faults = j.value("other_faults", 0);
   e.other_unfired = j.value("other_unfired", 0);
+  e.refused = j.value("refused", std::map<std::string, int>{});
   if (auto it = j.find("points"); it != j.end()) {
     for (const auto& [name, p] : it->items())
       e.points[name] = {p.at("planned").get<int>(), p.at("fired").get<int>()};

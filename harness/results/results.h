@@ -93,6 +93,9 @@ struct ExerciseStats {
   std::optional<double> min_exercised;
   // Whether any trial's exercise was known (results of before issue 17 have none).
   bool known = false;
+  // Trials in which the supervisor refused each system call (TrialExercise::refused): such a
+  // scenario is not exercised, whatever its kills did.
+  std::map<std::string, int> refused;
 
   void Add(const TrialExercise& t);
   // The planned points at which no planned kill fired in any trial, sorted.

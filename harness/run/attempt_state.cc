@@ -15,6 +15,7 @@ void AttemptState::Arm(const AttemptFault& fault, bool track) {
   passed_.clear();
   unseen_.clear();
   outside_.clear();
+  refused_.clear();
   killed_ = false;
   awaiting_done_ = false;
   awaiting_real_.clear();
@@ -64,6 +65,7 @@ bool AttemptState::Finish() {
     if (auto w = ClassifyOutside(path, ops, places_)) MergeOutsideWrites(writes, {*w});
   }
   if (!writes.empty()) history_->Add(event::kOutsideWrites, {{"writes", writes}});
+  if (!refused_.empty()) history_->Add(event::kRefused, {{"calls", refused_}});
   if (!passed_.empty()) {
     nlohmann::json data = {{"points", passed_}};
     if (!unseen_.empty()) data["unseen"] = unseen_;
@@ -82,6 +84,7 @@ bool AttemptState::Finish() {
   passed_.clear();
   unseen_.clear();
   outside_.clear();
+  refused_.clear();
   passed2_.clear();
   passed3_.clear();
   second_pgid_ = 0;
@@ -157,6 +160,11 @@ HitAnswer AttemptState::DoneHit(const FailpointHit& done) {
 HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
   std::unique_lock lock(mu_);
   attached_.wait(lock, [&] { return (process_ || !armed_) && !expecting_second_; });
+  // A call the supervisor refused (v1.6), by any instance: never a point, always one way.
+  if (sent.refused) {
+    if (refused_.size() < kMaxPointNames) refused_.insert(sent.name);
+    return HitAnswer::Continue();
+  }
   // A write outside the sandbox (v1.5), by either instance: never a point, always one way.
   if (!sent.outside.empty()) {
     bool fits = outside_.contains(sent.name) || outside_.size() < kMaxPointNames;

@@ -128,10 +128,11 @@ class AttemptState {
   std::map<std::string, std::string>
       unseen_;  // guarded by mu_: of those, unseen writes -> where noticed
   std::map<std::string, std::set<std::string>> outside_;  // guarded by mu_: path -> ops (v1.5)
-  OutsidePlaces places_;                                  // guarded by mu_
-  bool killed_ = false;                                   // guarded by mu_
-  bool armed_ = false;                                    // guarded by mu_
-  bool awaiting_done_ = false;                 // guarded by mu_: let through, kill at its DONE
+  std::set<std::string> refused_;  // guarded by mu_: system calls the supervisor refused (v1.6)
+  OutsidePlaces places_;           // guarded by mu_
+  bool killed_ = false;            // guarded by mu_
+  bool armed_ = false;             // guarded by mu_
+  bool awaiting_done_ = false;     // guarded by mu_: let through, kill at its DONE
   std::string awaiting_real_, awaiting_name_;  // guarded by mu_: that point, as sent and as named
   int pattern_hits_ = 0;                       // guarded by mu_: hits matching a pattern kill_point
   TempNames temp_names_;                       // guarded by mu_: the attempt's temporary files

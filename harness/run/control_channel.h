@@ -32,6 +32,9 @@ struct FailpointHit {
   // `name`, an absolute path outside the sandbox (decoded; run/protocol_line.h). Always seen
   // (one way). Empty for a point.
   std::string outside;
+  // v1.6: a REFUSED line: the system call (`name`) the supervisor refused, since what it does
+  // would run unseen (io_uring_setup). Always one way.
+  bool refused = false;
   uint64_t connection = 0;  // the channel's number for the connection, to answer a held hit
 };
 

@@ -1,5 +1,6 @@
 #include "run/protocol_line.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "util/printable.h"
@@ -91,6 +92,17 @@ std::optional<FailpointHit> ParseProtocolLine(std::string_view line) {
   if (kind == "OUTSIDE") return ParseOutside(line);
   if (!NextField(line, name)) return std::nullopt;
   FailpointHit hit;
+  if (kind == "REFUSED") {  // v1.6: a lowercase system call name and the pid, one way
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+        }))
+      return std::nullopt;
+    if (!NextField(line, pid) || !Digits(pid, 9, hit.pid) || !line.empty()) return std::nullopt;
+    hit.refused = true;
+    hit.seen = true;
+    hit.name = std::string(name);
+    return hit;
+  }
   if (kind == "DONE") {
     hit.done = true;
   } else if (kind == "SEEN") {

@@ -1,11 +1,14 @@
 #include "run/trial_runner.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "history/history.h"
 #include "plan/crash_point.h"
@@ -27,6 +30,24 @@ namespace killpoint {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Whether execvp would find `program` (a path taken from `cwd`, else a name on PATH).
+bool Runnable(const std::string& program, const fs::path& cwd) {
+  if (program.find('/') != std::string::npos) {
+    fs::path p = fs::path(program).is_absolute() ? fs::path(program) : cwd / program;
+    return ::access(p.c_str(), X_OK) == 0;
+  }
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (;;) {
+    size_t colon = dirs.find(':');
+    std::string dir(dirs.substr(0, colon));
+    if (::access(((dir.empty() ? "." : dir) + "/" + program).c_str(), X_OK) == 0) return true;
+    if (colon == std::string_view::npos) return false;
+    dirs.remove_prefix(colon + 1);
+  }
+}
+
 constexpr size_t kStderrTail = 2048;
 // How long the runner waits, once a job has exited, for the last one-way reports of its
 // processes (a grandchild that outlives the job may hold its connection open longer).
@@ -152,18 +173,28 @@ class TrialDriver {
     r.env["KILLPOINT_ATTEMPT"] = std::to_string(attempt);
     r.env["KILLPOINT_DOWNSTREAM"] = downstream_->BaseUrl();
     r.env["KILLPOINT_CTL"] = channel_->Address();
-    if (!shim_.empty()) {
-      const char* inherited = std::getenv("LD_PRELOAD");
-      r.env["LD_PRELOAD"] =
-          shim_.string() + (inherited && *inherited ? std::string(":") + inherited : "");
-      if (!options_.real_fsync) r.env["KILLPOINT_SKIP_FSYNC"] = "1";
-    }
+    if (!shim_.empty()) Intercept(r);
     r.cwd = sandbox_.work();
     r.stdout_path = sandbox_.logs() / (log_name + ".out");
     r.stderr_path = sandbox_.logs() / (log_name + ".err");
     r.max_file_bytes = scenario_.job.max_file_bytes;  // the sandbox's size limit (issue 7)
     r.stop = options_.stop;
     return r;
+  }
+
+  // The job runs under the scenario's interceptor: the supervisor wraps its command (unless the
+  // command cannot be found: the spawner then says so, as without it), the shim is preloaded.
+  void Intercept(SpawnRequest& r) const {
+    if (!options_.real_fsync) r.env["KILLPOINT_SKIP_FSYNC"] = "1";
+    if (options_.intercept == Interception::kSeccomp) {
+      if (!r.argv.empty() && Runnable(r.argv[0], r.cwd)) {
+        r.argv.insert(r.argv.begin(), {shim_.string(), "--"});
+      }
+      return;
+    }
+    const char* inherited = std::getenv("LD_PRELOAD");
+    r.env["LD_PRELOAD"] =
+        shim_.string() + (inherited && *inherited ? std::string(":") + inherited : "");
   }
 
   // The shim waits for an answer only where this attempt may be stopped, and reports every
@@ -201,8 +232,12 @@ class TrialDriver {
 
   Status FindShim() {
     if (!scenario_.LoadsShim()) return Ok();
-    shim_ = options_.bindir / "libkillpoint_shim.so";
-    if (fs::exists(shim_)) return Ok();
+    if (options_.intercept == Interception::kSeccomp) {
+      if (Status s = SeccompAvailable(); !s) return s.error();
+    }
+    shim_ = InterceptorPath(options_.intercept, options_.bindir);
+    std::error_code ec;
+    if (fs::exists(shim_, ec)) return Ok();
     return Error::BadInput(
         scenario_.file.string() +
         ": syscall points, the models other than process and writes_in_sandbox need " +
@@ -356,8 +391,11 @@ class TrialDriver {
                  fault.model != PersistenceModel::kProcess;
     if (track) {
       // ArmShim hands the journal to the shim.
-      fs::path journal =
-          shim_.empty() || options_.every_point_waits ? fs::path{} : sandbox_.root() / "durability";
+      // The supervisor keeps no journal: the tracker reads each sync while the job is held.
+      fs::path journal = shim_.empty() || options_.every_point_waits ||
+                                 options_.intercept == Interception::kSeccomp
+                             ? fs::path{}
+                             : sandbox_.root() / "durability";
       if (Status s = durability_.Begin(sandbox_.work(), fault.model, journal); !s) return s.error();
     }
     if (!shim_.empty() && !options_.every_point_waits) ArmShim(r, fault, track);
@@ -494,7 +532,7 @@ class TrialDriver {
   History history_;
   DurabilityTracker durability_;
   AttemptState attempt_;
-  fs::path shim_;            // the syscall shim, when the scenario uses it
+  fs::path shim_;  // the shim or the supervisor (options_.intercept), when the scenario uses it
   TrialServices* services_;  // the worker's, or &own_services_
   TrialServices own_services_;
   std::unique_ptr<ServerFaulter> server_faulter_;  // the attempt's server fault, for its holds

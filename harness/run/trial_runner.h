@@ -11,6 +11,7 @@
 
 #include "history/event.h"
 #include "plan/plan.h"
+#include "run/interception.h"
 #include "run/interrupt.h"
 #include "run/process.h"
 #include "run/sandbox.h"
@@ -33,6 +34,9 @@ struct TrialOptions {
   // Every fsync and fdatasync of a sandbox file reaches the kernel. Otherwise the shim answers
   // them itself (KILLPOINT_SKIP_FSYNC=1): the persistence models decide what a crash keeps.
   bool real_fsync = false;
+  // What turns the job's file-system calls into crash points, for a scenario that needs them
+  // (run/interception.h): the command-line default is DefaultInterception().
+  Interception intercept = Interception::kPreload;
   // Checks the crash state after every kill (check/checker.h's CheckCrashState, passed in
   // because run/ is below check/): `work` is the sandbox as the persistence model left it,
   // `scratch` an empty folder it may use, `services` the trial's servers as the killed attempt

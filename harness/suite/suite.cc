@@ -513,6 +513,7 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
   TrialOptions to{o.bindir, root.value()->path(), o.keep_sandboxes};
   to.server_pool = &pool;
   to.real_fsync = o.real_disk;
+  to.intercept = o.intercept;
   to.crash_checks = CheckCrashState;
   to.stop = o.stop;
   for (const Scenario& s : scenarios) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "results/results.h"
+#include "run/interception.h"
 #include "run/interrupt.h"
 #include "run/stop_token.h"
 #include "scenario/scenario.h"
@@ -44,6 +45,8 @@ struct SuiteOptions {
   int jobs = 1;
   // Sandboxes in the temp folder instead of RAM, and every fsync of a job reaches the disk.
   bool real_disk = false;
+  // What turns the jobs' file-system calls into crash points (run/interception.h).
+  Interception intercept = Interception::kPreload;
   bool exhaustive = false;         // one trial per (crash point, moment, model) instead of sampling
   int exhaustive_limit = 1000;     // at most this many of those trials per scenario
   std::optional<ShardInfo> shard;  // make only this shard's trials (suite/shard.h)

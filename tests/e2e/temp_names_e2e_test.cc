@@ -1,6 +1,7 @@
 // Temporary files get stable names and crash points can be selected by pattern (issue 17,
 // docs/syscall-shim.md "Temporary files", docs/scenarios.md "failpoints"): the real killpoint
-// binary runs Python's tempfile.mkstemp + os.replace and bash's mktemp + mv under the shim.
+// binary runs Python's tempfile.mkstemp + os.replace and bash's mktemp + mv under the
+// supervisor (the default) and, where the two differ, under the shim.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -18,8 +19,9 @@ using ::testing::HasSubstr;
 
 const std::string kDir = "tests/fixtures/temp-names/";
 
-std::vector<std::string> Points(const std::string& scenario, const std::string& name) {
-  CliRun r = RunKillpoint(name, {"points", kDir + scenario, "--json"});
+std::vector<std::string> Points(const std::string& scenario, const std::string& name,
+                                const std::string& intercept = "seccomp") {
+  CliRun r = RunKillpoint(name, {"points", kDir + scenario, "--json", "--intercept", intercept});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> names;
   for (const auto& p : nlohmann::json::parse(r.out)) {
@@ -52,12 +54,24 @@ TEST(TempNames, MkstempIsTmp1InEveryRunOfPoints) {
 }
 
 // mktemp creates the file in its own process, bash opens it for printf, mv renames it from a
-// third: the alias lives in the harness, so all three agree. bash's printf writes go through
-// glibc-internal calls the shim does not see: the shim notices the change when bash restores
-// its stdout (dup2) and reports an unseen write point, killable only after it.
+// third: the alias lives in the harness, so all three agree. Under the supervisor, bash's printf
+// is a write point as it happens, after bash moved the file to its stdout (the close of the
+// original descriptor) and before mv's rename.
 TEST(TempNames, BashMktempPrintfAndMvAgreeAcrossProcesses) {
   std::vector<std::string> first = Points("bash-mktemp.json", "bash-1");
   EXPECT_EQ(first, Points("bash-mktemp.json", "bash-2"));
+  EXPECT_THAT(first, ::testing::ElementsAre("open:<tmp1>#1", "close:<tmp1>#1",  // mktemp
+                                            "open:<tmp1>#2", "close:<tmp1>#2",  // bash's >
+                                            "write:<tmp1>#1",                   // printf
+                                            "rename:<tmp1>:state#1"));          // mv
+}
+
+// Under the shim, bash's printf writes go through glibc-internal calls it does not see: it
+// notices the change when bash restores its stdout (dup2) and reports an unseen write point,
+// killable only after it.
+TEST(TempNames, BashMktempPrintfIsAnUnseenWriteUnderTheShim) {
+  std::vector<std::string> first = Points("bash-mktemp.json", "bash-shim-1", "preload");
+  EXPECT_EQ(first, Points("bash-mktemp.json", "bash-shim-2", "preload"));
   EXPECT_THAT(first, Contains("open:<tmp1>#1"));  // mktemp's O_EXCL create
   EXPECT_THAT(first, Contains("open:<tmp1>#2"));  // bash's > redirection
   EXPECT_THAT(first, Contains("write:<tmp1>#1 unseen:dup2"));
@@ -89,8 +103,9 @@ TEST(Patterns, BashRenamePatternKillsTheMv) {
 // bash's printf writes through stdio: the shim reports an unseen write when bash restores its
 // stdout. A write pattern kills there, after the write whatever moment the plan drew (before,
 // after or mid): the data was in the file before the shim noticed it.
-TEST(Patterns, AWritePatternKillsAfterBashsUnseenWrite) {
-  CliRun r = RunKillpoint("bash-unseen", {"run", kDir + "bash-unseen-write.json"});
+TEST(Patterns, AWritePatternKillsAfterBashsUnseenWriteUnderTheShim) {
+  CliRun r = RunKillpoint("bash-unseen",
+                          {"run", kDir + "bash-unseen-write.json", "--intercept", "preload"});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   auto kills = Kills(r, "fixture-bash-unseen-write");
   ASSERT_EQ(kills.size(), 4u);
@@ -102,6 +117,23 @@ TEST(Patterns, AWritePatternKillsAfterBashsUnseenWrite) {
       EXPECT_EQ(k.data["when"], "after");
     }
   }
+}
+
+// Under the supervisor the same printf is a write like any other: killed at the moment the plan
+// drew, before it too.
+TEST(Patterns, AWritePatternKillsBashsPrintfWhereThePlanSays) {
+  CliRun r = RunKillpoint("bash-seen", {"run", kDir + "bash-unseen-write.json"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  std::set<std::string> moments;
+  for (const auto& [trial, events] : Kills(r, "fixture-bash-unseen-write")) {
+    ASSERT_GE(events.size(), 1u) << "trial " << trial;
+    for (const Event& k : events) {
+      EXPECT_EQ(k.data["point"], "write:<tmp1>");
+      EXPECT_FALSE(k.data.contains("unseen"));
+      moments.insert(k.data["when"].get<std::string>());
+    }
+  }
+  EXPECT_THAT(moments, Contains("before")) << "the shim could only kill after it";
 }
 
 TEST(Patterns, TheShimWithoutFailpointsKillsAtEveryKindOfFileOperation) {

@@ -30,7 +30,7 @@ outside=$(echo "$contents" | grep -v '^\./usr/' | grep -v '^\./ ' || true)
 [ -z "$outside" ] || fail "files outside /usr: $outside"
 [[ $contents == *"./usr/bin/killpoint -> ../lib/killpoint/killpoint"* ]] \
   || fail "no /usr/bin/killpoint symlink into lib/killpoint"
-for f in lib/killpoint/killpoint lib/killpoint/libkillpoint_shim.so lib/killpoint/kp-settle \
+for f in lib/killpoint/killpoint lib/killpoint/killpoint-supervise lib/killpoint/libkillpoint_shim.so lib/killpoint/kp-settle \
          lib/killpoint/publish_job.py include/killpoint/failpoint.h include/killpoint/retry.h \
          lib/cmake/killpoint/killpointConfig.cmake lib/cmake/killpoint/killpointTargets.cmake \
          share/doc/killpoint/README.md share/doc/killpoint/docs/writing-a-job.md \

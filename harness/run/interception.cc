@@ -43,9 +43,9 @@ namespace {
   sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
   sock_fprog prog{1, &allow};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(errno);
-  long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-                    SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
-                    &prog);
+  long fd =
+      syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+              SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
   int err = fd < 0 ? (errno != 0 ? errno : 1) : 0;
   char byte;
   while (read(hold, &byte, 1) < 0 && errno == EINTR) {
@@ -82,8 +82,8 @@ Status Probe() {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   int err = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::string why = err > 0    ? std::string("seccomp user notification: ") + strerror(err)
-                    : err < 0  ? "the probe died"
+  std::string why = err > 0      ? std::string("seccomp user notification: ") + strerror(err)
+                    : err < 0    ? "the probe died"
                     : getfd != 0 ? std::string("pidfd_getfd: ") + strerror(getfd)
                                  : "";
   if (why.empty()) return Ok();

@@ -60,8 +60,8 @@ struct PathArg {
   std::optional<std::string> rel;
 };
 
-std::optional<PathArg> ReadPath(const Config& config, const Target& call, int dirfd,
-                                uint64_t addr, bool follow) {
+std::optional<PathArg> ReadPath(const Config& config, const Target& call, int dirfd, uint64_t addr,
+                                bool follow) {
   std::optional<std::string> raw = call.ReadString(addr);
   if (!raw) return std::nullopt;
   std::optional<std::string> abs = call.Resolve(dirfd, *raw);
@@ -101,7 +101,8 @@ void AskDoAnswer(Channel& channel, const Target& call, const Point& p, Op op) {
   errno = 0;
   int64_t result = op(r);
   int err = errno;
-  if (r.answer != Answer::kContinue) channel.Done(p, result < 0 ? 0 : static_cast<uint64_t>(result));
+  if (r.answer != Answer::kContinue)
+    channel.Done(p, result < 0 ? 0 : static_cast<uint64_t>(result));
   if (result < 0) return call.Fail(err);
   call.Return(result);
 }
@@ -124,7 +125,8 @@ bool ReadIovecs(const Target& call, uint64_t iov_addr, uint64_t count, std::stri
   out.resize(total);
   size_t at = 0;
   for (const iovec& v : iov) {
-    if (!call.Read(reinterpret_cast<uint64_t>(v.iov_base), out.data() + at, v.iov_len)) return false;
+    if (!call.Read(reinterpret_cast<uint64_t>(v.iov_base), out.data() + at, v.iov_len))
+      return false;
     at += v.iov_len;
   }
   return true;
@@ -153,7 +155,8 @@ bool ReadWrite(const Target& call, WriteArgs& w) {
 // After a write through an O_SYNC/O_DSYNC descriptor or with RWF_SYNC/RWF_DSYNC, the data is
 // durable when the call returns: the harness hears the sync that the call made, as a point of
 // its own, while the job is still held in it.
-void SyncedWrite(Channel& channel, const Target& call, const std::string& rel, int fd_flags, int rwf) {
+void SyncedWrite(Channel& channel, const Target& call, const std::string& rel, int fd_flags,
+                 int rwf) {
   bool full = (fd_flags & O_SYNC) == O_SYNC || (rwf & RWF_SYNC) != 0;
   bool data = (fd_flags & O_DSYNC) != 0 || (rwf & (RWF_DSYNC | RWF_SYNC)) != 0;
   if (!data) return;
@@ -173,7 +176,8 @@ void HandleWrite(const Config& config, Channel& channel, const Target& call) {
   if (!call.Valid()) return;
   Point p{PointName("write", *rel), call.Tgid(), true, w.data.size()};
   Reply r = channel.Hit(p);
-  size_t n = r.answer == Answer::kPartial ? std::min<uint64_t>(r.partial, w.data.size()) : w.data.size();
+  size_t n =
+      r.answer == Answer::kPartial ? std::min<uint64_t>(r.partial, w.data.size()) : w.data.size();
   iovec one{w.data.data(), n};
   ssize_t done = w.offset < 0 && w.rwf == 0 ? write(fd.get(), w.data.data(), n)
                                             : pwritev2(fd.get(), &one, 1, w.offset, w.rwf);
@@ -200,7 +204,9 @@ void HandleCopy(const Config& config, Channel& channel, const Target& call) {
   // Done by the supervisor, so that DONE follows it: offsets read from and written back to the job.
   Fd fd_in = call.Dup(in), fd_out = call.Dup(out);
   uint64_t n = r.answer == Answer::kPartial ? std::min(r.partial, len) : len;
-  auto offset = [&](uint64_t addr, loff_t& v) { return addr == 0 || call.Read(addr, &v, sizeof v); };
+  auto offset = [&](uint64_t addr, loff_t& v) {
+    return addr == 0 || call.Read(addr, &v, sizeof v);
+  };
   loff_t off_a = 0, off_b = 0;
   uint64_t addr_a = call.arg(send ? 2 : 1), addr_b = send ? 0 : call.arg(3);
   ssize_t done = -1;
@@ -311,7 +317,8 @@ void HandleOpen(const Config& config, Channel& channel, const Target& call) {
   if ((flags & (O_CREAT | O_TRUNC)) == 0) return call.Continue();
   Point point{PointName("open", *p->rel), call.Tgid()};
   struct stat st {};
-  point.excl = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) && lstat(p->real.c_str(), &st) != 0;
+  point.excl =
+      (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL) && lstat(p->real.c_str(), &st) != 0;
   Reply r = channel.Hit(point);
   if (r.answer == Answer::kContinue) return call.Continue();
   // AFTER: opened here, with the job's umask, and handed to the job as the call's result.
@@ -337,7 +344,7 @@ void HandlePathOp(const Config& config, Channel& channel, const Target& call) {
   std::optional<PathArg> p = ReadPath(config, call, dirfd, call.arg(at ? 1 : 0), follow);
   if (!p || !call.Valid()) return call.Continue();
   bool rmdir = nr == SYS_rmdir || (nr == SYS_unlinkat && (Int(call.arg(2)) & AT_REMOVEDIR));
-  const char* op = nr == SYS_truncate ? "truncate"
+  const char* op = nr == SYS_truncate                     ? "truncate"
                    : nr == SYS_mkdir || nr == SYS_mkdirat ? "mkdir"
                                                           : "unlink";
   if (!p->rel) {
@@ -349,8 +356,9 @@ void HandlePathOp(const Config& config, Channel& channel, const Target& call) {
     LocalPath local = Local(call, *p);
     switch (nr) {
       case SYS_truncate: {
-        std::string path = local.dir.ok() ? "/proc/self/fd/" + std::to_string(local.at()) + "/" + local.path
-                                          : local.path;
+        std::string path = local.dir.ok()
+                               ? "/proc/self/fd/" + std::to_string(local.at()) + "/" + local.path
+                               : local.path;
         return truncate(path.c_str(), static_cast<off_t>(call.arg(1)));
       }
       case SYS_mkdir:
@@ -374,8 +382,9 @@ void HandleRename(const Config& config, Channel& channel, const Target& call) {
   ReportOutside(channel, call, "rename", *from);
   ReportOutside(channel, call, "rename", *to);
   if (!from->rel && !to->rel) return call.Continue();
-  Point point{PointName("rename", from->rel ? *from->rel : from->real, to->rel ? *to->rel : to->real),
-              call.Tgid()};
+  Point point{
+      PointName("rename", from->rel ? *from->rel : from->real, to->rel ? *to->rel : to->real),
+      call.Tgid()};
   AskDoAnswer(channel, call, point, [&](const Reply&) -> int64_t {
     LocalPath a = Local(call, *from), b = Local(call, *to);
     return syscall(SYS_renameat2, a.at(), a.path.c_str(), b.at(), b.path.c_str(), flags);
@@ -390,7 +399,8 @@ void HandleLink(const Config& config, Channel& channel, const Target& call) {
       : nr == SYS_linkat  ? ReadPath(config, call, Int(call.arg(2)), call.arg(3), false)
       : nr == SYS_symlink ? ReadPath(config, call, AT_FDCWD, call.arg(1), false)
                           : ReadPath(config, call, Int(call.arg(1)), call.arg(2), false);
-  if (p && call.Valid()) ReportOutside(channel, call, nr == SYS_link || nr == SYS_linkat ? "link" : "symlink", *p);
+  if (p && call.Valid())
+    ReportOutside(channel, call, nr == SYS_link || nr == SYS_linkat ? "link" : "symlink", *p);
   call.Continue();
 }
 

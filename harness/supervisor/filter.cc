@@ -17,11 +17,11 @@ namespace {
 
 // Handed over whatever their arguments: they name a file by descriptor, or change a name.
 constexpr int kAlways[] = {
-    SYS_write,     SYS_pwrite64,  SYS_writev,    SYS_pwritev,  SYS_pwritev2,        SYS_fsync,
-    SYS_fdatasync, SYS_sync,      SYS_syncfs,    SYS_truncate, SYS_ftruncate,       SYS_rename,
-    SYS_renameat,  SYS_renameat2, SYS_unlink,    SYS_unlinkat, SYS_rmdir,           SYS_mkdir,
-    SYS_mkdirat,   SYS_link,      SYS_linkat,    SYS_symlink,  SYS_symlinkat,       SYS_close,
-    SYS_creat,     SYS_openat2,   SYS_sendfile,  SYS_copy_file_range, SYS_io_uring_setup,
+    SYS_write,     SYS_pwrite64,  SYS_writev,   SYS_pwritev,         SYS_pwritev2,       SYS_fsync,
+    SYS_fdatasync, SYS_sync,      SYS_syncfs,   SYS_truncate,        SYS_ftruncate,      SYS_rename,
+    SYS_renameat,  SYS_renameat2, SYS_unlink,   SYS_unlinkat,        SYS_rmdir,          SYS_mkdir,
+    SYS_mkdirat,   SYS_link,      SYS_linkat,   SYS_symlink,         SYS_symlinkat,      SYS_close,
+    SYS_creat,     SYS_openat2,   SYS_sendfile, SYS_copy_file_range, SYS_io_uring_setup,
 };
 
 // Handed over only when an argument has one of the bits: opens that may write (a read-only open

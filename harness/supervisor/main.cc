@@ -41,9 +41,9 @@ pid_t g_child = -1;
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ChildFail("no_new_privs", nullptr);
   std::vector<sock_filter> filter = BuildFilter();
   sock_fprog prog{static_cast<unsigned short>(filter.size()), filter.data()};
-  long listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-                          SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
-                          &prog);
+  long listener =
+      syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+              SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
   if (listener < 0) ChildFail("seccomp user notification", nullptr);
   // From here on the child's own notified calls wait for the parent: sendmsg and execve are not
   // notified, and both descriptors are close-on-exec, so nothing waits before the parent serves.
@@ -146,14 +146,16 @@ int main(int argc, char** argv) {
   int first = 1;
   if (first < argc && std::string_view(argv[first]) == "--") ++first;
   if (first >= argc || std::string_view(argv[first]) == "--help") {
-    std::cerr << "usage: killpoint-supervise [--] CMD ARGS...\n"
-                 "Runs CMD with its file-system calls handed to this supervisor (docs/supervisor.md).\n";
+    std::cerr
+        << "usage: killpoint-supervise [--] CMD ARGS...\n"
+           "Runs CMD with its file-system calls handed to this supervisor (docs/supervisor.md).\n";
     return first >= argc ? 2 : 0;
   }
   Config config = ReadConfig();
   if (!config.active) {
     execvp(argv[first], argv + first);
-    std::cerr << "killpoint supervisor: cannot run " << argv[first] << ": " << strerror(errno) << "\n";
+    std::cerr << "killpoint supervisor: cannot run " << argv[first] << ": " << strerror(errno)
+              << "\n";
     return 127;
   }
   int sv[2];

@@ -94,7 +94,8 @@ Config ReadConfig() {
   if (const char* armed = std::getenv("KILLPOINT_ARMED"); armed != nullptr) {
     c.one_way = true;
     c.armed = armed;
-    std::string_view ops = std::getenv("KILLPOINT_WAIT_OPS") ? std::getenv("KILLPOINT_WAIT_OPS") : "";
+    std::string_view ops =
+        std::getenv("KILLPOINT_WAIT_OPS") ? std::getenv("KILLPOINT_WAIT_OPS") : "";
     while (!ops.empty()) {
       size_t comma = ops.find(',');
       std::string_view op = ops.substr(0, comma);

@@ -31,14 +31,14 @@ namespace killpoint::supervisor {
 
 // KILLPOINT_* as the harness sets them for the shim (docs/syscall-shim.md).
 struct Config {
-  std::string ctl;            // KILLPOINT_CTL, HOST:PORT
-  std::string workdir;        // KILLPOINT_WORKDIR, lexically normalized and absolute
-  std::string workdir_real;   // its realpath
-  bool one_way = false;       // KILLPOINT_ARMED was set (v1.2)
-  std::string armed;          // its value: "" arms no single point
+  std::string ctl;                    // KILLPOINT_CTL, HOST:PORT
+  std::string workdir;                // KILLPOINT_WORKDIR, lexically normalized and absolute
+  std::string workdir_real;           // its realpath
+  bool one_way = false;               // KILLPOINT_ARMED was set (v1.2)
+  std::string armed;                  // its value: "" arms no single point
   std::vector<std::string> wait_ops;  // KILLPOINT_WAIT_OPS
-  bool skip_sync = false;     // KILLPOINT_SKIP_FSYNC=1: sandbox syncs answered without the kernel
-  bool active = false;        // both KILLPOINT_CTL and KILLPOINT_WORKDIR set
+  bool skip_sync = false;  // KILLPOINT_SKIP_FSYNC=1: sandbox syncs answered without the kernel
+  bool active = false;     // both KILLPOINT_CTL and KILLPOINT_WORKDIR set
 };
 Config ReadConfig();
 

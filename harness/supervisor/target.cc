@@ -133,7 +133,8 @@ Fd Target::Dir(int dirfd) const {
 mode_t Target::Umask() const {
   std::ifstream status("/proc/" + std::to_string(tid()) + "/status");
   for (std::string line; std::getline(status, line);) {
-    if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+    if (line.rfind("Umask:", 0) == 0)
+      return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
   }
   return 022;
 }

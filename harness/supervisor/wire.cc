@@ -101,7 +101,8 @@ std::string Channel::Exchange(const char* kind, const Point& p, uint64_t bytes) 
 Reply Channel::Hit(const Point& p) {
   if (!Waits(p)) {
     std::string line = "SEEN " + p.name + " " + std::to_string(p.pid);
-    if (p.is_write) line += " " + std::to_string(std::min<uint64_t>(p.bytes, 999999999999999999ULL));
+    if (p.is_write)
+      line += " " + std::to_string(std::min<uint64_t>(p.bytes, 999999999999999999ULL));
     if (p.excl) line += " excl";
     if (out_.size() + line.size() + 1 > kOutMax) Send(p.name);
     out_ += line + "\n";

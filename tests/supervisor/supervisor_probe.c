@@ -40,9 +40,11 @@ static int save(void) {
 
 /* The same by raw system calls, as Go's runtime makes them. */
 static int raw(void) {
-  long fd = syscall(SYS_openat, AT_FDCWD, in_sandbox("raw.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  long fd =
+      syscall(SYS_openat, AT_FDCWD, in_sandbox("raw.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return die("openat");
-  if (syscall(SYS_write, fd, "raw\n", 4) != 4 || syscall(SYS_fdatasync, fd) != 0) return die("write");
+  if (syscall(SYS_write, fd, "raw\n", 4) != 4 || syscall(SYS_fdatasync, fd) != 0)
+    return die("write");
   return syscall(SYS_close, fd) == 0 ? 0 : die("close");
 }
 
@@ -52,7 +54,8 @@ static int dsync(void) {
   if (fd < 0 || write(fd, "abc", 3) != 3 || close(fd) != 0) return die("O_DSYNC");
   fd = open(in_sandbox("rwf.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   struct iovec iov = {"defg", 4};
-  if (fd < 0 || pwritev2(fd, &iov, 1, -1, RWF_DSYNC) != 4 || close(fd) != 0) return die("RWF_DSYNC");
+  if (fd < 0 || pwritev2(fd, &iov, 1, -1, RWF_DSYNC) != 4 || close(fd) != 0)
+    return die("RWF_DSYNC");
   return 0;
 }
 
@@ -70,7 +73,8 @@ static int map(void) {
 /* stdio: fopen, fwrite, fflush, fsync(fileno), fclose; glibc's internal calls. */
 static int stdio(void) {
   FILE *f = fopen(in_sandbox("stdio.txt"), "w");
-  if (f == NULL || fputs("stdio\n", f) < 0 || fflush(f) != 0 || fsync(fileno(f)) != 0) return die("stdio");
+  if (f == NULL || fputs("stdio\n", f) < 0 || fflush(f) != 0 || fsync(fileno(f)) != 0)
+    return die("stdio");
   return fclose(f) == 0 ? 0 : die("fclose");
 }
 

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -91,8 +91,8 @@ TEST_F(SupervisorTest, RawSystemCallsAreSeenAsTheyHappen) {
   JobResult r = Probe("raw", &harness);
   ASSERT_EQ(r.exit_code, 0) << r;
   harness.WaitIdle();
-  EXPECT_THAT(harness.hits(), ElementsAre("open:raw.txt", "write:raw.txt", "fdatasync:raw.txt",
-                                          "close:raw.txt"));
+  EXPECT_THAT(harness.hits(),
+              ElementsAre("open:raw.txt", "write:raw.txt", "fdatasync:raw.txt", "close:raw.txt"));
   for (const Line& line : harness.lines()) {
     EXPECT_EQ(line.unseen, "") << line.name;
     if (line.name == "write:raw.txt") {
@@ -115,10 +115,9 @@ TEST_F(SupervisorTest, ASynchronousWriteIsAWriteAndThenItsSync) {
   FakeHarness harness;
   ASSERT_EQ(Probe("dsync", &harness).exit_code, 0);
   harness.WaitIdle();
-  EXPECT_THAT(harness.hits(),
-              ElementsAre("open:dsync.txt", "write:dsync.txt", "fdatasync:dsync.txt",
-                          "close:dsync.txt", "open:rwf.txt", "write:rwf.txt", "fdatasync:rwf.txt",
-                          "close:rwf.txt"));
+  EXPECT_THAT(harness.hits(), ElementsAre("open:dsync.txt", "write:dsync.txt",
+                                          "fdatasync:dsync.txt", "close:dsync.txt", "open:rwf.txt",
+                                          "write:rwf.txt", "fdatasync:rwf.txt", "close:rwf.txt"));
 }
 
 TEST_F(SupervisorTest, MsyncOfASharedMappingIsASyncOfItsFile) {
@@ -141,8 +140,9 @@ TEST_F(SupervisorTest, AnUnlinkedFileKeepsItsName) {
 // env -i drops LD_PRELOAD, not a seccomp filter: the grandchild's calls are the same points.
 TEST_F(SupervisorTest, AChildWithACleanedEnvironmentIsStillSeen) {
   FakeHarness harness;
-  JobResult r = Run({"/usr/bin/env", "-i", "KILLPOINT_WORKDIR=" + sandbox_, KP_SUPERVISOR_PROBE, "save"},
-                    &harness);
+  JobResult r =
+      Run({"/usr/bin/env", "-i", "KILLPOINT_WORKDIR=" + sandbox_, KP_SUPERVISOR_PROBE, "save"},
+          &harness);
   ASSERT_EQ(r.exit_code, 0) << r;
   harness.WaitIdle();
   EXPECT_THAT(harness.hits(), ElementsAreArray(kSaveHits));
@@ -152,9 +152,10 @@ TEST_F(SupervisorTest, AChildWithACleanedEnvironmentIsStillSeen) {
 // its pid: the shell's mktemp, its redirection, mv and sync are four processes.
 TEST_F(SupervisorTest, TheShellRecipeIsOneOrderAcrossProcesses) {
   FakeHarness harness;
-  JobResult r = Run({"/bin/bash", "-c",
-                     "t=$(mktemp -p .); printf 'x\\n' > \"$t\"; sync \"$t\"; mv \"$t\" state; sync ."},
-                    &harness);
+  JobResult r =
+      Run({"/bin/bash", "-c",
+           "t=$(mktemp -p .); printf 'x\\n' > \"$t\"; sync \"$t\"; mv \"$t\" state; sync ."},
+          &harness);
   ASSERT_EQ(r.exit_code, 0) << r;
   harness.WaitIdle();
   std::vector<std::string> ops;
@@ -167,7 +168,9 @@ TEST_F(SupervisorTest, TheShellRecipeIsOneOrderAcrossProcesses) {
   // mktemp's exclusive open and close; bash's open, write and close; sync's fsync; mv's rename;
   // sync's directory fsync.
   EXPECT_THAT(ops, Contains("rename"));
-  auto at = [&](const std::string& op) { return std::find(ops.begin(), ops.end(), op) - ops.begin(); };
+  auto at = [&](const std::string& op) {
+    return std::find(ops.begin(), ops.end(), op) - ops.begin();
+  };
   EXPECT_LT(at("write"), at("fsync"));
   EXPECT_LT(at("fsync"), at("rename"));
   EXPECT_GE(pids.size(), 4u) << "mktemp, bash, sync, mv";

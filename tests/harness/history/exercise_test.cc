@@ -96,6 +96,14 @@ TEST(ExerciseOf, AnOverlapWithASecondHoldPointHappenedOnlyIfTheSecondWasHeld) {
   EXPECT_EQ(e.other_fired, 1);
 }
 
+TEST(ExerciseOf, CollectsTheCallsTheSupervisorRefused) {
+  TrialExercise e = ExerciseOf(
+      TwoDates(), {At(event::kRefused, "2026-11-01", 1, {{"calls", {"io_uring_setup"}}}),
+                   At(event::kRefused, "2026-11-01", 2, {{"calls", {"io_uring_setup"}}})});
+  EXPECT_EQ(e.refused, std::vector<std::string>{"io_uring_setup"});
+  EXPECT_EQ(nlohmann::json(e).get<TrialExercise>(), e);
+}
+
 TEST(ExerciseOf, RoundTripsThroughJson) {
   TrialExercise e = ExerciseOf(TwoDates(), {At(event::kKill, "2026-11-01", 1)});
   EXPECT_EQ(nlohmann::json(e).get<TrialExercise>(), e);

@@ -180,6 +180,23 @@ TEST(ScenarioResult, EveryPointFiredSomewhereIsExercisedByDefault) {
   EXPECT_FALSE(r.NotExercised());
 }
 
+// A call the supervisor refused (io_uring_setup) ran unseen: every kill fired, yet the scenario
+// tested less than it says.
+TEST(ScenarioResult, ARefusedCallMakesTheScenarioNotExercisedAndSaysWhy) {
+  ScenarioResult r = Empty();
+  TrialExercise refused = Fired({{"a", kPower, true}});
+  refused.refused = {"io_uring_setup"};
+  r.Add(PlanWithKill(0, "a"), {Verdict::Held("no_loss")}, "", Fired({{"a", kPower, true}}));
+  EXPECT_FALSE(r.NotExercised());
+  r.Add(PlanWithKill(1, "a"), {Verdict::Held("no_loss")}, "", refused);
+  EXPECT_TRUE(r.NotExercised());
+  EXPECT_EQ(r.StatusOf(r.invariants[0]), InvariantStatus::kNotExercised);
+  EXPECT_EQ(r.exercise.Explanation(),
+            "the job called io_uring_setup in 1 trial, which the supervisor refuses (its "
+            "operations would run unseen)");
+  EXPECT_EQ(nlohmann::json(r.exercise).get<ExerciseStats>(), r.exercise);
+}
+
 TEST(ScenarioResult, AViolationStaysAViolationAndNothingPlannedIsNothingMissed) {
   ScenarioResult r = Empty();
   r.Add(PlanWithKill(0, "a"), {Verdict::Violated("no_loss", "lost")}, "",

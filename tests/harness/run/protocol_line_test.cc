@@ -85,6 +85,21 @@ TEST(ProtocolLine, ReadsAWriteOutsideTheSandbox) {  // v1.5
   }
 }
 
+TEST(ProtocolLine, ReadsACallTheSupervisorRefused) {  // v1.6
+  auto hit = ParseProtocolLine("REFUSED io_uring_setup 42");
+  ASSERT_TRUE(hit);
+  EXPECT_TRUE(hit->refused);
+  EXPECT_TRUE(hit->seen);  // one way: never answered
+  EXPECT_EQ(hit->name, "io_uring_setup");
+  EXPECT_EQ(hit->pid, 42);
+  EXPECT_FALSE(ParseProtocolLine("HIT open:x 1")->refused);
+  for (const char* line :
+       {"REFUSED io_uring_setup", "REFUSED 42", "REFUSED io_uring_setup x", "REFUSED Io_uring 1",
+        "REFUSED io_uring_setup 1 2", "REFUSED open:x 1"}) {
+    EXPECT_FALSE(ParseProtocolLine(line)) << '"' << line << '"';
+  }
+}
+
 TEST(ProtocolLine, RejectsWhatIsNotTheProtocol) {
   for (const char* line :
        {"", "HIT", "HIT ", "hit x 1", "PING x 1", "HIT  x", "HIT x  1", "HIT x 1 ", "HIT x y",

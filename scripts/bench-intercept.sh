@@ -40,7 +40,7 @@
 # Usage: scripts/bench-intercept.sh [--rounds R] [--storage shm,disk] [--only C,...]
 #            [--workloads W,...] [--disk-dir DIR] [--shim PATH] [--n-fsync SHM,DISK]
 #            [--n-save SHM,DISK] [--n-py N]
-#   --rounds     rounds (default 5)
+#   --rounds     rounds (default 7)
 #   --only       conditions, by the names above (default: all that can run here)
 #   --n-fsync    N of the fsync workload on tmpfs and on the disk (default 2000,200)
 #   --n-save     N of the save workload (default 500,50)
@@ -61,7 +61,7 @@ repo=$(pwd)
 
 all_conditions=(bare shim-unarmed notif-continue notif-readlink notif-emulate fuse-mt fuse-st fuse-wb fuse-dio)
 all_workloads=(fsync save py-pass py-save git)
-rounds=5 storages=shm,disk only="" workloads_arg="" disk_dir=/var/tmp shim="" n_fsync=2000,200 n_save=500,50 n_py=100
+rounds=7 storages=shm,disk only="" workloads_arg="" disk_dir=/var/tmp shim="" n_fsync=2000,200 n_save=500,50 n_py=100
 while (($#)); do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;

@@ -104,7 +104,12 @@ static int Seen(enum Op op, const char* path, const char* fmt, ...) {
   }
   if (log_file) {
     pthread_mutex_lock(&log_lock);
-    fprintf(log_file, "killed pid %d's group at %s #%ld, not done\n", pid, kOpNames[op], n);
+    if (pid > 0)
+      fprintf(log_file, "killed pid %d's group at %s #%ld, not done\n", pid, kOpNames[op], n);
+    else
+      fprintf(log_file,
+              "no caller to kill at %s #%ld (pid 0: sent by the kernel), failed with EIO\n",
+              kOpNames[op], n);
     fflush(log_file);
     pthread_mutex_unlock(&log_lock);
   }

@@ -17,6 +17,7 @@ packages=(
   redis-server libhiredis-dev python3-redis  # the redis service (docs/services.md)
   python3-yaml  # tests/ci: the CI configurations' steps read from their YAML
   dpkg-dev binutils  # cpack -G DEB's Depends (dpkg-shlibdeps, objdump) and strip: package_deb
+  libfuse3-dev fuse3  # bench/intercept/fuse_pass.c (scripts/bench-intercept.sh): libfuse3, fusermount3
 )
 
 missing=()

@@ -17,6 +17,7 @@ packages=(
   redis-server libhiredis-dev python3-redis  # the redis service (docs/services.md)
   python3-yaml  # tests/ci: the CI configurations' steps read from their YAML
   dpkg-dev binutils  # cpack -G DEB's Depends (dpkg-shlibdeps, objdump) and strip: package_deb
+  golang-go rustc python3-lmdb  # tests/foreign's Go, Rust and LMDB jobs (tests/foreign/README.md)
 )
 
 missing=()

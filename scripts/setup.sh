@@ -18,6 +18,7 @@ packages=(
   python3-yaml  # tests/ci: the CI configurations' steps read from their YAML
   dpkg-dev binutils  # cpack -G DEB's Depends (dpkg-shlibdeps, objdump) and strip: package_deb
   libfuse3-dev fuse3  # bench/intercept/fuse_pass.c (scripts/bench-intercept.sh): libfuse3, fusermount3
+  golang-go rustc python3-lmdb  # tests/foreign's Go, Rust and LMDB jobs (tests/foreign/README.md)
 )
 
 missing=()

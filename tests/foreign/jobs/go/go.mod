@@ -1,0 +1,3 @@
+module killpoint.invalid/foreign/gorename
+
+go 1.19

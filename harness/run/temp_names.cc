@@ -36,7 +36,9 @@ std::string TempNames::Rename(const std::string& point, bool excl, bool one_way)
   }
   if (alias_.empty() && ended_.empty()) return point;
   if (op != "rename") {
-    std::string name = op + ":" + Alias(path, one_way);
+    // An unlink of a temporary file's old path once it was renamed away: a cleanup that finds
+    // nothing (Go's `defer os.Remove(tmp.Name())`), whose name must recur like the file's.
+    std::string name = op + ":" + Alias(path, one_way || op == "unlink");
     if (op == "unlink") End(path);
     return name;
   }

@@ -20,7 +20,8 @@ class TempNames {
   // table: an exclusive create starts an alias, a rename or unlink of its path ends it.
   // `one_way`: a SEEN line (protocol v1.2), which a process may send long after the point
   // (bash queues its redirection's open until it exits, after mv renamed the file away); it
-  // falls back on the aliases that ended, where a HIT, always on time, never does.
+  // falls back on the aliases that ended, where a HIT, always on time, never does, but for an
+  // unlink: a cleanup of the old path after the rename (Go's deferred os.Remove) keeps it too.
   std::string Rename(const std::string& point, bool excl, bool one_way = false);
   void Clear();
 

@@ -13,8 +13,9 @@ import pathlib
 import re
 import sys
 
-STAGES = ["util", "scenario", "plan", "history", "service", "run", "check", "results", "counterexample",
-          "explore", "replay", "reports", "suite", "cli"]
+STAGES = ["util", "scenario", "plan", "history", "proc", "channel", "service", "durability",
+          "downstream", "run", "init", "check", "results", "counterexample", "explore", "replay",
+          "reports", "suite", "cli"]
 NOT_STAGES = {"shim"}  # the LD_PRELOAD shim, in C: it includes nothing of the harness
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"')
 

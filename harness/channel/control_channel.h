@@ -29,7 +29,7 @@ struct FailpointHit {
   // empty for a real call. The data is in the file already (docs/syscall-shim.md).
   std::string unseen;
   // v1.5: an OUTSIDE line, the op ("open", "rename", "unlink"...) that changed the file at
-  // `name`, an absolute path outside the sandbox (decoded; run/protocol_line.h). Always seen
+  // `name`, an absolute path outside the sandbox (decoded; channel/protocol_line.h). Always seen
   // (one way). Empty for a point.
   std::string outside;
   uint64_t connection = 0;  // the channel's number for the connection, to answer a held hit

@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "run/control_channel.h"
-#include "run/protocol_line.h"
+#include "channel/control_channel.h"
+#include "channel/protocol_line.h"
 
 namespace killpoint {
 namespace {

@@ -1,4 +1,4 @@
-#include "run/outside_path.h"
+#include "channel/outside_path.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "run/protocol_line.h"
+#include "channel/protocol_line.h"
 
 #include <charconv>
 

@@ -16,7 +16,7 @@
 #include <optional>
 #include <string_view>
 
-#include "run/control_channel.h"
+#include "channel/control_channel.h"
 
 namespace killpoint {
 

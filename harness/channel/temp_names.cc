@@ -1,4 +1,4 @@
-#include "run/temp_names.h"
+#include "channel/temp_names.h"
 
 #include "plan/crash_point.h"
 

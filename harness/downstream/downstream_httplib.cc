@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "downstream/downstream.h"
 #include "history/event.h"
 #include "plan/crash_point.h"
-#include "run/downstream.h"
 #include "scenario/scenario.h"
 
 namespace killpoint {

@@ -1,4 +1,4 @@
-#include "run/job_survey.h"
+#include "init/job_survey.h"
 
 #include <algorithm>
 #include <fstream>

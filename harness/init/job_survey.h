@@ -1,11 +1,11 @@
 // `killpoint init`'s one run: a job's first date, one fault-free attempt under the syscall shim
-// and the downstream, and what it touched (run/scenario_draft.h's JobSurvey).
+// and the downstream, and what it touched (init/scenario_draft.h's JobSurvey).
 #pragma once
 
 #include <optional>
 
 #include "history/start_failure.h"
-#include "run/scenario_draft.h"
+#include "init/scenario_draft.h"
 #include "run/trial_runner.h"
 
 namespace killpoint {

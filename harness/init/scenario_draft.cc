@@ -1,4 +1,4 @@
-#include "run/scenario_draft.h"
+#include "init/scenario_draft.h"
 
 #include <algorithm>
 #include <array>

@@ -24,7 +24,7 @@ struct SurveyedPublish {
   std::string idempotency_key;  // the header, "" without one
 };
 
-// What one fault-free attempt of a job did (run/job_survey.h gathers it).
+// What one fault-free attempt of a job did (init/job_survey.h gathers it).
 struct JobSurvey {
   std::string name;                  // the scenario's name
   std::vector<std::string> command;  // job.command as it will be written

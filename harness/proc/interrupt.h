@@ -1,6 +1,6 @@
 // SIGINT and SIGTERM to the harness: the first asks the run to stop, the second ends it at once.
 //
-// The first signal only records itself in the harness's StopSource (run/stop_token.h): the
+// The first signal only records itself in the harness's StopSource (proc/stop_token.h): the
 // handler stores the signal number in a lock-free atomic and writes one byte to a self-pipe
 // (both async-signal-safe). Nothing is interrupted in the middle: the suite checks its stop
 // token (InterruptToken() unless a test gives another) between trials, and RunningProcess::Wait
@@ -17,7 +17,7 @@
 
 #include <sys/types.h>
 
-#include "run/stop_token.h"
+#include "proc/stop_token.h"
 
 namespace killpoint {
 

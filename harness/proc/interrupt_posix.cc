@@ -4,7 +4,7 @@
 #include <atomic>
 #include <string>
 
-#include "run/interrupt.h"
+#include "proc/interrupt.h"
 
 namespace killpoint {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "run/job_cgroup.h"
+#include "proc/job_cgroup.h"
 
 namespace killpoint {
 namespace {

@@ -8,9 +8,9 @@
 #include <cstring>
 #include <string>
 
-#include "run/job_cgroup.h"
-#include "run/orphan_guard.h"
-#include "run/process_tag.h"
+#include "proc/job_cgroup.h"
+#include "proc/orphan_guard.h"
+#include "proc/process_tag.h"
 
 namespace killpoint {
 namespace {

@@ -1,4 +1,4 @@
-#include "run/output_capture.h"
+#include "proc/output_capture.h"
 
 #include <fcntl.h>
 #include <unistd.h>

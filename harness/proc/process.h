@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "run/interrupt.h"
-#include "run/stop_token.h"
+#include "proc/interrupt.h"
+#include "proc/stop_token.h"
 #include "util/result.h"
 
 namespace killpoint {

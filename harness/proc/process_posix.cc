@@ -24,11 +24,11 @@
 #include <optional>
 #include <string_view>
 
-#include "run/interrupt.h"
-#include "run/job_cgroup.h"
-#include "run/output_capture.h"
-#include "run/process.h"
-#include "run/process_tag.h"
+#include "proc/interrupt.h"
+#include "proc/job_cgroup.h"
+#include "proc/output_capture.h"
+#include "proc/process.h"
+#include "proc/process_tag.h"
 
 namespace killpoint {
 namespace {

@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "run/process_tag.h"
-#include "service/server_process.h"
+#include "proc/process_tag.h"
+#include "proc/server_process.h"
 
 namespace killpoint {
 namespace {

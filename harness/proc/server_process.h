@@ -1,8 +1,9 @@
 // A server process (postgres, later redis-server, ...) as the harness runs it: in a process
 // group of its own, as an unprivileged user when the harness is root (postgres refuses root;
 // docs/decisions.md), with PR_SET_PDEATHSIG=SIGKILL set after the change of user (a change of
-// credentials clears it), so that it dies with the thread that started it, and with the marks
-// of ServerMarks (the orphan guard's tag, the run's cgroup) for when the harness is SIGKILLed.
+// credentials clears it), so that it dies with the thread that started it, and with the run's
+// marks (the orphan guard's tag, process_tag.h; the run's cgroup, job_cgroup.h) for when the
+// harness is SIGKILLed.
 #pragma once
 
 #include <sys/types.h>
@@ -14,14 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "service/service.h"
 #include "util/result.h"
 
 namespace killpoint {
 
 struct ServerCommand {
   std::vector<std::string> argv;           // argv[0] an absolute path
-  std::map<std::string, std::string> env;  // the whole environment, with ServerMarks's
+  std::map<std::string, std::string> env;  // the whole environment, with the marks' tag
   std::filesystem::path log;               // stdout and stderr, appended
   int cgroup_procs_fd = -1;
 };
@@ -69,7 +69,7 @@ class ServerProcess {
 };
 
 // Whether `pid` is a server process the harness started (a ServerProcess not yet reaped): the
-// tag sweep after an attempt (run/process_tag.h, KillAdoptedOrphans) leaves it alone even when
+// tag sweep after an attempt (proc/process_tag.h, KillAdoptedOrphans) leaves it alone even when
 // its environment no longer shows its tag (redis-server's process title overwrites it) and it
 // was started during the attempt (a server restarted by a server fault).
 bool IsServerProcess(pid_t pid);

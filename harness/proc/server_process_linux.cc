@@ -1,4 +1,4 @@
-// fork, not vfork as run/process_posix.cc: the child changes its user, which must not touch the
+// fork, not vfork as proc/process_posix.cc: the child changes its user, which must not touch the
 // harness's memory; it starts a few times per run, so the fork's cost does not matter. Between
 // fork and exec the child calls only async-signal-safe functions on memory prepared before.
 #include <arpa/inet.h>
@@ -22,8 +22,8 @@
 #include <set>
 #include <thread>
 
-#include "service/server_log.h"
-#include "service/server_process.h"
+#include "proc/server_log.h"
+#include "proc/server_process.h"
 
 namespace killpoint {
 namespace {

@@ -1,5 +1,5 @@
 // A request to stop the run, and the signal that made it. The harness's own source is fed by its
-// SIGINT/SIGTERM handlers (InterruptToken in run/interrupt.h); a test makes a StopSource of its
+// SIGINT/SIGTERM handlers (InterruptToken in proc/interrupt.h); a test makes a StopSource of its
 // own and stops a trial, a suite or a wait whenever it likes, without a signal.
 //
 // Not std::stop_source: request_stop is not async-signal-safe (it may lock and runs callbacks),

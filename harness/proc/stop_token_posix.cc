@@ -3,7 +3,7 @@
 
 #include <cerrno>
 
-#include "run/stop_token.h"
+#include "proc/stop_token.h"
 
 namespace killpoint {
 

@@ -11,10 +11,10 @@
 
 #include "history/event.h"
 #include "plan/plan.h"
-#include "run/interrupt.h"
-#include "run/process.h"
+#include "proc/interrupt.h"
+#include "proc/process.h"
+#include "proc/stop_token.h"
 #include "run/sandbox.h"
-#include "run/stop_token.h"
 #include "scenario/scenario.h"
 #include "service/service_set.h"
 #include "util/result.h"

@@ -1,7 +1,7 @@
 #include "run/trial_services.h"
 
-#include "run/job_cgroup.h"
-#include "run/process_tag.h"
+#include "proc/job_cgroup.h"
+#include "proc/process_tag.h"
 
 namespace killpoint {
 

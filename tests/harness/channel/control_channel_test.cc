@@ -1,4 +1,4 @@
-#include "run/control_channel.h"
+#include "channel/control_channel.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <set>
 
-#include "run/downstream.h"
+#include "downstream/downstream.h"
 
 namespace killpoint {
 namespace {

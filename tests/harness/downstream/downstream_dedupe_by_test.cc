@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
-#include "run/downstream.h"
+#include "downstream/downstream.h"
 #include "scenario/scenario.h"
 
 namespace killpoint {

@@ -11,8 +11,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "downstream/downstream.h"
 #include "history/history.h"
-#include "run/downstream.h"
 #include "scenario/scenario.h"
 
 namespace killpoint {

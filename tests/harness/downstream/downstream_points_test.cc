@@ -1,4 +1,4 @@
-// The downstream's crash points (run/downstream.h): which a request passes, in what order,
+// The downstream's crash points (downstream/downstream.h): which a request passes, in what order,
 // and what a kill at each leaves: nothing committed, delivered and never answered, answered.
 // The hook stands for the runner's (which kills the job's process group); here it only says
 // "killed", so a client that got an answer anyway shows the handler answered before the kill.
@@ -9,8 +9,8 @@
 #include <mutex>
 #include <thread>
 
+#include "downstream/downstream.h"
 #include "plan/crash_point.h"
-#include "run/downstream.h"
 
 namespace killpoint {
 namespace {

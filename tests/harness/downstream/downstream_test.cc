@@ -1,4 +1,4 @@
-#include "run/downstream.h"
+#include "downstream/downstream.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

@@ -36,7 +36,7 @@
 #include <string>
 #include <vector>
 
-#include "run/durability.h"
+#include "durability/durability.h"
 
 namespace killpoint {
 namespace {

@@ -1,4 +1,4 @@
-#include "run/durability.h"
+#include "durability/durability.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

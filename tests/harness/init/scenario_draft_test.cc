@@ -1,5 +1,5 @@
 // `killpoint init`'s draft: the invariants, models and crash points that fit what a job did.
-#include "run/scenario_draft.h"
+#include "init/scenario_draft.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // The interruption of a wait, and the parent-death signal, with real processes.
-#include "run/interrupt.h"
+#include "proc/interrupt.h"
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <thread>
 
-#include "run/process.h"
+#include "proc/process.h"
 
 namespace killpoint {
 namespace {

@@ -1,4 +1,4 @@
-#include "run/process.h"
+#include "proc/process.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <thread>
 
-#include "run/process_tag.h"
+#include "proc/process_tag.h"
 
 namespace killpoint {
 namespace {

@@ -1,4 +1,4 @@
-#include "service/server_log.h"
+#include "proc/server_log.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -30,10 +30,10 @@
 #include <thread>
 
 #include "cli/paths.h"
+#include "downstream/downstream.h"
 #include "history/history.h"
 #include "history/history_log.h"
 #include "results/layout.h"
-#include "run/downstream.h"
 #include "run/placeholders.h"
 #include "run/sandbox.h"
 #include "scenario/scenario_parser.h"

@@ -5,7 +5,7 @@
 #include <killpoint/failpoint.h>
 #include <stdlib.h>
 
-#include "run/control_channel.h"
+#include "channel/control_channel.h"
 
 static void BM_FailpointUnarmed(benchmark::State& state) {
   ::unsetenv("KILLPOINT_CTL");

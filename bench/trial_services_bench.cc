@@ -7,10 +7,10 @@
 
 #include <filesystem>
 
+#include "channel/control_channel.h"
+#include "downstream/downstream.h"
 #include "history/history.h"
-#include "run/control_channel.h"
-#include "run/downstream.h"
-#include "run/process_tag.h"
+#include "proc/process_tag.h"
 #include "run/sandbox.h"
 
 namespace {

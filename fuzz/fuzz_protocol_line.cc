@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "channel/protocol_line.h"
 #include "fuzz_check.h"
-#include "run/protocol_line.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view line(reinterpret_cast<const char*>(data), size);

@@ -13,8 +13,9 @@ import pathlib
 import re
 import sys
 
-STAGES = ["util", "scenario", "plan", "history", "service", "run", "check", "results", "counterexample",
-          "explore", "replay", "reports", "suite", "cli"]
+STAGES = ["util", "scenario", "plan", "history", "proc", "channel", "service", "durability",
+          "downstream", "run", "init", "check", "results", "counterexample", "explore", "replay",
+          "reports", "suite", "cli"]
 NOT_STAGES = {"shim", "supervisor"}  # the LD_PRELOAD shim (C) and the seccomp supervisor: they
 # include nothing of the harness, and speak the failpoint protocol to it
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/[^"]+"')

@@ -8,7 +8,7 @@
 #include "cli/exit_codes.h"
 #include "cli/paths.h"
 #include "cli/sandbox_options.h"
-#include "run/job_survey.h"
+#include "init/job_survey.h"
 #include "scenario/scenario_parser.h"
 #include "util/absolute_path.h"
 #include "util/atomic_file.h"

@@ -12,7 +12,7 @@
 #include "cli/replay_command.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
-#include "run/process_tag.h"
+#include "proc/process_tag.h"
 #include "util/closest_name.h"
 
 namespace killpoint {

@@ -7,10 +7,10 @@
 #include "cli/inspect.h"
 #include "cli/paths.h"
 #include "cli/sandbox_options.h"
+#include "proc/interrupt.h"
+#include "proc/orphan_guard.h"
 #include "replay/replay.h"
 #include "reports/text_timeline.h"
-#include "run/interrupt.h"
-#include "run/orphan_guard.h"
 #include "run/sandbox.h"
 
 namespace killpoint {

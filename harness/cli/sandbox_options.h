@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "run/interception.h"
+#include "channel/interception.h"
 #include "run/sandbox.h"
 #include "util/result.h"
 

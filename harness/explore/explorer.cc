@@ -5,8 +5,8 @@
 #include "counterexample/final_state.h"
 #include "explore/schedule_gen.h"
 #include "history/start_failure.h"
+#include "proc/interrupt.h"
 #include "results/checkers.h"
-#include "run/interrupt.h"
 #include "service/server_pool.h"
 
 namespace killpoint {

@@ -38,7 +38,7 @@ struct ExploreOutcome {
   int shrink_trials = 0;                    // shrinking, each a real trial
   std::optional<CounterexampleFile> found;  // the smallest schedule that violates; none found
   std::optional<CounterexampleFile> first;  // the schedule first found, before shrinking
-  // The SIGINT/SIGTERM that stopped the search or the shrinking (run/interrupt.h), else 0. The
+  // The SIGINT/SIGTERM that stopped the search or the shrinking (proc/interrupt.h), else 0. The
   // trial in flight was abandoned; `found` is then the smallest violating schedule so far.
   int interrupted = 0;
   // The searched schedules whose every attempt failed the same way before any crash point

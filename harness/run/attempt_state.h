@@ -10,13 +10,13 @@
 #include <set>
 #include <string>
 
+#include "channel/control_channel.h"
+#include "channel/outside_path.h"
+#include "channel/temp_names.h"
+#include "durability/durability.h"
 #include "history/history.h"
 #include "plan/plan.h"
-#include "run/control_channel.h"
-#include "run/durability.h"
-#include "run/outside_path.h"
-#include "run/process.h"
-#include "run/temp_names.h"
+#include "proc/process.h"
 
 namespace killpoint {
 
@@ -44,7 +44,7 @@ class AttemptState {
   void Arm(const AttemptFault& fault, bool track);
   void Attach(RunningProcess* process);
   // Where the trial's sandbox and the temporary folders are, to name the writes outside the
-  // sandbox (run/outside_path.h). Before the first attempt.
+  // sandbox (channel/outside_path.h). Before the first attempt.
   void SetOutsidePlaces(OutsidePlaces places);
   // Detaches the process and records the points passed one way and the writes outside the
   // sandbox (an outside_writes event); returns whether the planned kill happened. Call it once
@@ -53,13 +53,13 @@ class AttemptState {
 
   // Control channel handler: records the hit, tells the tracker about the file operations the
   // job is let through to, and kills the process before, after or in the middle of the point.
-  // A point on a temporary file goes by its alias (run/temp_names.h) everywhere but in what
+  // A point on a temporary file goes by its alias (channel/temp_names.h) everywhere but in what
   // the tracker hears, which reads the real path. A pattern kill_point (plan/point_pattern.h)
   // fires at its occurrence-th hit of any point it matches.
   // At the first hit of a planned pause or overlap point it holds the job (kHold) instead.
   HitAnswer OnHit(const FailpointHit& hit);
 
-  // The downstream's handler at one of its crash points (run/downstream.h): a hit like the
+  // The downstream's handler at one of its crash points (downstream/downstream.h): a hit like the
   // shim's, killed before (or, planned "after", right after) the moment; returns whether it
   // killed. Recorded as a failpoint event only where the planned kill may fall, or with
   // `record_all` (discovery: every point, in order); elsewhere it leaves no trace (a publishing

@@ -13,7 +13,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 // Sleeps `ms` of real time, or less if `stop` stops meanwhile (the harness's SIGINT/SIGTERM):
-// a pause of minutes must not hold up the stop (interrupt.h; the attempt's wait has already
+// a pause of minutes must not hold up the stop (proc/interrupt.h; the attempt's wait has already
 // returned and killed the group, and Finish joins this thread). Polls the token's self-pipe;
 // without one (fd() is -1, which poll ignores) it is a plain sleep.
 void SleepUnlessInterrupted(int64_t ms, const StopToken& stop) {

@@ -24,14 +24,14 @@
 #include <string>
 #include <thread>
 
+#include "channel/control_channel.h"
+#include "downstream/downstream.h"
 #include "history/history.h"
 #include "plan/plan.h"
+#include "proc/process.h"
+#include "proc/stop_token.h"
 #include "run/attempt_state.h"
-#include "run/control_channel.h"
-#include "run/downstream.h"
-#include "run/process.h"
 #include "run/server_faults.h"
-#include "run/stop_token.h"
 #include "util/result.h"
 
 namespace killpoint {

@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "run/orphan_guard.h"
+#include "proc/orphan_guard.h"
 
 namespace killpoint {
 

@@ -10,19 +10,19 @@
 #include <set>
 #include <string_view>
 
+#include "channel/control_channel.h"
+#include "downstream/downstream.h"
+#include "durability/durability.h"
 #include "history/history.h"
 #include "plan/crash_point.h"
 #include "plan/point_pattern.h"
 #include "plan/retry_schedule.h"
 #include "plan/seed.h"
+#include "proc/interrupt.h"
+#include "proc/process.h"
 #include "run/attempt_state.h"
-#include "run/control_channel.h"
-#include "run/downstream.h"
-#include "run/durability.h"
 #include "run/hold_driver.h"
-#include "run/interrupt.h"
 #include "run/placeholders.h"
-#include "run/process.h"
 #include "run/trial_services.h"
 #include "scenario/net_point.h"
 
@@ -121,7 +121,7 @@ class TrialDriver {
                         scenario_.downstream.dedupe_by == kDedupeByIdempotencyKey);
     channel_->Reset([this](const FailpointHit& h) { return attempt_.OnHit(h); });
     downstream_->SetPointHook(
-        [this](const std::string& point) {  // its crash points (run/downstream.h)
+        [this](const std::string& point) {  // its crash points (downstream/downstream.h)
           return attempt_.OnDownstreamPoint(point, options_.every_point_waits);
         });
     return Ok();

@@ -9,13 +9,13 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "channel/interception.h"
 #include "history/event.h"
 #include "plan/plan.h"
-#include "run/interception.h"
-#include "run/interrupt.h"
-#include "run/process.h"
+#include "proc/interrupt.h"
+#include "proc/process.h"
+#include "proc/stop_token.h"
 #include "run/sandbox.h"
-#include "run/stop_token.h"
 #include "scenario/scenario.h"
 #include "service/service_set.h"
 #include "util/result.h"

@@ -1,8 +1,5 @@
 #include "run/trial_services.h"
 
-#include "run/job_cgroup.h"
-#include "run/process_tag.h"
-
 namespace killpoint {
 
 Result<TrialServices> TrialServices::Start(const std::map<std::string, ServiceSpec>& servers,
@@ -15,9 +12,7 @@ Result<TrialServices> TrialServices::Start(const std::map<std::string, ServiceSp
   if (!channel) return channel.error();
   std::shared_ptr<ServiceSet> set;
   if (!servers.empty()) {
-    // The orphan guard's tag and the run's cgroup: a SIGKILLed harness takes its servers along.
-    ServerMarks marks{{{kProcessTagVariable, NewServerTag()}}, JobCgroupProcsFd()};
-    auto started = ServiceSet::Start(servers, root, marks, pool);
+    auto started = ServiceSet::Start(servers, root, pool);
     if (!started) return started.error();
     set = std::move(started.value());
   }

@@ -12,8 +12,8 @@
 #include <map>
 #include <memory>
 
-#include "run/control_channel.h"
-#include "run/downstream.h"
+#include "channel/control_channel.h"
+#include "downstream/downstream.h"
 #include "scenario/scenario.h"
 #include "service/service_set.h"
 #include "util/result.h"
@@ -29,7 +29,7 @@ struct TrialServices {
 
   // Both detached: they serve nobody until a trial attaches them. `servers`: the scenario's
   // services, their files in `root` (the run's sandbox root). Call it from a thread that
-  // outlives the servers: they die with the thread that started them (service/server_process.h).
+  // outlives the servers: they die with the thread that started them (proc/server_process.h).
   // `pool`, when given: the servers are borrowed from it and go back when the last holder of
   // `servers` lets go (service/server_pool.h).
   static Result<TrialServices> Start(const std::map<std::string, ServiceSpec>& servers = {},

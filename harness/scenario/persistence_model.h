@@ -1,4 +1,4 @@
-// The persistence models: what survives a crash (harness/run/durability.h,
+// The persistence models: what survives a crash (harness/durability/durability.h,
 // docs/persistence-models.md). The one place their names are spelled; scenarios, plans,
 // histories and results write those names, so they never change.
 #pragma once

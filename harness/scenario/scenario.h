@@ -63,7 +63,7 @@ struct JobSpec {
   std::map<std::string, std::string> env;
   int64_t timeout_ms = 10000;  // per attempt; a hung job is killed
   // The largest file an attempt may write (RLIMIT_FSIZE); beyond it the job dies of SIGXFSZ.
-  // 0: no limit. The default is run/process.h's kDefaultMaxFileBytes (1 GiB).
+  // 0: no limit. The default is proc/process.h's kDefaultMaxFileBytes (1 GiB).
   int64_t max_file_bytes = int64_t{1} << 30;
   bool operator==(const JobSpec&) const = default;
 };

@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <optional>
 
+#include "proc/server_process.h"
 #include "service/pg_client.h"
 #include "service/server_launch.h"
-#include "service/server_process.h"
 
 namespace killpoint {
 namespace {

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "service/server_process.h"
+#include "proc/server_process.h"
 #include "service/service.h"
 #include "util/result.h"
 

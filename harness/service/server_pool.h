@@ -4,7 +4,7 @@
 // root, borrows it instead of booting another (a RabbitMQ broker takes 7 to 30 s to boot). The
 // per-trial reset (RunningService::Reset) is what isolates trials, whoever borrowed the server
 // before. Every server runs with a thread of its own (a HostedServer's): it dies with the thread
-// that started it (PR_SET_PDEATHSIG, service/server_process.h), so that thread must live as long
+// that started it (PR_SET_PDEATHSIG, proc/server_process.h), so that thread must live as long
 // as the server, not as long as the worker that first needed it.
 #pragma once
 

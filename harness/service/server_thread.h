@@ -1,5 +1,5 @@
 // A thread that starts servers again after a server kill (docs/services.md, "Server faults"). A
-// server dies with the thread that started it (PR_SET_PDEATHSIG, service/server_process.h): a
+// server dies with the thread that started it (PR_SET_PDEATHSIG, proc/server_process.h): a
 // restart carried out on an attempt's own thread would die with the attempt. This one lives as
 // long as the ServiceSet that owns it, which stops its servers before it goes.
 #pragma once

@@ -32,9 +32,10 @@ struct ServiceAddress {
 
 using ServiceAddresses = std::map<std::string, ServiceAddress>;  // by the scenario's name
 
-// What marks a server process as this run's, for the cleanups of run/ that service/ cannot
-// name (it is below run/): environment entries (the process tag the orphan guard sweeps) and
-// the run's cgroup.procs (-1: none), which the server joins before it execs.
+// What marks a server process as this run's, for the orphan guard's cleanups: environment
+// entries (the process tag it sweeps, proc/process_tag.h) and the run's cgroup.procs (-1: none;
+// proc/job_cgroup.h), which the server joins before it execs. ServiceSet::Start gives its
+// servers the run's; a server started without (bench/service_bench.cc) has none.
 struct ServerMarks {
   std::map<std::string, std::string> env;
   int cgroup_procs_fd = -1;

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <chrono>
 
+#include "proc/job_cgroup.h"
+#include "proc/process_tag.h"
 #include "service/mariadb.h"
 #include "service/postgres.h"
 #include "service/rabbitmq.h"
@@ -36,7 +38,9 @@ Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
 
 Result<std::unique_ptr<ServiceSet>> ServiceSet::Start(
     const std::map<std::string, ServiceSpec>& specs, const std::filesystem::path& root,
-    const ServerMarks& marks, ServerPool* pool) {
+    ServerPool* pool) {
+  // The orphan guard's tag and the run's cgroup: a SIGKILLed harness takes its servers along.
+  const ServerMarks marks{{{kProcessTagVariable, NewServerTag()}}, JobCgroupProcsFd()};
   auto set = std::make_unique<ServiceSet>();
   set->root_ = root;
   set->pool_ = pool;

@@ -20,10 +20,11 @@ class ServiceSet {
   // Starts every service of `specs`, their files in `root` (the run's sandbox root), each with a
   // thread of its own (server_pool.h's HostedServer). With a `pool`, borrows them from it
   // instead, and gives them back when the set goes (but one whose restart after a server kill
-  // failed). On an error the ones started are stopped (or given back).
+  // failed). On an error the ones started are stopped (or given back). Each server carries the
+  // run's marks (ServerMarks: the set's server tag, the run's cgroup), so that a
+  // SIGKILLed harness takes it along.
   static Result<std::unique_ptr<ServiceSet>> Start(const std::map<std::string, ServiceSpec>& specs,
                                                    const std::filesystem::path& root,
-                                                   const ServerMarks& marks,
                                                    ServerPool* pool = nullptr);
   ServiceSet() = default;
   ~ServiceSet();

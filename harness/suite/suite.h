@@ -9,7 +9,7 @@
 //   OUT/<scenario-slug>/counterexamples/ a file per example, written before its trial's lines
 //   OUT/results.json                    the run's results, rewritten atomically per scenario
 //                                       ("partial": "running" until the run ends)
-// A SIGINT or SIGTERM (run/interrupt.h) stops the run between trials and kills the attempts in
+// A SIGINT or SIGTERM (proc/interrupt.h) stops the run between trials and kills the attempts in
 // flight; the finished trials' results are written with "partial": "interrupted by SIGINT"
 // and RunSuite returns them (the unfinished trials are not recorded). `resume` continues a run
 // in OUT from its journals: the finished trials are kept, only the others run, and the result
@@ -22,10 +22,10 @@
 #include <optional>
 #include <vector>
 
+#include "channel/interception.h"
+#include "proc/interrupt.h"
+#include "proc/stop_token.h"
 #include "results/results.h"
-#include "run/interception.h"
-#include "run/interrupt.h"
-#include "run/stop_token.h"
 #include "scenario/scenario.h"
 #include "util/result.h"
 

@@ -24,7 +24,7 @@
 
 #include "counterexample/counterexample.h"
 #include "killpoint_cli.h"
-#include "run/job_cgroup.h"
+#include "proc/job_cgroup.h"
 
 namespace killpoint::testing {
 namespace {

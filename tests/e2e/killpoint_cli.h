@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "run/process.h"
+#include "proc/process.h"
 
 namespace killpoint::testing {
 

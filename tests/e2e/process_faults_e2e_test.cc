@@ -15,7 +15,7 @@
 
 #include "history/history.h"
 #include "killpoint_cli.h"
-#include "run/interrupt.h"
+#include "proc/interrupt.h"
 #include "run/trial_runner.h"
 #include "scenario/scenario_parser.h"
 

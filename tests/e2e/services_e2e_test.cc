@@ -437,7 +437,7 @@ class RedisService : public ::testing::Test {
         << "the reference job needs python3-redis: run scripts/setup.sh";
   }
   void TearDown() override {
-    // Eventually: the run's orphan guard (run/orphan_guard.h), a fork of the harness that names
+    // Eventually: the run's orphan guard (proc/orphan_guard.h), a fork of the harness that names
     // the sandbox root, ends a moment after the harness.
     EXPECT_TRUE(Eventually([] { return ProcessesIn(RedisSandboxes()).empty(); }))
         << "a server outlived the run: " << ::testing::PrintToString(ProcessesIn(RedisSandboxes()));

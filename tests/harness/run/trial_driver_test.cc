@@ -13,9 +13,9 @@
 #include <deque>
 #include <fstream>
 
+#include "channel/control_channel.h"
+#include "downstream/downstream.h"
 #include "history/history.h"
-#include "run/control_channel.h"
-#include "run/downstream.h"
 #include "run/sandbox.h"
 #include "run/trial_runner.h"
 #include "run/trial_services.h"

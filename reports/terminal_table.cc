@@ -134,8 +134,10 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
                   results.Trials() == 1 ? "" : "s", results.elapsed_s, rate, results.seed);
   std::string verdict = results.NeverRan()           ? "JOB NEVER RAN: no verdict (see above)"
                         : results.MustHoldViolated() ? "a must-hold invariant was VIOLATED"
-                        : results.NotExercised()     ? "NOT EXERCISED: planned kills never fired"
-                                                     : "every must-hold invariant held";
+                        : results.Refused()
+                            ? "NOT EXERCISED: the supervisor refused a call a job made (see above)"
+                        : results.NotExercised() ? "NOT EXERCISED: planned kills never fired"
+                                                 : "every must-hold invariant held";
   if (!results.partial.empty()) {
     out += "\nPARTIAL RESULTS (" + results.partial +
            "): the same command with --resume finishes the run\n";

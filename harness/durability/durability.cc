@@ -278,10 +278,11 @@ void DurabilityTracker::OnOperation(std::string_view point) {
     struct stat st;
     bool dir_sync =
         (op == "fsync" || op == "fdatasync") && StatPath(rest, st) && S_ISDIR(st.st_mode);
-    if (!dir_sync && op != "rename" && op != "unlink") return;
+    if (!dir_sync && op != "rename" && op != "unlink" && op != "sync") return;
     ReadJournal();
   }
   if (op == "fsync" || op == "fdatasync") return OnSync(rest, op == "fdatasync");
+  if (op == "sync") return OnSyncAll();
   ResolvePending();
   // torn: the namespace before each name operation is a state a crash may leave. A mkdir
   // point comes late (the shim does not wait there): the state after it, just as reachable.
@@ -385,6 +386,23 @@ void DurabilityTracker::OnSync(const std::string& relpath, bool datasync) {
     synced_files_[id] = content;
     Ext4Sync(id, st, content, datasync);
   }
+}
+
+void DurabilityTracker::OnSyncAll() {
+  std::vector<std::string> paths = {"."};
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(work_, ec), end; !ec && it != end; it.increment(ec)) {
+    fs::file_status st = it->symlink_status(ec);
+    if (ec) break;
+    if (fs::is_directory(st) || fs::is_regular_file(st))
+      paths.push_back(it->path().lexically_relative(work_).string());
+  }
+  // Files first, then each folder: the folders' entries name what is already durable.
+  std::stable_partition(paths.begin(), paths.end(), [&](const std::string& p) {
+    struct stat st;
+    return StatPath(p, st) && S_ISREG(st.st_mode);
+  });
+  for (const std::string& p : paths) OnSync(p);
 }
 
 // ext4_sync_file: the file's data is written back and waited for, then the journal commits

@@ -57,7 +57,7 @@ class DurabilityTracker {
  public:
   // The shim's operations the tracker must see while the job is blocked before them (the
   // sandbox is read then): all but writes, whose reports may come later (KILLPOINT_WAIT_OPS).
-  static constexpr const char* kWaitOps = "open,truncate,fsync,fdatasync,rename,unlink,close";
+  static constexpr const char* kWaitOps = "open,truncate,fsync,fdatasync,rename,unlink,close,sync";
   // The same with the journal: the ops that free an inode number. A directory's sync waits too
   // (the shim holds it: the op alone does not say it is one).
   static constexpr const char* kJournalWaitOps = "rename,unlink";
@@ -105,6 +105,9 @@ class DurabilityTracker {
   // The job is about to fsync (`datasync`: fdatasync) `relpath`, a file or a directory, and
   // will do it. OnOperation calls it for fsync/fdatasync points: call one or the other.
   void OnSync(const std::string& relpath, bool datasync = false);
+  // sync(2), or syncfs(2) of the sandbox's file system ("sync:."): every file and folder of the
+  // sandbox is synced, as by an fsync of each. OnOperation calls it for a sync point.
+  void OnSyncAll();
 
   // Rewrites the sandbox to what survives under `model`; returns one line per change, for
   // the history ("publish-state.json: rename never made durable, gone").

@@ -6,13 +6,12 @@
 #include <set>
 #include <string_view>
 
+#include "scenario/vocabulary.h"
+
 namespace killpoint {
 namespace {
 
 using ordered_json = nlohmann::ordered_json;
-
-constexpr std::array<std::string_view, 9> kSyscallOps = {
-    "open", "write", "truncate", "fsync", "fdatasync", "rename", "unlink", "mkdir", "close"};
 
 bool IsSyscallPoint(const std::string& point) {
   std::string op = point.substr(0, point.find(':'));

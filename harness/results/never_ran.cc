@@ -38,7 +38,8 @@ void StartFailureStats::Add(int trial, const StartFailure& f) {
 }
 
 bool ScenarioResult::NeverRan() const {
-  return trials > 0 && start_failures.trials == trials && start_failures.same;
+  // A job that failed at a call the supervisor refused did run: that is "not exercised".
+  return trials > 0 && start_failures.trials == trials && start_failures.same && !Refused();
 }
 
 std::string ScenarioResult::NeverRanExplanation() const {

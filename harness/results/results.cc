@@ -127,7 +127,7 @@ std::string ExerciseStats::Explanation(bool with_points) const {
 }
 
 InvariantStatus ScenarioResult::StatusOf(const InvariantResult& r) const {
-  if (NeverRan()) return InvariantStatus::kNotExercised;
+  if (NeverRan() || Refused()) return InvariantStatus::kNotExercised;
   InvariantStatus s = r.Status();
   return s == InvariantStatus::kHeld && NotExercised() ? InvariantStatus::kNotExercised : s;
 }
@@ -247,7 +247,7 @@ std::string ScenarioResult::ByModel(const InvariantResult& r) const {
 }
 
 bool ScenarioResult::MustHoldViolated() const {
-  if (NeverRan()) return false;
+  if (NeverRan() || Refused()) return false;
   return std::any_of(invariants.begin(), invariants.end(), [](const InvariantResult& r) {
     return r.Status() == InvariantStatus::kViolated;
   });
@@ -256,6 +256,11 @@ bool ScenarioResult::MustHoldViolated() const {
 bool RunResults::NotExercised() const {
   return std::any_of(scenarios.begin(), scenarios.end(),
                      [](const ScenarioResult& s) { return s.NotExercised(); });
+}
+
+bool RunResults::Refused() const {
+  return std::any_of(scenarios.begin(), scenarios.end(),
+                     [](const ScenarioResult& s) { return s.Refused(); });
 }
 
 bool RunResults::MustHoldViolated() const {
@@ -346,9 +351,11 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
        {"never_ran", r.NeverRan()}};
   if (r.exercise.known) j["exercise"] = r.exercise;
   if (r.start_failures.trials > 0) j["start_failures"] = r.start_failures;
-  if (r.NeverRan()) {
+  if (r.NeverRan() || r.Refused()) {
     // No invariant was tested: none reads violated (or held), whatever its checker saw.
     for (auto& inv : j["invariants"]) inv["status"] = ToString(InvariantStatus::kNotExercised);
+  }
+  if (r.NeverRan()) {
     j["never_ran_explanation"] = r.NeverRanExplanation();
     j["never_ran_stderr"] = r.NeverRanStderr();
   }

@@ -159,9 +159,14 @@ struct ScenarioResult {
   // faults happened (unknown, for a trial from a journal of before: counted from the plan).
   void Add(const Plan& plan, const std::vector<Verdict>& verdicts, const std::string& replay,
            const TrialExercise& exercise = TrialExercise{{}, 0, 0, false});
-  // False in a scenario whose job never ran: nothing was judged.
+  // False in a scenario whose job never ran, or made a call the supervisor refused: nothing
+  // was judged.
   bool MustHoldViolated() const;
   bool NotExercised() const { return exercise.NotExercised(); }
+  // The supervisor refused a call the job made (io_uring_setup, ExerciseStats::refused): the
+  // job ran crippled or with its operations unseen, so every invariant reads "not exercised",
+  // a violation too, and the run exits 4 with the reason.
+  bool Refused() const { return !exercise.refused.empty(); }
   // The job never ran: every trial failed the same way before any crash point (one exit code
   // in every attempt of every trial). No verdict: every invariant reads "not exercised", the
   // reports show why and the job's stderr, and the run exits 2 (cli/exit_codes.h).
@@ -216,6 +221,7 @@ struct RunResults {
   bool MustHoldViolated() const;
   bool NotExercised() const;
   bool NeverRan() const;  // a scenario's job never ran
+  bool Refused() const;   // a scenario's job made a call the supervisor refused
   int Trials() const;
   bool operator==(const RunResults&) const = default;
 };

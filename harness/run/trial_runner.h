@@ -35,7 +35,7 @@ struct TrialOptions {
   // them itself (KILLPOINT_SKIP_FSYNC=1): the persistence models decide what a crash keeps.
   bool real_fsync = false;
   // What turns the job's file-system calls into crash points, for a scenario that needs them
-  // (run/interception.h): the command-line default is DefaultInterception().
+  // (channel/interception.h): the command-line default is DefaultInterception().
   Interception intercept = Interception::kPreload;
   // Checks the crash state after every kill (check/checker.h's CheckCrashState, passed in
   // because run/ is below check/): `work` is the sandbox as the persistence model left it,

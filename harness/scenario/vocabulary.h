@@ -34,8 +34,11 @@ inline constexpr std::array<std::string_view, 4> kJitterNames = {"none", "full",
 // Persistence models: scenario/persistence_model.h.
 
 // The operations the syscall shim reports; its crash points are named "<op>:<path>".
-inline constexpr std::array<std::string_view, 9> kSyscallOps = {
-    "open", "write", "truncate", "fsync", "fdatasync", "rename", "unlink", "mkdir", "close"};
+// "sync:." is sync(2) or a syncfs(2) of the sandbox's file system: every file and folder of the
+// sandbox made durable at once (the supervisor reports it; the shim does not see it).
+inline constexpr std::array<std::string_view, 10> kSyscallOps = {
+    "open",   "write",  "truncate", "fsync", "fdatasync",
+    "rename", "unlink", "mkdir",    "close", "sync"};
 
 // The failpoints of a scenario that loads the shim and lists none: a pattern
 // (plan/point_pattern.h) matching every syscall point, which is every point with a ':'.

@@ -45,7 +45,7 @@ struct SuiteOptions {
   int jobs = 1;
   // Sandboxes in the temp folder instead of RAM, and every fsync of a job reaches the disk.
   bool real_disk = false;
-  // What turns the jobs' file-system calls into crash points (run/interception.h).
+  // What turns the jobs' file-system calls into crash points (channel/interception.h).
   Interception intercept = Interception::kPreload;
   bool exhaustive = false;         // one trial per (crash point, moment, model) instead of sampling
   int exhaustive_limit = 1000;     // at most this many of those trials per scenario

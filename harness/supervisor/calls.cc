@@ -275,6 +275,28 @@ void HandleMsync(const Config& config, Channel& channel, const Target& call) {
   call.Continue();
 }
 
+// sync, and syncfs of the sandbox's file system: every file and folder of the sandbox durable,
+// one point "sync:.". A syncfs of another file system is none of the sandbox's business.
+void HandleSyncAll(const Config& config, Channel& channel, const Target& call) {
+  Fd fd;
+  if (call.nr() == SYS_syncfs) {
+    fd = call.Dup(Int(call.arg(0)));
+    struct stat target {
+    }, sandbox{};
+    if (!fd.ok() || fstat(fd.get(), &target) != 0 || stat(config.workdir.c_str(), &sandbox) != 0 ||
+        target.st_dev != sandbox.st_dev)
+      return call.Continue();
+  }
+  Point p{PointName("sync", "."), call.Tgid()};
+  p.wait = true;  // the tracker reads the whole sandbox while the job is held here
+  AskDoAnswer(channel, call, p, [&](const Reply&) -> int64_t {
+    if (config.skip_sync) return 0;
+    if (fd.ok()) return syncfs(fd.get());
+    sync();
+    return 0;
+  });
+}
+
 // ---- names: open, truncate, rename, unlink, mkdir, link, symlink ----
 
 struct OpenArgs {
@@ -456,9 +478,12 @@ void HandleCall(const Config& config, Channel& channel, const Target& call) {
     case SYS_symlink:
     case SYS_symlinkat:
       return HandleLink(config, channel, call);
+    case SYS_sync:
+    case SYS_syncfs:
+      return HandleSyncAll(config, channel, call);
     case SYS_io_uring_setup:
       return HandleIoUring(channel, call);
-    default:  // sync, syncfs: every file of the sandbox durable (docs/supervisor.md, Limits)
+    default:
       return call.Continue();
   }
 }

@@ -42,7 +42,10 @@ if os.path.exists(results):
         planned += ex.get("kills_planned", 0)
         fired += ex.get("kills_planned", 0) - ex.get("kills_unfired", 0)
         for inv in sc.get("invariants", []):
-            if inv.get("expectation") == "must_hold" and inv.get("violated", 0) > 0:
+            # A scenario not exercised because a call was refused judged nothing: its
+            # invariants read NOT EXERCISED whatever their checkers saw.
+            if (inv.get("expectation") == "must_hold" and inv.get("violated", 0) > 0
+                    and inv.get("status") != "NOT EXERCISED"):
                 violated[inv["name"]] = (inv["violated"], inv.get("violated_by_model", {}))
     for root, _, files in os.walk(out):
         if "history.jsonl" in files:

@@ -85,6 +85,17 @@ static int unlinked(void) {
   return close(fd) == 0 ? 0 : die("close");
 }
 
+/* sync(2), then syncfs(2) of the sandbox, then of /proc (another file system). */
+static int syncs(void) {
+  int fd = open(in_sandbox("s.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 || write(fd, "s", 1) != 1) return die("s.txt");
+  sync();
+  if (syncfs(fd) != 0) return die("syncfs");
+  int proc = open("/proc/self/status", O_RDONLY);
+  if (proc < 0 || syncfs(proc) != 0) return die("syncfs /proc");
+  return close(fd) == 0 && close(proc) == 0 ? 0 : die("close");
+}
+
 /* An io_uring: the supervisor refuses it (ENOSYS); prints what the call answered. */
 static int uring(void) {
   char params[120] = {0};
@@ -102,6 +113,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "stdio") == 0) return stdio();
   if (strcmp(argv[1], "uring") == 0) return uring();
   if (strcmp(argv[1], "unlinked") == 0) return unlinked();
+  if (strcmp(argv[1], "syncs") == 0) return syncs();
   if (strcmp(argv[1], "exit") == 0 && argc > 2) return atoi(argv[2]);
   return 2;
 }

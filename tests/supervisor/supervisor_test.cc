@@ -129,6 +129,16 @@ TEST_F(SupervisorTest, MsyncOfASharedMappingIsASyncOfItsFile) {
   EXPECT_EQ(ReadFile(Sandbox("map.bin")).substr(0, 6), "mapped");
 }
 
+// sync and a syncfs of the sandbox's file system make the whole sandbox durable: one point
+// each; a syncfs of another file system is none.
+TEST_F(SupervisorTest, SyncAndSyncfsOfTheSandboxAreOneSyncPointEach) {
+  FakeHarness harness;
+  ASSERT_EQ(Probe("syncs", &harness).exit_code, 0);
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(),
+              ElementsAre("open:s.txt", "write:s.txt", "sync:.", "sync:.", "close:s.txt"));
+}
+
 // /proc says "gone (deleted)" once the file is unlinked; the points keep the name it had.
 TEST_F(SupervisorTest, AnUnlinkedFileKeepsItsName) {
   FakeHarness harness;

@@ -46,7 +46,7 @@ constexpr size_t kSector = 512;
 
 // ---- Operations ----------------------------------------------------------------------------
 
-enum class Kind { kCreate, kWrite, kTruncate, kSync, kRename, kUnlink, kDirSync, kMkdir };
+enum class Kind { kCreate, kWrite, kTruncate, kSync, kRename, kUnlink, kDirSync, kMkdir, kSyncAll };
 
 struct Op {
   Kind kind = Kind::kCreate;
@@ -89,6 +89,9 @@ std::string Show(const Op& op) {
     case Kind::kMkdir:
       o << "mkdir(" << op.path << ")";
       break;
+    case Kind::kSyncAll:
+      o << "sync()";
+      break;
   }
   return o.str();
 }
@@ -107,8 +110,10 @@ rc::Gen<Op> GenOp() {
                                                {3, Kind::kRename},
                                                {2, Kind::kUnlink},
                                                {2, Kind::kDirSync},
-                                               {1, Kind::kMkdir}});
+                                               {1, Kind::kMkdir},
+                                               {1, Kind::kSyncAll}});
     op.path = op.kind == Kind::kMkdir     ? std::string("e")
+              : op.kind == Kind::kSyncAll ? std::string(".")
               : op.kind == Kind::kDirSync ? *rc::gen::element<std::string>(".", "d", "e")
                                           : *rc::gen::elementOf(kFiles);
     if (op.kind == Kind::kRename) op.to = *rc::gen::elementOf(kFiles);
@@ -201,7 +206,7 @@ struct Reference {
   // Does the operation (on the reference); false if it cannot be done (a missing file): the
   // test then skips it.
   bool Do(const Op& op) {
-    bool dir_op = op.kind == Kind::kDirSync || op.kind == Kind::kMkdir;
+    bool dir_op = op.kind == Kind::kDirSync || op.kind == Kind::kMkdir || op.kind == Kind::kSyncAll;
     const int* id = dir_op ? nullptr : Find(op.path);
     if (!id && !dir_op && op.kind != Kind::kCreate) return false;
     if (op.kind == Kind::kRename && (op.path == op.to || !now.count(Split(op.to).first)))
@@ -251,6 +256,14 @@ struct Reference {
       case Kind::kMkdir:
         now[op.path];
         now["."][op.path] = kDirectory;
+        break;
+      case Kind::kSyncAll:  // every inode's content and every directory's entries, as now
+        for (const auto& [d, names] : now) {
+          dir_synced[d] = states.size() - 1;
+          for (const auto& [n, inode] : names) {
+            if (inode != kDirectory) inodes[inode].synced = inodes[inode].versions.size() - 1;
+          }
+        }
         break;
     }
     states.push_back(now);
@@ -480,6 +493,9 @@ class ScratchDir {
       case Kind::kMkdir:  // the shim does not wait at mkdir: its point comes late
         late_.push_back("mkdir:" + op.path);
         RC_ASSERT(::mkdir(p.c_str(), 0755) == 0);
+        break;
+      case Kind::kSyncAll:  // the supervisor's "sync:.", which waits
+        Point("sync:.");
         break;
     }
   }

@@ -193,6 +193,21 @@ TEST_F(DurabilityTest, PowerLeavesADurablyNamedButNeverSyncedFileEmpty) {
   EXPECT_EQ(Read("log"), "");
 }
 
+// sync(2) or syncfs(2): the whole sandbox durable at once, names and contents, nested too.
+TEST_F(DurabilityTest, ASyncPointMakesEveryFileAndFolderDurable) {
+  Write("state.json", "old");
+  ASSERT_TRUE(tracker_.Begin(work_));
+  fs::create_directories(work_ / "sub");
+  Write("state.json.tmp", "new");
+  fs::rename(work_ / "state.json.tmp", work_ / "state.json");
+  Write("sub/log", "line");
+  Op("sync:.");
+  Write("sub/log", "line, then more, never synced");
+  ASSERT_TRUE(tracker_.Apply(kModelPower, 1));
+  EXPECT_EQ(Read("state.json"), "new");
+  EXPECT_EQ(Read("sub/log"), "line");
+}
+
 TEST_F(DurabilityTest, PowerRollsBackInPlaceWritesAndUnsyncedUnlinks) {
   Write("a", "durable a");
   Write("b", "durable b");

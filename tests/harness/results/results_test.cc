@@ -195,6 +195,16 @@ TEST(ScenarioResult, ARefusedCallMakesTheScenarioNotExercisedAndSaysWhy) {
             "the job called io_uring_setup in 1 trial, which the supervisor refuses (its "
             "operations would run unseen)");
   EXPECT_EQ(nlohmann::json(r.exercise).get<ExerciseStats>(), r.exercise);
+  // A job without a fallback fails at the refusal: its violations are not the job's, and it
+  // did run.
+  r.Add(PlanWithKill(2, "a"), {Verdict::Violated("no_loss", "lost")}, "", refused);
+  EXPECT_EQ(r.invariants[0].Status(), InvariantStatus::kViolated);
+  EXPECT_EQ(r.StatusOf(r.invariants[0]), InvariantStatus::kNotExercised);
+  EXPECT_FALSE(r.MustHoldViolated());
+  r.start_failures.Add(0, StartFailure{1, "killpoint supervisor: io_uring_setup refused"});
+  r.start_failures.Add(1, StartFailure{1, ""});
+  r.start_failures.Add(2, StartFailure{1, ""});
+  EXPECT_FALSE(r.NeverRan());
 }
 
 TEST(ScenarioResult, AViolationStaysAViolationAndNothingPlannedIsNothingMissed) {

@@ -87,10 +87,39 @@ LocalPath Local(const Target& call, const PathArg& p) {
   return {call.Dir(p.dirfd), p.raw};
 }
 
+// An O_TMPFILE's descriptor: its /proc link reads "DIR/#INODE (deleted)" (FdPath drops the
+// suffix), before and after linkat names the file. The descriptor never has a name of its own.
+bool Unnamed(const std::string& path) {
+  std::string base = path.substr(path.rfind('/') + 1);
+  return base.size() > 1 && base[0] == '#' &&
+         base.find_first_not_of("0123456789", 1) == std::string::npos;
+}
+
+// The sandbox-relative name of the job's descriptor, or nothing: outside the sandbox, not a
+// file (a pipe, a socket), or a file with no name yet (O_TMPFILE: its data counts once linkat
+// names it).
 std::optional<std::string> SandboxFd(const Config& config, const Target& call, int fd) {
   std::optional<std::string> path = call.FdPath(fd);
   if (!path || path->empty() || (*path)[0] != '/') return std::nullopt;
-  return Relpath(config, *path);
+  std::optional<std::string> rel = Relpath(config, *path);
+  if (rel && Unnamed(*path)) return std::nullopt;
+  return rel;
+}
+
+// A sandbox O_TMPFILE the job syncs: done, no point, and remembered for its linkat.
+bool SyncUnnamed(const Config& config, Memory& memory, const Target& call, int fd) {
+  std::optional<std::string> path = call.FdPath(fd);
+  if (!path || !Relpath(config, *path) || !Unnamed(*path)) return false;
+  Fd dup = call.Dup(fd);
+  struct stat st {};
+  if (!dup.ok() || fstat(dup.get(), &st) != 0) return false;
+  int rc = config.skip_sync             ? 0
+           : call.nr() == SYS_fdatasync ? fdatasync(dup.get())
+                                        : fsync(dup.get());
+  int err = errno;
+  if (rc == 0) memory.synced_unnamed[{st.st_dev, st.st_ino}] = {st.st_size, st.st_mtim};
+  rc == 0 ? call.Return(0) : call.Fail(err);
+  return true;
 }
 
 // Asks the harness about `p`, runs `op` (which returns the call's result, or -1 with errno),
@@ -228,8 +257,9 @@ void HandleCopy(const Config& config, Channel& channel, const Target& call) {
 
 // ---- descriptors: fsync, fdatasync, ftruncate, close, msync ----
 
-void HandleSync(const Config& config, Channel& channel, const Target& call) {
+void HandleSync(const Config& config, Channel& channel, Memory& memory, const Target& call) {
   int fd = Int(call.arg(0));
+  if (SyncUnnamed(config, memory, call, fd)) return;
   std::optional<std::string> rel = SandboxFd(config, call, fd);
   if (!rel) return call.Continue();
   bool data = call.nr() == SYS_fdatasync;
@@ -413,16 +443,68 @@ void HandleRename(const Config& config, Channel& channel, const Target& call) {
   });
 }
 
-// link, linkat, symlink, symlinkat: a new name outside the sandbox is reported, never a point.
+// The job's descriptor that linkat names: AT_EMPTY_PATH, or "/proc/self/fd/N" followed; -1 for
+// a hard link of a named file.
+int LinkedFd(const Target& call, const std::string& from, int flags) {
+  if ((flags & AT_EMPTY_PATH) != 0 && from.empty()) return Int(call.arg(0));
+  for (const std::string& prefix :
+       {std::string("/proc/self/fd/"), "/proc/" + std::to_string(call.Tgid()) + "/fd/"}) {
+    if ((flags & AT_SYMLINK_FOLLOW) != 0 && from.starts_with(prefix) &&
+        from.size() > prefix.size() &&
+        from.find_first_not_of("0123456789", prefix.size()) == std::string::npos)
+      return std::atoi(from.c_str() + prefix.size());
+  }
+  return -1;
+}
+
+// linkat giving an unnamed file (O_TMPFILE) or an open one a name in the sandbox: the name
+// appears like a create ("open:NEW"), done here through the supervisor's duplicate of the job's
+// descriptor; an O_TMPFILE synced before and unchanged since has durable content under it, which
+// the harness hears as "fsync:NEW" (docs/supervisor.md).
+void HandleLinkat(const Config& config, Channel& channel, Memory& memory, const Target& call) {
+  std::optional<std::string> from = call.ReadString(call.arg(1));
+  std::optional<PathArg> to = ReadPath(config, call, Int(call.arg(2)), call.arg(3), false);
+  int flags = Int(call.arg(4));
+  int fd = from ? LinkedFd(call, *from, flags) : -1;
+  if (!to || !call.Valid()) return call.Continue();
+  ReportOutside(channel, call, "link", *to);
+  if (!to->rel || fd < 0) return call.Continue();
+  Fd dup = call.Dup(fd);
+  if (!dup.ok()) return call.Continue();
+  Point p{PointName("open", *to->rel), call.Tgid()};
+  Reply r = channel.Hit(p);
+  LocalPath local = Local(call, *to);
+  std::string self = "/proc/self/fd/" + std::to_string(dup.get());
+  int rc = linkat(AT_FDCWD, self.c_str(), local.at(), local.path.c_str(), AT_SYMLINK_FOLLOW);
+  int err = errno;
+  if (r.answer != Answer::kContinue) channel.Done(p, 0);
+  if (rc != 0) return call.Fail(err);
+  struct stat st {};
+  auto synced = memory.synced_unnamed.end();
+  if (fstat(dup.get(), &st) == 0) synced = memory.synced_unnamed.find({st.st_dev, st.st_ino});
+  if (synced != memory.synced_unnamed.end()) {
+    bool unchanged = synced->second.size == st.st_size &&
+                     synced->second.mtime.tv_sec == st.st_mtim.tv_sec &&
+                     synced->second.mtime.tv_nsec == st.st_mtim.tv_nsec;
+    memory.synced_unnamed.erase(synced);
+    if (unchanged) {
+      Point sync{PointName("fsync", *to->rel), call.Tgid()};
+      sync.wait = true;
+      if (channel.Hit(sync).answer != Answer::kContinue) channel.Done(sync, 0);
+    }
+  }
+  call.Return(0);
+}
+
+// link, symlink, symlinkat, and a linkat of a named file: a new name outside the sandbox is
+// reported, never a point.
 void HandleLink(const Config& config, Channel& channel, const Target& call) {
   int nr = call.nr();
-  std::optional<PathArg> p =
-      nr == SYS_link      ? ReadPath(config, call, AT_FDCWD, call.arg(1), false)
-      : nr == SYS_linkat  ? ReadPath(config, call, Int(call.arg(2)), call.arg(3), false)
-      : nr == SYS_symlink ? ReadPath(config, call, AT_FDCWD, call.arg(1), false)
-                          : ReadPath(config, call, Int(call.arg(1)), call.arg(2), false);
-  if (p && call.Valid())
-    ReportOutside(channel, call, nr == SYS_link || nr == SYS_linkat ? "link" : "symlink", *p);
+  std::optional<PathArg> p = nr == SYS_link ? ReadPath(config, call, AT_FDCWD, call.arg(1), false)
+                             : nr == SYS_symlink
+                                 ? ReadPath(config, call, AT_FDCWD, call.arg(1), false)
+                                 : ReadPath(config, call, Int(call.arg(1)), call.arg(2), false);
+  if (p && call.Valid()) ReportOutside(channel, call, nr == SYS_link ? "link" : "symlink", *p);
   call.Continue();
 }
 
@@ -437,7 +519,7 @@ void HandleIoUring(Channel& channel, const Target& call) {
 
 }  // namespace
 
-void HandleCall(const Config& config, Channel& channel, const Target& call) {
+void HandleCall(const Config& config, Channel& channel, Memory& memory, const Target& call) {
   switch (call.nr()) {
     case SYS_write:
     case SYS_pwrite64:
@@ -450,7 +532,7 @@ void HandleCall(const Config& config, Channel& channel, const Target& call) {
       return HandleCopy(config, channel, call);
     case SYS_fsync:
     case SYS_fdatasync:
-      return HandleSync(config, channel, call);
+      return HandleSync(config, channel, memory, call);
     case SYS_ftruncate:
       return HandleFtruncate(config, channel, call);
     case SYS_close:
@@ -473,8 +555,9 @@ void HandleCall(const Config& config, Channel& channel, const Target& call) {
     case SYS_renameat:
     case SYS_renameat2:
       return HandleRename(config, channel, call);
-    case SYS_link:
     case SYS_linkat:
+      return HandleLinkat(config, channel, memory, call);
+    case SYS_link:
     case SYS_symlink:
     case SYS_symlinkat:
       return HandleLink(config, channel, call);

@@ -103,6 +103,7 @@ int ReceiveListener(int sock) {
 // Serves the job's notified calls until the child ends.
 [[noreturn]] void Serve(const Config& config, int listener, pid_t child) {
   Channel channel(config);
+  Memory memory;
   int pidfd = PidfdOpen(child);
   if (pidfd < 0) Fatal(std::string("pidfd_open: ") + strerror(errno));
   for (;;) {
@@ -114,7 +115,7 @@ int ReceiveListener(int sock) {
     if (fds[0].revents & POLLIN) {
       seccomp_notif req{};
       if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0) {
-        HandleCall(config, channel, Target(listener, req));
+        HandleCall(config, channel, memory, Target(listener, req));
       } else if (errno != EINTR && errno != ENOENT) {
         Fatal(std::string("SECCOMP_IOCTL_NOTIF_RECV: ") + strerror(errno));
       }

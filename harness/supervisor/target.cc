@@ -60,11 +60,16 @@ std::optional<std::string> Target::FdPath(int fd) const {
   std::string link = "/proc/" + std::to_string(tid()) + "/fd/" + std::to_string(fd);
   std::optional<std::string> path = ReadLink(link);
   // A file unlinked since it was opened reads "PATH (deleted)": its point keeps the name it was
-  // opened under, as the shim's does (a file really named so still has a link).
+  // opened under, as the shim's does (a file really named so still has a link). An O_TMPFILE
+  // reads "DIR/#INODE (deleted)" for good, even once linkat gave it a name.
   constexpr std::string_view kDeleted = " (deleted)";
+  if (!path || !path->ends_with(kDeleted)) return path;
+  std::string stripped = path->substr(0, path->size() - kDeleted.size());
+  std::string base = stripped.substr(stripped.rfind('/') + 1);
+  bool tmpfile = base.size() > 1 && base[0] == '#' &&
+                 base.find_first_not_of("0123456789", 1) == std::string::npos;
   struct stat st {};
-  if (path && path->ends_with(kDeleted) && stat(link.c_str(), &st) == 0 && st.st_nlink == 0)
-    path->resize(path->size() - kDeleted.size());
+  if (tmpfile || (stat(link.c_str(), &st) == 0 && st.st_nlink == 0)) return stripped;
   return path;
 }
 

@@ -85,6 +85,21 @@ static int unlinked(void) {
   return close(fd) == 0 ? 0 : die("close");
 }
 
+/* An unnamed file (O_TMPFILE), written and synced, named by linkat, renamed into place. */
+static int unnamed(void) {
+  int fd = open(getenv("KILLPOINT_WORKDIR"), O_TMPFILE | O_WRONLY, 0644);
+  char proc[64];
+  snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+  char dst[4096];
+  snprintf(dst, sizeof dst, "%s", in_sandbox("t"));
+  if (fd < 0 || write(fd, "tmp\n", 4) != 4 || fsync(fd) != 0) return die("O_TMPFILE");
+  if (linkat(AT_FDCWD, proc, AT_FDCWD, in_sandbox("t.new"), AT_SYMLINK_FOLLOW) != 0)
+    return die("linkat");
+  if (rename(in_sandbox("t.new"), dst) != 0 || close(fd) != 0) return die("rename");
+  int dir = open(getenv("KILLPOINT_WORKDIR"), O_RDONLY | O_DIRECTORY);
+  return dir >= 0 && fsync(dir) == 0 && close(dir) == 0 ? 0 : die("fsync dir");
+}
+
 /* sync(2), then syncfs(2) of the sandbox, then of /proc (another file system). */
 static int syncs(void) {
   int fd = open(in_sandbox("s.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -114,6 +129,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "uring") == 0) return uring();
   if (strcmp(argv[1], "unlinked") == 0) return unlinked();
   if (strcmp(argv[1], "syncs") == 0) return syncs();
+  if (strcmp(argv[1], "tmpfile") == 0) return unnamed();
   if (strcmp(argv[1], "exit") == 0 && argc > 2) return atoi(argv[2]);
   return 2;
 }

@@ -129,6 +129,18 @@ TEST_F(SupervisorTest, MsyncOfASharedMappingIsASyncOfItsFile) {
   EXPECT_EQ(ReadFile(Sandbox("map.bin")).substr(0, 6), "mapped");
 }
 
+// An O_TMPFILE has no name until linkat gives it one: no point before, then the name appears
+// (open:) with the content its earlier fsync made durable (fsync:).
+TEST_F(SupervisorTest, AnUnnamedFileCountsOnceLinkatNamesIt) {
+  FakeHarness harness;
+  JobResult r = Probe("tmpfile", &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(),
+              ElementsAre("open:t.new", "fsync:t.new", "rename:t.new:t", "fsync:.", "close:."));
+  EXPECT_EQ(ReadFile(Sandbox("t")), "tmp\n");
+}
+
 // sync and a syncfs of the sandbox's file system make the whole sandbox durable: one point
 // each; a syncfs of another file system is none.
 TEST_F(SupervisorTest, SyncAndSyncfsOfTheSandboxAreOneSyncPointEach) {

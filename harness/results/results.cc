@@ -98,7 +98,7 @@ std::vector<std::string> ExerciseStats::NeverReached() const {
 }
 
 bool ExerciseStats::NotExercised() const {
-  if (!refused.empty()) return true;
+  if (!refused.empty() || no_points) return true;
   if (trials_with_kill == 0) return false;  // nothing was planned: nothing to miss
   if (min_exercised) return trials_all_fired < *min_exercised * trials_with_kill;
   return !NeverReached().empty();
@@ -106,14 +106,19 @@ bool ExerciseStats::NotExercised() const {
 
 std::string ExerciseStats::Explanation(bool with_points) const {
   std::ostringstream out;
+  if (no_points) {
+    out << "a fault-free run of the job passed no crash point the scenario names, so no trial "
+           "could kill it where the scenario says (are its files in the sandbox, "
+           "$KILLPOINT_WORKDIR?)";
+  }
   if (kills_unfired > 0) {
-    out << kills_unfired << " of " << kills_planned
+    out << (out.tellp() > 0 ? "; " : "") << kills_unfired << " of " << kills_planned
         << " planned kills never fired; every planned kill fired in " << trials_all_fired << " of "
         << trials_with_kill << " trials with one";
     if (min_exercised) out << " (min_exercised " << *min_exercised << ")";
   }
   if (other_unfired > 0) {
-    out << (kills_unfired > 0 ? "; " : "") << other_unfired << " of " << other_faults
+    out << (out.tellp() > 0 ? "; " : "") << other_unfired << " of " << other_faults
         << " planned pauses, overlaps and downstream faults never happened";
   }
   if (auto never = NeverReached(); with_points && !never.empty())
@@ -298,6 +303,7 @@ void to_json(nlohmann::json& j, const ExerciseStats& e) {
        {"models", e.models},
        {"never_reached", e.NeverReached()},
        {"refused", e.refused},
+       {"no_points", e.no_points},
        {"not_exercised", e.NotExercised()}};
 }
 void from_json(const nlohmann::json& j, ExerciseStats& e) {
@@ -310,6 +316,7 @@ void from_json(const nlohmann::json& j, ExerciseStats& e) {
   e.other_faults = j.value("other_faults", 0);
   e.other_unfired = j.value("other_unfired", 0);
   e.refused = j.value("refused", std::map<std::string, int>{});
+  e.no_points = j.value("no_points", false);
   if (auto it = j.find("points"); it != j.end()) {
     for (const auto& [name, p] : it->items())
       e.points[name] = {p.at("planned").get<int>(), p.at("fired").get<int>()};
@@ -349,7 +356,7 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
        {"models_run", r.ModelsRun()},
        {"not_exercised", r.NotExercised()},
        {"never_ran", r.NeverRan()}};
-  if (r.exercise.known) j["exercise"] = r.exercise;
+  if (r.exercise.known || r.exercise.no_points) j["exercise"] = r.exercise;
   if (r.start_failures.trials > 0) j["start_failures"] = r.start_failures;
   if (r.NeverRan() || r.Refused()) {
     // No invariant was tested: none reads violated (or held), whatever its checker saw.

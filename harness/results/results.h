@@ -96,6 +96,9 @@ struct ExerciseStats {
   // Trials in which the supervisor refused each system call (TrialExercise::refused): such a
   // scenario is not exercised, whatever its kills did.
   std::map<std::string, int> refused;
+  // The fault-free discovery run found no crash point to plan from (the job passed none of the
+  // scenario's patterns, or --exhaustive had no combination to try): not exercised.
+  bool no_points = false;
 
   void Add(const TrialExercise& t);
   // The planned points at which no planned kill fired in any trial, sorted.

@@ -243,6 +243,8 @@ ScenarioResult Fold(const std::vector<Shard>& shards, size_t i, const Journals& 
   r.start_failures = StartFailureStats{};
   r.exercise = ExerciseStats{};
   r.exercise.min_exercised = shards.front().results.scenarios[i].exercise.min_exercised;
+  // Every shard ran the same discovery: what it found (nothing) is the scenario's.
+  r.exercise.no_points = shards.front().results.scenarios[i].exercise.no_points;
   for (InvariantResult& inv : r.invariants) inv = {inv.name, inv.expectation, 0, 0, {}, {}};
   for (const Shard& shard : shards) r.elapsed_s += shard.results.scenarios[i].elapsed_s;
   Scenario s;

@@ -402,6 +402,8 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
     space = ExhaustiveSpace(s, points.value());
     DropImpossibleMoments(space, points.value(), unseen);  // an unseen write: after only
     result.exhaustive_total = static_cast<int>(space.size());
+    // Nothing to try is nothing tried: never "0 trials, every invariant held".
+    if (space.empty()) result.exercise.no_points = true;
     if (o.only_trial && *o.only_trial >= result.exhaustive_total) {
       return Error::BadInput(s.file.string() + ": --trial " + std::to_string(*o.only_trial) +
                              " is beyond its " + std::to_string(space.size()) +
@@ -418,6 +420,8 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
     auto points = DiscoverPoints(s, "", to);
     if (!points) return points.error();
     discovered = std::move(points.value());
+    // Patterns that match no point the job passes: no trial can kill where the scenario says.
+    if (discovered.empty()) result.exercise.no_points = true;
   }
   int count = o.exhaustive ? std::min<int>(o.exhaustive_limit, static_cast<int>(space.size()))
                            : TrialsFor(s, o);

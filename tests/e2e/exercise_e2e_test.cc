@@ -13,6 +13,19 @@ using testing::Slurp;
 
 const char* kFixtures = KILLPOINT_SOURCE_DIR "/tests/fixtures/exercise/";
 
+// A job that passes no crash point the scenario names: sampled or exhaustive, nothing was tried,
+// and the run says so (exit 4), never "0 trials ... held".
+TEST(Exercise, AJobWithNoCrashPointIsNotExercisedSampledOrExhaustive) {
+  for (const char* mode : {"sampled", "exhaustive"}) {
+    std::vector<std::string> args = {"run", std::string(kFixtures) + "no-points.json"};
+    if (std::string(mode) == "exhaustive") args.push_back("--exhaustive");
+    auto run = RunKillpoint(std::string("no-points-") + mode, args);
+    ASSERT_EQ(run.exit_code, 4) << mode << run.out << run.err;
+    EXPECT_NE(run.out.find("passed no crash point"), std::string::npos) << mode << run.out;
+    EXPECT_EQ(run.Results()["scenarios"][0]["exercise"]["no_points"], true) << mode;
+  }
+}
+
 TEST(Exercise, APlannedKillThatNeverFiresIsNotReportedAsAPass) {
   auto run = RunKillpoint("never-reached", {"run", std::string(kFixtures) + "never-reached.json",
                                             "--seed", "3", "--jobs", "2"});

@@ -207,6 +207,20 @@ TEST(ScenarioResult, ARefusedCallMakesTheScenarioNotExercisedAndSaysWhy) {
   EXPECT_FALSE(r.NeverRan());
 }
 
+// A discovery that found no crash point (a job whose files are not in the sandbox, patterns
+// that match nothing, --exhaustive with nothing to try): no trial planned a kill, and that is
+// not "held".
+TEST(ScenarioResult, NoCrashPointToPlanFromIsNotExercised) {
+  ScenarioResult r = Empty();
+  r.Add(PlanWithKill(0, ""), {Verdict::Held("no_loss")}, "", Fired({}));
+  EXPECT_FALSE(r.NotExercised());
+  r.exercise.no_points = true;
+  EXPECT_TRUE(r.NotExercised());
+  EXPECT_EQ(r.StatusOf(r.invariants[0]), InvariantStatus::kNotExercised);
+  EXPECT_NE(r.exercise.Explanation().find("passed no crash point"), std::string::npos);
+  EXPECT_EQ(nlohmann::json(r.exercise).get<ExerciseStats>(), r.exercise);
+}
+
 TEST(ScenarioResult, AViolationStaysAViolationAndNothingPlannedIsNothingMissed) {
   ScenarioResult r = Empty();
   r.Add(PlanWithKill(0, "a"), {Verdict::Violated("no_loss", "lost")}, "",

@@ -151,6 +151,27 @@ TEST_F(SupervisorTest, SyncAndSyncfsOfTheSandboxAreOneSyncPointEach) {
               ElementsAre("open:s.txt", "write:s.txt", "sync:.", "sync:.", "close:s.txt"));
 }
 
+// A folder of the sandbox that is a symlink out of it: the files written there land outside,
+// so they are reported as such and are no crash points (no persistence model claims them).
+TEST_F(SupervisorTest, WritesThroughASymlinkOutOfTheSandboxAreOutside) {
+  std::string out = root_ + "/elsewhere";
+  ASSERT_EQ(::mkdir(out.c_str(), 0755), 0);
+  ASSERT_EQ(::symlink(out.c_str(), Sandbox("data").c_str()), 0);
+  FakeHarness harness;
+  JobResult r = Run({"/bin/sh", "-c", "echo x > data/state.json; mv data/state.json data/s2"},
+                    &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(), ElementsAre());
+  std::set<std::string> outside;
+  for (const Line& line : harness.lines()) {
+    if (line.kind == "OUTSIDE") outside.insert(line.name + " " + line.path);
+  }
+  std::string real = std::filesystem::canonical(out).string();
+  EXPECT_THAT(outside, Contains("open " + real + "/state.json"));
+  EXPECT_THAT(outside, Contains("rename " + real + "/s2"));
+}
+
 // /proc says "gone (deleted)" once the file is unlinked; the points keep the name it had.
 TEST_F(SupervisorTest, AnUnlinkedFileKeepsItsName) {
   FakeHarness harness;

@@ -29,56 +29,59 @@ namespace {
 
 pid_t g_child = -1;
 
-[[noreturn]] void ChildFail(const char* what, const char* cmd) {
-  std::string line = std::string("killpoint supervisor: ") + what + (cmd ? " " : "") +
-                     (cmd ? cmd : "") + ": " + strerror(errno) + "\n";
+// In the child, before exec: says why on stderr and exits `code` (127: CMD cannot be run, as a
+// shell says; 70: the supervisor failed).
+[[noreturn]] void ChildFail(const std::string& what, int code = 70) {
+  std::string line = "killpoint supervisor: " + what + ": " + strerror(errno) + "\n";
   (void)!write(2, line.data(), line.size());
-  _exit(what[0] == 'c' && std::string_view(what).starts_with("cannot run") ? 127 : 70);
+  _exit(code);
 }
+
+// One byte and room for one descriptor (SCM_RIGHTS): how the child hands the listener over.
+struct FdMessage {
+  char byte = 0;
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  FdMessage() {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+  }
+  FdMessage(const FdMessage&) = delete;
+  FdMessage& operator=(const FdMessage&) = delete;
+};
 
 // In the child, before exec: the filter, its listener handed to the parent, then CMD.
 [[noreturn]] void RunChild(int sock, char** argv) {
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ChildFail("no_new_privs", nullptr);
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ChildFail("no_new_privs");
   std::vector<sock_filter> filter = BuildFilter();
   sock_fprog prog{static_cast<unsigned short>(filter.size()), filter.data()};
   long listener =
       syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
               SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
-  if (listener < 0) ChildFail("seccomp user notification", nullptr);
+  if (listener < 0) ChildFail("seccomp user notification");
   // From here on the child's own notified calls wait for the parent: sendmsg and execve are not
   // notified, and both descriptors are close-on-exec, so nothing waits before the parent serves.
-  char dummy = 0;
-  iovec iov{&dummy, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  FdMessage m;
+  cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   int fd = static_cast<int>(listener);
   memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  if (sendmsg(sock, &msg, 0) != 1) ChildFail("cannot hand over the listener", nullptr);
+  if (sendmsg(sock, &m.msg, 0) != 1) ChildFail("cannot hand over the listener");
   execvp(argv[0], argv);
-  ChildFail("cannot run", argv[0]);
+  ChildFail(std::string("cannot run ") + argv[0], 127);
 }
 
 int ReceiveListener(int sock) {
-  char dummy;
-  iovec iov{&dummy, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
+  FdMessage m;
   ssize_t n;
-  while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+  while ((n = recvmsg(sock, &m.msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
   }
-  cmsghdr* c = n == 1 ? CMSG_FIRSTHDR(&msg) : nullptr;
+  cmsghdr* c = n == 1 ? CMSG_FIRSTHDR(&m.msg) : nullptr;
   if (c == nullptr || c->cmsg_type != SCM_RIGHTS) return -1;
   int fd;
   memcpy(&fd, CMSG_DATA(c), sizeof fd);

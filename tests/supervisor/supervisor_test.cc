@@ -158,8 +158,8 @@ TEST_F(SupervisorTest, WritesThroughASymlinkOutOfTheSandboxAreOutside) {
   ASSERT_EQ(::mkdir(out.c_str(), 0755), 0);
   ASSERT_EQ(::symlink(out.c_str(), Sandbox("data").c_str()), 0);
   FakeHarness harness;
-  JobResult r = Run({"/bin/sh", "-c", "echo x > data/state.json; mv data/state.json data/s2"},
-                    &harness);
+  JobResult r =
+      Run({"/bin/sh", "-c", "echo x > data/state.json; mv data/state.json data/s2"}, &harness);
   ASSERT_EQ(r.exit_code, 0) << r;
   harness.WaitIdle();
   EXPECT_THAT(harness.hits(), ElementsAre());

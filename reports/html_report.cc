@@ -122,19 +122,32 @@ std::string VerdictBox(const ReportData& report, const std::vector<ScenarioRef>&
   return out + "</div>\n";
 }
 
+// The runs' metadata. The interception column only when a run of the report intercepted
+// its jobs (docs/reports.md): a run that needed none claims none.
 std::string Metadata(const ReportData& report) {
-  std::string out =
+  bool intercepted = std::any_of(report.runs.begin(), report.runs.end(), [](const RunReport& run) {
+    return Intercepted(run.results.interception);
+  });
+  std::string out = fmt::format(
       "<table><tr><th>results</th><th>killpoint</th><th>seed</th><th>trials</th><th>models</"
-      "th><th>job commit</th>"
-      "<th>started (UTC)</th><th>took</th></tr>\n";
+      "th>{}<th>job commit</th>"
+      "<th>started (UTC)</th><th>took</th></tr>\n",
+      intercepted ? "<th>interception</th>" : "");
   for (const RunReport& run : report.runs) {
     const RunResults& r = run.results;
+    std::string interception;
+    if (intercepted) {
+      interception = InterceptionShown(r.interception);
+      if (interception.empty()) interception = r.interception.empty() ? "unknown" : "none";
+      interception = "<td>" + E(interception) + "</td>";
+    }
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></"
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}<td><code>{}</code></"
         "td><td>{}</td><td>{:.1f}s</td></tr>\n",
         run.source.empty() ? "this run" : "<code>" + E(run.source) + "</code>",
         E(r.killpoint_version), r.seed, r.Trials(), E(JoinOr(RunModels(r), "none (no kill fired)")),
-        E(JoinOr(RunJobCommits(r), "not in a git checkout")), E(r.started_at), r.elapsed_s);
+        interception, E(JoinOr(RunJobCommits(r), "not in a git checkout")), E(r.started_at),
+        r.elapsed_s);
   }
   return out + "</table>\n";
 }

@@ -121,6 +121,9 @@ std::string Suite(const ScenarioRef& ref, Counts& total) {
                       Property("killpoint_version", run.killpoint_version) +
                       Property("scenario_file", s.file);
   if (!s.job_commit.empty()) props += Property("job_commit", s.job_commit);
+  // Only on a suite whose scenario's jobs were intercepted (docs/reports.md).
+  if (std::string shown = InterceptionShown(s.interception); !shown.empty())
+    props += Property("interception", shown);
   if (!s.exercise.Explanation().empty()) props += Property("exercise", s.exercise.Explanation());
   if (!ref.run->source.empty()) props += Property("results", ref.run->source);
   return fmt::format(

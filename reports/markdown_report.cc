@@ -45,11 +45,14 @@ std::string RunLine(const RunReport& run, const std::vector<ScenarioRef>& scenar
                            [&](const ScenarioRef& s) { return s.run == &run; });
   const RunResults& r = run.results;
   std::vector<std::string> commits = RunJobCommits(r);
+  // The backend only when the run's jobs were intercepted (docs/reports.md).
+  std::string interception = InterceptionShown(r.interception);
   return fmt::format(
-      "- {} of {} \u00B7 seed {} \u00B7 models {} \u00B7 killpoint {}{} \u00B7 "
+      "- {} of {} \u00B7 seed {} \u00B7 models {}{} \u00B7 killpoint {}{} \u00B7 "
       "started {} \u00B7 {:.1f}s{}\n",
       Plural(r.Trials(), "trial"), Plural(n, "scenario"), r.seed,
       MarkdownEscape(JoinOr(RunModels(r), "none (no kill fired)")),
+      interception.empty() ? "" : " \u00B7 interception " + MarkdownEscape(interception),
       MarkdownEscape(r.killpoint_version),
       commits.empty() ? "" : " \u00B7 job " + MarkdownEscape(JoinOr(commits, "")),
       MarkdownEscape(r.started_at), r.elapsed_s,

@@ -71,6 +71,8 @@ Result<RunResults> ParseResults(std::string_view text, const std::string& file) 
     j.at("elapsed_s").get_to(r.elapsed_s);
     if (j.contains("shard")) r.shard = j.at("shard").get<ShardInfo>();
     if (j.contains("partial")) j.at("partial").get_to(r.partial);
+    // Absent in results of before issue 32: unknown, which the reports show as no backend.
+    if (j.contains("interception")) j.at("interception").get_to(r.interception);
     const Json& scenarios = j.at("scenarios");
     if (!scenarios.is_array()) return Error::BadInput(file + ": \"scenarios\" is not an array");
     for (size_t i = 0; i < scenarios.size(); ++i) {

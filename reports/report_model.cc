@@ -85,6 +85,13 @@ std::string Plural(size_t n, const std::string& noun) {
 
 std::string AllTrials(int n) { return n == 1 ? "its one trial" : fmt::format("all {} trials", n); }
 
+std::string InterceptionShown(const std::string& interception) {
+  if (!Intercepted(interception)) return "";
+  constexpr std::string_view kMixed = "mixed: ";
+  if (interception.starts_with(kMixed)) return "mixed (" + interception.substr(kMixed.size()) + ")";
+  return interception;
+}
+
 std::string JoinOr(const std::vector<std::string>& items, const std::string& none) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;

@@ -71,6 +71,11 @@ std::vector<CounterexampleTrial> CounterexampleTrials(const ScenarioResult& s);
 std::vector<std::string> RunModels(const RunResults& results);
 std::vector<std::string> RunJobCommits(const RunResults& results);
 
+// The interception backend as the reports show it (docs/reports.md): "seccomp", "preload",
+// "mixed (seccomp, preload)" for merged shards; "" when the value claims none (Intercepted:
+// "none", a run or scenario that needed no interception, or "" unknown), so nothing is shown.
+std::string InterceptionShown(const std::string& interception);
+
 // "1 trial", "2 trials": the count and the noun, with an "s" unless the count is 1.
 std::string Plural(size_t n, const std::string& noun);
 

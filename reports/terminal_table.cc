@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "reports/report_model.h"
 #include "util/printable.h"
 
 namespace killpoint {
@@ -129,9 +130,12 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
     }
   }
   double rate = results.elapsed_s > 0 ? results.Trials() / results.elapsed_s : 0;
+  // The backend only when the run's jobs were intercepted (docs/reports.md).
+  std::string interception = InterceptionShown(results.interception);
   std::string totals =
-      fmt::format("{} trial{} in {:.1f}s ({:.1f} trials/s), seed {}:", results.Trials(),
-                  results.Trials() == 1 ? "" : "s", results.elapsed_s, rate, results.seed);
+      fmt::format("{} trial{} in {:.1f}s ({:.1f} trials/s), seed {}{}:", results.Trials(),
+                  results.Trials() == 1 ? "" : "s", results.elapsed_s, rate, results.seed,
+                  interception.empty() ? "" : ", interception " + interception);
   std::string verdict = results.NeverRan()           ? "JOB NEVER RAN: no verdict (see above)"
                         : results.MustHoldViolated() ? "a must-hold invariant was VIOLATED"
                         : results.Refused()

@@ -131,7 +131,8 @@ int Execute(const ExploreArgs& a) {
     if (!a.quiet) {
       std::cout << s.name << ": no violation in " << r.trials << " schedules (seed " << a.seed
                 << ")\n"
-                << ServersLine(r) << "  search again: " << SearchCommand(a, r.trials) << "\n";
+                << ServersLine(r) << "  " << InterceptionLine(s, o.trial.intercept)
+                << "  search again: " << SearchCommand(a, r.trials) << "\n";
     }
     return kExitOk;
   }
@@ -161,7 +162,8 @@ int Execute(const ExploreArgs& a) {
               << Attempts(c.events) << " attempts)\n"
               << "  counterexample: " << file.string() << "\n"
               << "  reproduce: " << c.reproduce << "\n"
-              << ServersLine(r) << "  search again: " << SearchCommand(a, r.trials) << "\n";
+              << ServersLine(r) << "  " << InterceptionLine(s, o.trial.intercept)
+              << "  search again: " << SearchCommand(a, r.trials) << "\n";
   }
   return must_hold ? kExitViolation : kExitOk;
 }

@@ -72,6 +72,7 @@ int Execute(const ReplayArgs& a) {
                 << "  recorded: " << (i < then.size() ? then[i].dump() : "(nothing)") << "\n"
                 << "  now:      " << (i < now.size() ? now[i].dump() : "(nothing)") << "\n";
     }
+    std::cout << InterceptionLine(out.scenario, o.intercept);
     if (a.keep) PrintInspectCommands(std::cout, out.scenario, out.sandbox);
   }
   return out.violated ? kExitViolation : kExitOk;

@@ -7,6 +7,8 @@
 
 #include "channel/interception.h"
 #include "run/sandbox.h"
+#include "scenario/scenario.h"
+#include "suite/suite.h"
 #include "util/result.h"
 
 namespace killpoint {
@@ -39,6 +41,15 @@ inline void AddInterceptOption(CLI::App* cmd, std::string* name) {
                   "that sees every process, thread and language) or preload (the LD_PRELOAD "
                   "shim on libc); default: seccomp where the kernel allows it")
       ->check(CLI::IsMember({"seccomp", "preload"}));
+}
+
+// The line `explore` and `replay` print: the backend that intercepted the scenario's jobs, or
+// that none did (InterceptionUsed: a scenario without syscall points, models other than process
+// or writes_in_sandbox needs none).
+inline std::string InterceptionLine(const Scenario& s, Interception intercept) {
+  std::string used = InterceptionUsed(s, intercept);
+  if (used == kNoInterception) return "interception: none (the scenario needs none)\n";
+  return "interception: " + used + "\n";
 }
 
 inline void AddSandboxOptions(CLI::App* cmd, SandboxArgs* args) {

@@ -17,6 +17,23 @@ std::string Joined(const std::vector<std::string>& names) {
 
 }  // namespace
 
+bool Intercepted(const std::string& interception) {
+  return !interception.empty() && interception != kNoInterception;
+}
+
+std::string MergedInterception(const std::vector<std::string>& parts) {
+  std::vector<std::string> distinct;
+  for (const std::string& p : parts) {
+    if (std::find(distinct.begin(), distinct.end(), p) == distinct.end()) distinct.push_back(p);
+  }
+  if (distinct.empty()) return "";
+  if (distinct.size() == 1) return distinct.front();
+  std::string out;
+  for (const std::string& d : distinct)
+    out += (out.empty() ? "" : ", ") + (d.empty() ? std::string("unknown") : d);
+  return "mixed: " + out;
+}
+
 void to_json(nlohmann::json& j, const Counterexample& c) {
   j = {{"trial", c.trial},   {"seed", c.seed}, {"plan", c.plan}, {"explanation", c.explanation},
        {"replay", c.replay}, {"file", c.file}};
@@ -370,6 +387,7 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
   if (!r.job_commit.empty()) j["job_commit"] = r.job_commit;
   if (!r.outside_writes.empty()) j["outside_writes"] = r.outside_writes;
   if (r.outside_more > 0) j["outside_more"] = r.outside_more;
+  if (!r.interception.empty()) j["interception"] = r.interception;
 }
 void from_json(const nlohmann::json& j, ScenarioResult& r) {
   j.at("name").get_to(r.name);
@@ -388,6 +406,7 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   r.outside_writes = j.value("outside_writes", std::vector<OutsideWriteStat>{});
   r.outside_more = j.value("outside_more", 0);
   r.start_failures = j.value("start_failures", StartFailureStats{});
+  r.interception = j.value("interception", "");  // absent before issue 32: unknown
 }
 
 void to_json(nlohmann::json& j, const RunResults& r) {
@@ -403,6 +422,7 @@ void to_json(nlohmann::json& j, const RunResults& r) {
        {"scenarios", r.scenarios}};
   if (r.shard) j["shard"] = *r.shard;
   if (!r.partial.empty()) j["partial"] = r.partial;
+  if (!r.interception.empty()) j["interception"] = r.interception;
 }
 void from_json(const nlohmann::json& j, RunResults& r) {
   if (j.value("format", "") != "killpoint-results/1") {
@@ -415,6 +435,7 @@ void from_json(const nlohmann::json& j, RunResults& r) {
   j.at("scenarios").get_to(r.scenarios);
   if (j.contains("shard")) r.shard = j.at("shard").get<ShardInfo>();
   r.partial = j.value("partial", "");
+  r.interception = j.value("interception", "");  // absent before issue 32: unknown
 }
 
 }  // namespace killpoint

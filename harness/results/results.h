@@ -19,6 +19,19 @@ namespace killpoint {
 inline constexpr const char* kMustHold = "must_hold";
 inline constexpr const char* kExpectedViolation = "expected_violation";
 
+// The interception of a run or scenario whose jobs needed none (no syscall point, only the
+// process model, no writes_in_sandbox: Scenario::LoadsShim false).
+inline constexpr const char* kNoInterception = "none";
+
+// Whether `interception` (RunResults::interception, ScenarioResult::interception) names a
+// backend that intercepted: "seccomp", "preload", or shards' "mixed: seccomp, preload"; not
+// "none" and not "" (unknown: results of before the field).
+bool Intercepted(const std::string& interception);
+
+// The interceptions of merged parts, as one: the common value, or "mixed: A, B" with each
+// distinct value once in the order given ("unknown" for ""); "" when every part's is "".
+std::string MergedInterception(const std::vector<std::string>& parts);
+
 // What a person reads in the table.
 // kNotExercised: it held, but in a scenario whose planned kills did not fire
 // (ScenarioResult::StatusOf): it was not tested where the scenario said.
@@ -157,6 +170,10 @@ struct ScenarioResult {
   std::vector<OutsideWriteStat> outside_writes;  // sorted by path, at most kMaxOutsidePaths
   int outside_more = 0;  // trials' writes to paths beyond those (a path counts once a trial)
   StartFailureStats start_failures;
+  // What turned its job's file-system calls into crash points (channel/interception.h):
+  // "seccomp" or "preload" when the scenario needed interception, kNoInterception when it did
+  // not, "mixed: ..." for merged shards that differ; "" unknown (results of before).
+  std::string interception;
 
   // Adds one finished trial's verdicts. `replay` reproduces it. `exercise`: which planned
   // faults happened (unknown, for a trial from a journal of before: counted from the plan).
@@ -220,6 +237,11 @@ struct RunResults {
   // results: "running" (written while the run goes on: if it is read later, the harness died),
   // or "interrupted by SIGINT" / "interrupted by SIGTERM". `killpoint run ... --resume` ends it.
   std::string partial;
+  // The backend that intercepted the jobs' file-system calls (channel/interception.h):
+  // "seccomp" or "preload" when any of its scenarios needed interception, kNoInterception when
+  // none did, "mixed: seccomp, preload" for merged shards run with different backends; ""
+  // unknown (results of before the field: absent from results.json). docs/reports.md.
+  std::string interception;
 
   bool MustHoldViolated() const;
   bool NotExercised() const;

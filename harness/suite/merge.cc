@@ -246,7 +246,12 @@ ScenarioResult Fold(const std::vector<Shard>& shards, size_t i, const Journals& 
   // Every shard ran the same discovery: what it found (nothing) is the scenario's.
   r.exercise.no_points = shards.front().results.scenarios[i].exercise.no_points;
   for (InvariantResult& inv : r.invariants) inv = {inv.name, inv.expectation, 0, 0, {}, {}};
-  for (const Shard& shard : shards) r.elapsed_s += shard.results.scenarios[i].elapsed_s;
+  std::vector<std::string> interceptions;
+  for (const Shard& shard : shards) {
+    r.elapsed_s += shard.results.scenarios[i].elapsed_s;
+    interceptions.push_back(shard.results.scenarios[i].interception);
+  }
+  r.interception = MergedInterception(interceptions);
   Scenario s;
   s.file = r.file;
   uint64_t seed = shards.front().results.seed;
@@ -306,10 +311,14 @@ Result<RunResults> MergeShards(const std::vector<fs::path>& dirs, const fs::path
   merged.killpoint_version = all.front().results.killpoint_version;
   merged.seed = all.front().results.seed;
   merged.started_at = all.front().results.started_at;
+  std::vector<std::string> interceptions;
   for (const Shard& shard : all) {
     merged.started_at = std::min(merged.started_at, shard.results.started_at);
     merged.elapsed_s = std::max(merged.elapsed_s, shard.results.elapsed_s);
+    interceptions.push_back(shard.results.interception);
   }
+  // Shards run on machines with and without seccomp are one run: said so, not refused.
+  merged.interception = MergedInterception(interceptions);
   std::vector<Journals> journals;
   for (size_t i = 0; i < all.front().results.scenarios.size(); ++i) {
     auto j = ReadJournals(all, i);

@@ -11,6 +11,9 @@
 // so counts, examples, points and per-model counts equal the unsharded run's. Elapsed times:
 // a scenario's is the sum of its shards' (the work it took), the run's is the longest shard's
 // (the wall-clock time when shards run side by side). started_at is the earliest shard's.
+// Interception (the run's and each scenario's): the shards' when they agree, else
+// "mixed: seccomp, preload" (each backend once, in shard order; MergedInterception): shards
+// run on machines with and without seccomp are merged, and the reports say they were mixed.
 //
 // Refused (BadInput, nothing written): shards of different seeds, killpoint versions, scenario
 // sets or job commits; a shard count that differs; a duplicate or missing shard index; a trial

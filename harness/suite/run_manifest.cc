@@ -39,6 +39,7 @@ Json ToJson(const RunManifest& m) {
             {"trial", nullptr},           {"scenarios", scenarios}};
   if (m.shard) j["shard"] = *m.shard;
   if (m.trial) j["trial"] = *m.trial;
+  if (!m.intercept.empty()) j["intercept"] = m.intercept;
   return j;
 }
 
@@ -55,6 +56,7 @@ RunManifest FromJson(const Json& j) {
   j.at("limit").get_to(m.limit);
   if (!j.at("shard").is_null()) m.shard = j.at("shard").get<ShardInfo>();
   if (!j.at("trial").is_null()) m.trial = j.at("trial").get<int>();
+  m.intercept = j.value("intercept", "");  // absent in a run.json of before issue 32
   const Json& scenarios = j.at("scenarios");
   for (size_t i = 0; i < scenarios.size(); ++i) {
     const Json& s = scenarios.at(i);
@@ -94,6 +96,7 @@ Result<RunManifest> MakeManifest(const std::vector<Scenario>& scenarios, const S
   m.limit = o.exhaustive ? o.exhaustive_limit : 0;
   m.shard = o.shard;
   m.trial = o.only_trial;
+  m.intercept = InterceptionUsed(scenarios, o.intercept);
   for (const Scenario& s : scenarios) {
     auto text = ReadFile(s.file);
     if (!text) return text.error();
@@ -164,6 +167,11 @@ Status SameTrials(const RunManifest& then, const RunManifest& now, const std::st
       return Differs(file, "the job of " + a.name, "at commit " + a.job_commit, b.job_commit);
     }
   }
+  // After the scenarios, which decide whether any is intercepted ("none"): the backend decides
+  // which calls are points and in which order, so another one makes other trials. Unknown in
+  // an older run.json: not held against it.
+  if (!then.intercept.empty() && then.intercept != now.intercept)
+    return Differs(file, "--intercept", then.intercept, now.intercept);
   return Ok();
 }
 

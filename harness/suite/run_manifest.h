@@ -2,7 +2,8 @@
 // `killpoint run ... --out OUT --resume` can refuse to continue it with anything else. A resumed
 // run must make the very trials the interrupted one would have made: same scenarios (by name,
 // file and content), seed, trial count, exhaustive mode and limit, shard, single trial, job
-// commit and killpoint version. Where the sandboxes go, --keep and the report paths may differ.
+// commit, killpoint version and interception backend (--intercept, when a scenario is
+// intercepted: InterceptionUsed). Where the sandboxes go, --keep and the report paths may differ.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,10 @@ struct RunManifest {
   std::optional<ShardInfo> shard;
   std::optional<int> trial;  // --trial
   std::vector<ManifestScenario> scenarios;
+  // --intercept as the run used it (suite.h's InterceptionUsed): "seccomp" or "preload", or
+  // "none" when no scenario is intercepted (then any --intercept resumes it); "" in a run.json
+  // of before the field, which is not checked.
+  std::string intercept;
 };
 
 // The manifest of running `scenarios` with `options` now.

@@ -383,6 +383,7 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
                    ScenarioResult& result) {
   auto started = Clock::now();
   result = EmptyResult(s);
+  result.interception = InterceptionUsed(s, o.intercept);
   fs::path dir = ScenarioDir(o.out, s.name);
   std::map<int, FinishedTrial> done;
   if (o.resume) {
@@ -479,6 +480,16 @@ Status StartRun(const std::vector<Scenario>& scenarios, const SuiteOptions& o,
 
 }  // namespace
 
+std::string InterceptionUsed(const Scenario& s, Interception intercept) {
+  return s.LoadsShim() ? std::string(NameOf(intercept)) : kNoInterception;
+}
+
+std::string InterceptionUsed(const std::vector<Scenario>& scenarios, Interception intercept) {
+  bool any = std::any_of(scenarios.begin(), scenarios.end(),
+                         [](const Scenario& s) { return s.LoadsShim(); });
+  return any ? std::string(NameOf(intercept)) : kNoInterception;
+}
+
 int PlannedTrials(const Scenario& s, const SuiteOptions& o) {
   return o.only_trial ? 1 : ShareOf(TrialsFor(s, o), o.shard);
 }
@@ -503,6 +514,7 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
   results.started_at = UtcNow();
   results.shard = o.shard;
   results.partial = "running";
+  results.interception = InterceptionUsed(scenarios, o.intercept);
   std::error_code ec;
   fs::create_directories(o.out, ec);
   if (ec)

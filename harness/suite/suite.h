@@ -65,6 +65,14 @@ struct SuiteOptions {
   StopToken stop = InterruptToken();
 };
 
+// The interception a scenario's trials run under (results.h's ScenarioResult::interception):
+// NameOf(intercept) when its jobs' file-system calls are intercepted (Scenario::LoadsShim),
+// else kNoInterception: a scenario that needs none claims none.
+std::string InterceptionUsed(const Scenario& s, Interception intercept);
+// A run's (RunResults::interception): NameOf(intercept) when any of `scenarios` is
+// intercepted, else kNoInterception.
+std::string InterceptionUsed(const std::vector<Scenario>& scenarios, Interception intercept);
+
 // How many trials a sampled (not exhaustive) run gives a scenario (its shard's share).
 int PlannedTrials(const Scenario& s, const SuiteOptions& options);
 

@@ -155,5 +155,23 @@ TEST(ParseResults, ReadsTheShardOfAShardedRun) {
   EXPECT_FALSE(ParseResults(nlohmann::json(r).dump(), "results.json").value().shard);
 }
 
+// `killpoint report` reads the run's interception backend and each scenario's, so that it
+// renders what the run rendered; results of before the field read it unknown.
+TEST(ParseResults, ReadsTheInterceptionBackend) {
+  RunResults r = testing::HostileReport().runs[0].results;
+  r.interception = "seccomp";
+  r.scenarios[0].interception = "seccomp";
+  auto parsed = ParseResults(nlohmann::json(r).dump(), "results.json");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed.value(), r);
+  nlohmann::json old = r;
+  old.erase("interception");
+  old["scenarios"][0].erase("interception");
+  auto before = ParseResults(old.dump(), "results.json");
+  ASSERT_TRUE(before) << before.error().message;
+  EXPECT_EQ(before.value().interception, "");
+  EXPECT_EQ(before.value().scenarios[0].interception, "");
+}
+
 }  // namespace
 }  // namespace killpoint

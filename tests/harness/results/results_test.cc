@@ -378,3 +378,48 @@ TEST(NeverRan, OneTrialThatRanOrTwoCodesKeepTheVerdicts) {
 
 }  // namespace
 }  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+// The run's backend and each scenario's round-trip; results of before the field load with it
+// unknown (""), which claims no backend.
+TEST(RunResults, TheInterceptionBackendRoundTripsAndOldResultsLoadItUnknown) {
+  RunResults r;
+  r.killpoint_version = "0.1.0";
+  r.interception = "seccomp";
+  ScenarioResult intercepted = Empty();
+  intercepted.interception = "seccomp";
+  ScenarioResult plain = Empty();
+  plain.name = "plain";
+  plain.interception = kNoInterception;
+  r.scenarios = {intercepted, plain};
+  nlohmann::json j = r;
+  EXPECT_EQ(j["interception"], "seccomp");
+  EXPECT_EQ(j["scenarios"][0]["interception"], "seccomp");
+  EXPECT_EQ(j["scenarios"][1]["interception"], "none");
+  EXPECT_EQ(nlohmann::json::parse(j.dump()).get<RunResults>(), r);
+  EXPECT_TRUE(Intercepted(r.interception));
+  EXPECT_FALSE(Intercepted(plain.interception));
+
+  j.erase("interception");
+  for (auto& s : j["scenarios"]) s.erase("interception");
+  RunResults old = j.get<RunResults>();
+  EXPECT_EQ(old.interception, "");
+  EXPECT_EQ(old.scenarios[0].interception, "");
+  EXPECT_FALSE(Intercepted(old.interception));
+  nlohmann::json again = old;
+  EXPECT_FALSE(again.contains("interception"));  // unknown stays absent, not "none"
+}
+
+TEST(RunResults, MergedPartsOfDifferentBackendsAreMixed) {
+  EXPECT_EQ(MergedInterception({"seccomp", "seccomp"}), "seccomp");
+  EXPECT_EQ(MergedInterception({"none", "none"}), "none");
+  EXPECT_EQ(MergedInterception({"seccomp", "preload", "seccomp"}), "mixed: seccomp, preload");
+  EXPECT_EQ(MergedInterception({"preload", "", "seccomp"}), "mixed: preload, unknown, seccomp");
+  EXPECT_EQ(MergedInterception({"", ""}), "");
+  EXPECT_TRUE(Intercepted("mixed: seccomp, preload"));
+}
+
+}  // namespace
+}  // namespace killpoint

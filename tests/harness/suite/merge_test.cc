@@ -190,6 +190,35 @@ TEST(MergeShards, RefusesDifferentScenarioSets) {
   EXPECT_NE(Refusal(dirs, root / "merged").find("different scenario sets"), std::string::npos);
 }
 
+// Sets the backend a shard's results.json records, for the run and its scenario.
+void SetInterception(const fs::path& dir, const std::string& interception) {
+  auto j = nlohmann::json::parse(ReadFile(dir / "results.json").value());
+  j["interception"] = interception;
+  j["scenarios"][0]["interception"] = interception;
+  std::ofstream(dir / "results.json", std::ios::trunc) << j.dump();
+}
+
+// Shards run on machines with and without seccomp merge, and the merged run says it was mixed;
+// shards that agree keep their backend.
+TEST(MergeShards, ShardsOfDifferentBackendsMergeAsMixed) {
+  fs::path root = Fresh("backends");
+  auto dirs = MakeShards(root, 3, 9);
+  for (const fs::path& dir : dirs) SetInterception(dir, "seccomp");
+  auto same = MergeShards(dirs, root / "same");
+  ASSERT_TRUE(same) << same.error().message;
+  EXPECT_EQ(same.value().interception, "seccomp");
+  EXPECT_EQ(same.value().scenarios[0].interception, "seccomp");
+
+  SetInterception(dirs[1], "preload");
+  std::swap(dirs[0], dirs[1]);  // shard order, not the order named
+  auto mixed = MergeShards(dirs, root / "mixed");
+  ASSERT_TRUE(mixed) << mixed.error().message;
+  EXPECT_EQ(mixed.value().interception, "mixed: seccomp, preload");
+  EXPECT_EQ(mixed.value().scenarios[0].interception, "mixed: seccomp, preload");
+  auto written = nlohmann::json::parse(ReadFile(root / "mixed" / "results.json").value());
+  EXPECT_EQ(written["interception"], "mixed: seccomp, preload");
+}
+
 TEST(MergeShards, RefusesToMergeIntoAShard) {
   fs::path root = Fresh("into");
   auto dirs = MakeShards(root, 2, 6);

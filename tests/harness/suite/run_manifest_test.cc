@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "suite/suite.h"
+#include "util/atomic_file.h"
 
 namespace killpoint {
 namespace {
@@ -21,6 +22,7 @@ RunManifest Base() {
   m.seed = 5;
   m.trials = 12;
   m.scenarios = {{"a", "a.json", "00ff", "abc"}, {"b", "b.json", "0100", ""}};
+  m.intercept = "seccomp";
   return m;
 }
 
@@ -64,6 +66,61 @@ TEST(RunManifest, EveryDifferenceInWhatTheRunMakesIsNamed) {
   EXPECT_THAT(Why(Base(), m), HasSubstr("the killpoint version was 1, now 2"));
 }
 
+// Another backend makes other trials (which calls are points, in which order): refused with
+// the option named, as the other options are; a run.json of before the field is not held
+// against a resume.
+TEST(RunManifest, AnotherInterceptionBackendIsRefusedNamingTheOption) {
+  RunManifest m = Base();
+  m.intercept = "preload";
+  EXPECT_EQ(Why(Base(), m),
+            "OUT/run.json: --resume must run what the interrupted run ran: --intercept was "
+            "seccomp, now preload");
+  m.intercept = "none";
+  EXPECT_THAT(Why(Base(), m), HasSubstr("--intercept was seccomp, now none"));
+  RunManifest before = Base();
+  before.intercept = "";
+  EXPECT_EQ(Why(before, Base()), "");
+}
+
+// The backend recorded is the one the scenarios' jobs run under: none when no scenario needs
+// interception, whatever --intercept said.
+TEST(RunManifest, RecordsTheBackendOnlyWhenAScenarioIsIntercepted) {
+  Scenario named;
+  named.name = "named";
+  named.failpoints = {"before_publish"};
+  Scenario syscall = named;
+  syscall.failpoints = {"write:state.json"};
+  Scenario power = named;
+  power.models = {PersistenceModel::kProcess, PersistenceModel::kPower};
+  Scenario outside = named;
+  outside.must_hold = {"writes_in_sandbox"};
+  EXPECT_EQ(InterceptionUsed(named, Interception::kSeccomp), "none");
+  EXPECT_EQ(InterceptionUsed(syscall, Interception::kSeccomp), "seccomp");
+  EXPECT_EQ(InterceptionUsed(power, Interception::kPreload), "preload");
+  EXPECT_EQ(InterceptionUsed(outside, Interception::kPreload), "preload");
+  EXPECT_EQ(InterceptionUsed(std::vector<Scenario>{named}, Interception::kSeccomp), "none");
+  EXPECT_EQ(InterceptionUsed(std::vector<Scenario>{named, power}, Interception::kSeccomp),
+            "seccomp");
+
+  fs::path dir = fs::temp_directory_path() / ("kp-manifest-make-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  named.file = dir / "named.json";
+  power.file = dir / "power.json";
+  std::ofstream(named.file) << "{}";
+  std::ofstream(power.file) << "{}";
+  SuiteOptions o;
+  o.intercept = Interception::kPreload;
+  o.bindir = dir;
+  auto m = MakeManifest({named, power}, o, "now");
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m.value().intercept, "preload");
+  m = MakeManifest({named}, o, "now");
+  ASSERT_TRUE(m) << m.error().message;
+  EXPECT_EQ(m.value().intercept, "none");
+  fs::remove_all(dir);
+}
+
 TEST(RunManifest, RoundTripsThroughItsFileAndMissingOrDamagedIsBadInput) {
   fs::path dir = fs::temp_directory_path() / ("kp-manifest-" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -80,6 +137,15 @@ TEST(RunManifest, RoundTripsThroughItsFileAndMissingOrDamagedIsBadInput) {
   ASSERT_TRUE(read) << read.error().message;
   EXPECT_EQ(Why(m, read.value()), "");
   EXPECT_EQ(read.value().started_at, m.started_at);
+  EXPECT_EQ(read.value().intercept, "seccomp");
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(dir / "run.json").value())["intercept"], "seccomp");
+  // A run.json of before the field: read as unknown.
+  nlohmann::json old = nlohmann::json::parse(ReadFile(dir / "run.json").value());
+  old.erase("intercept");
+  std::ofstream(dir / "run.json", std::ios::trunc) << old.dump();
+  auto before = ReadManifest(dir);
+  ASSERT_TRUE(before) << before.error().message;
+  EXPECT_EQ(before.value().intercept, "");
   std::ofstream(dir / "run.json", std::ios::trunc) << "{\"format\": \"killpoint-run/1\"";
   auto damaged = ReadManifest(dir);
   ASSERT_FALSE(damaged);

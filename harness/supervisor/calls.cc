@@ -414,9 +414,14 @@ void HandlePathOp(const Config& config, Channel& channel, const Target& call) {
         return truncate(path.c_str(), static_cast<off_t>(call.arg(1)));
       }
       case SYS_mkdir:
-      case SYS_mkdirat:
-        return mkdirat(local.at(), local.path.c_str(),
-                       static_cast<mode_t>(call.arg(at ? 2 : 1)) & ~call.Umask());
+      case SYS_mkdirat: {  // under the job's umask, not the supervisor's
+        mode_t old = umask(call.Umask());
+        int rc = mkdirat(local.at(), local.path.c_str(), static_cast<mode_t>(call.arg(at ? 2 : 1)));
+        int err = errno;
+        umask(old);
+        errno = err;
+        return rc;
+      }
       default:
         return unlinkat(local.at(), local.path.c_str(), rmdir ? AT_REMOVEDIR : 0);
     }

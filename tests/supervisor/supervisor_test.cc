@@ -172,6 +172,20 @@ TEST_F(SupervisorTest, WritesThroughASymlinkOutOfTheSandboxAreOutside) {
   EXPECT_THAT(outside, Contains("rename " + real + "/s2"));
 }
 
+// A folder the supervisor makes for the job gets the job's umask, not the supervisor's.
+TEST_F(SupervisorTest, AFolderIsMadeWithTheJobsUmask) {
+  FakeHarness harness;
+  JobResult r = Run({"/bin/sh", "-c", "umask 0; mkdir open; umask 077; mkdir closed"}, &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(), ElementsAre("mkdir:open", "mkdir:closed"));
+  struct stat st {};
+  ASSERT_EQ(::stat(Sandbox("open").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0777u);
+  ASSERT_EQ(::stat(Sandbox("closed").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+}
+
 // /proc says "gone (deleted)" once the file is unlinked; the points keep the name it had.
 TEST_F(SupervisorTest, AnUnlinkedFileKeepsItsName) {
   FakeHarness harness;

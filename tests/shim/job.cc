@@ -42,6 +42,26 @@ std::ostream& operator<<(std::ostream& os, const JobResult& result) {
 
 std::string ShimPath() { return std::string(KILLPOINT_BIN_DIR) + "/libkillpoint_shim.so"; }
 
+std::string MakeTempRoot(const std::string& name) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/" + name + "-XXXXXX";
+  return ::mkdtemp(pattern.data()) != nullptr ? pattern : "";
+}
+
+JobSpec SandboxJob(std::vector<std::string> argv, const std::string& sandbox,
+                   const std::string& output_dir, std::map<std::string, std::string> env,
+                   FakeHarness* harness) {
+  JobSpec spec;
+  spec.argv = std::move(argv);
+  spec.cwd = sandbox;
+  spec.output_dir = output_dir;
+  spec.env = std::move(env);
+  spec.env["KILLPOINT_WORKDIR"] = sandbox;
+  if (harness != nullptr) spec.env["KILLPOINT_CTL"] = harness->address();
+  return spec;
+}
+
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream text;

@@ -37,6 +37,13 @@ std::ostream& operator<<(std::ostream& os, const JobResult& result);
 
 // The shim as built.
 std::string ShimPath();
+// A new empty folder $TMPDIR/NAME-XXXXXX (or under /tmp); "" when it cannot be made.
+std::string MakeTempRoot(const std::string& name);
+// A job run in `sandbox` as the harness runs one: that is its cwd and KILLPOINT_WORKDIR, with
+// `env` added, KILLPOINT_CTL pointing at `harness` when given, its output files in `output_dir`.
+JobSpec SandboxJob(std::vector<std::string> argv, const std::string& sandbox,
+                   const std::string& output_dir, std::map<std::string, std::string> env,
+                   FakeHarness* harness);
 // The harness (when given) learns the job's process group before the job can hit anything
 // that needs it.
 JobResult RunJob(const JobSpec& spec, FakeHarness* harness);

@@ -68,11 +68,8 @@ class ShimTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(Exists(ShimPath())) << ShimPath();
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/kp-shim-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
+    root_ = MakeTempRoot("kp-shim-test");
+    ASSERT_NE(root_, "");
     sandbox_ = root_ + "/sandbox";
     outside_ = root_ + "/outside";
     ASSERT_EQ(::mkdir(sandbox_.c_str(), 0755), 0);
@@ -87,14 +84,8 @@ class ShimTest : public ::testing::Test {
 
   // Runs argv in the sandbox with the shim; KILLPOINT_CTL points at `harness` when given.
   JobResult Run(std::vector<std::string> argv, FakeHarness* harness, bool preload = true) {
-    JobSpec spec;
-    spec.argv = std::move(argv);
-    spec.cwd = sandbox_;
-    spec.output_dir = root_;
+    JobSpec spec = SandboxJob(std::move(argv), sandbox_, root_, extra_env_, harness);
     spec.preload = preload;
-    spec.env = extra_env_;
-    spec.env["KILLPOINT_WORKDIR"] = sandbox_;
-    if (harness != nullptr) spec.env["KILLPOINT_CTL"] = harness->address();
     return RunJob(spec, harness);
   }
 

@@ -41,11 +41,8 @@ class SupervisorTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_EQ(::access(Supervisor().c_str(), X_OK), 0) << Supervisor();
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/kp-supervisor-test-XXXXXX";
-    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-    root_ = pattern;
+    root_ = MakeTempRoot("kp-supervisor-test");
+    ASSERT_NE(root_, "");
     sandbox_ = root_ + "/sandbox";
     ASSERT_EQ(::mkdir(sandbox_.c_str(), 0755), 0);
   }
@@ -58,15 +55,9 @@ class SupervisorTest : public ::testing::Test {
 
   // Runs argv under the supervisor in the sandbox; KILLPOINT_CTL points at `harness` when given.
   JobResult Run(std::vector<std::string> argv, FakeHarness* harness) {
-    JobSpec spec;
     argv.insert(argv.begin(), {Supervisor(), "--"});
-    spec.argv = std::move(argv);
-    spec.cwd = sandbox_;
-    spec.output_dir = root_;
+    JobSpec spec = SandboxJob(std::move(argv), sandbox_, root_, extra_env_, harness);
     spec.preload = false;
-    spec.env = extra_env_;
-    spec.env["KILLPOINT_WORKDIR"] = sandbox_;
-    if (harness != nullptr) spec.env["KILLPOINT_CTL"] = harness->address();
     return RunJob(spec, harness);
   }
   JobResult Probe(const std::string& mode, FakeHarness* harness) {

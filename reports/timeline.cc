@@ -9,6 +9,7 @@
 
 #include "history/event_data.h"
 #include "plan/crash_point.h"
+#include "scenario/net_point.h"
 
 namespace killpoint {
 namespace {
@@ -327,8 +328,9 @@ class Builder {
     }
     if (e.type == event::kKill) {
       KillData k = KillOf(e);
-      // Only a syscall point has a before, an after and a middle; the others are a moment.
-      std::string when = IsSyscallPoint(k.point) ? k.when : "at";
+      // Only a syscall point and a command to a service (before it goes, after its answer) have a
+      // before and an after; the others are a moment.
+      std::string when = IsSyscallPoint(k.point) || IsNetCommandPoint(k.point) ? k.when : "at";
       return Mark{MarkKind::kKill, k.point,
                   fmt::format("kill -9 {} {} (hit {}){}, then the {} model", when, k.point, k.hit,
                               UnseenNote(k.unseen), k.model ? NameOf(*k.model) : "?")};

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "scenario/net_point.h"
+
 namespace killpoint {
 
 std::string_view SyscallOp(std::string_view point) {
@@ -38,10 +40,13 @@ std::vector<CrashPoint> AnswersAfterTheirCommits(std::vector<CrashPoint> points)
 }
 
 const char* PointKind(std::string_view point) {
+  if (IsNetCommandPoint(point)) return "net";
   return IsSyscallPoint(point) ? "syscall" : IsDownstreamPoint(point) ? "downstream" : "named";
 }
 
 std::vector<const char*> KillMoments(std::string_view point) {
+  if (IsNetCommandPoint(point))
+    return {kBefore, kAfter};  // before it is forwarded, after its answer
   std::string_view op = SyscallOp(point);
   if (op.empty()) return {kBefore};
   if (op == "write") return {kBefore, kAfter, kMid};

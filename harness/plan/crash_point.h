@@ -47,11 +47,12 @@ inline bool IsDownstreamPoint(std::string_view point) {
 // is written, racing the job's next point; where the job waited for that answer is the one
 // order every run agrees on, so that exhaustive trial i and a shard's share stay the same.
 std::vector<CrashPoint> AnswersAfterTheirCommits(std::vector<CrashPoint> points);
-// "syscall", "downstream" or "named" (`killpoint points --json`).
+// "syscall", "downstream", "net" (a command to a service, scenario/net_point.h) or "named"
+// (`killpoint points --json`).
 const char* PointKind(std::string_view point);
 
-// The moments a kill may take at this point: {before}, {before, after} or, for a write,
-// {before, after, mid}.
+// The moments a kill may take at this point: {before}, {before, after} (a syscall point; a
+// command point: before it is forwarded, after its answer) or, for a write, {before, after, mid}.
 std::vector<const char*> KillMoments(std::string_view point);
 // The same for a point as discovered, with `unseen`: where the shim noticed a write it did not
 // see (docs/syscall-shim.md), "" for every other point. An unseen write has only {after}: its

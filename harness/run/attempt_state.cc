@@ -4,6 +4,7 @@
 
 #include "plan/crash_point.h"
 #include "plan/point_pattern.h"
+#include "scenario/net_point.h"
 
 namespace killpoint {
 
@@ -236,6 +237,36 @@ bool AttemptState::OnDownstreamPoint(const std::string& point, bool record_all) 
     answer = OnHit(hit);
   }
   return answer.kind == HitAnswer::kKilled;
+}
+
+CommandStep StepOf(const HitAnswer& answer) {
+  switch (answer.kind) {
+    case HitAnswer::kKilled:
+      return CommandStep::kKilled;
+    case HitAnswer::kAfter:
+      return CommandStep::kAskAfter;
+    case HitAnswer::kHold:
+      return CommandStep::kHold;
+    case HitAnswer::kContinue:
+    case HitAnswer::kPartial:
+      break;
+  }
+  return CommandStep::kForward;
+}
+
+CommandStep AttemptState::OnNetCommand(const std::string& point, bool after, uint64_t ticket,
+                                       bool record_all) {
+  {
+    std::lock_guard lock(mu_);
+    if (!armed_) return CommandStep::kForward;  // a setup's command, or one after the attempt
+    if (!record_all && !NamedByFault(point) && !(after && awaiting_done_))
+      return CommandStep::kForward;
+  }
+  FailpointHit hit;
+  hit.name = point;
+  hit.done = after;
+  hit.connection = ticket;
+  return StepOf(OnHit(hit));
 }
 
 }  // namespace killpoint

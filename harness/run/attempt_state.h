@@ -17,6 +17,7 @@
 #include "history/history.h"
 #include "plan/plan.h"
 #include "proc/process.h"
+#include "service/tcp_proxy.h"
 
 namespace killpoint {
 
@@ -30,6 +31,10 @@ namespace killpoint {
 // history shows, never what a trial does.
 inline constexpr size_t kMaxPointNames = 1000;
 inline constexpr int kMaxPointEvents = 20000;
+
+// What the fault proxy does with a command after a hit's answer: kAfter asks again after its
+// answer, kHold holds it, kKilled drops it; anything else forwards it.
+CommandStep StepOf(const HitAnswer& answer);
 
 class AttemptState {
  public:
@@ -65,6 +70,14 @@ class AttemptState {
   // `record_all` (discovery: every point, in order); elsewhere it leaves no trace (a publishing
   // job's histories stay as they were). Pauses and overlaps never stop there.
   bool OnDownstreamPoint(const std::string& point, bool record_all);
+
+  // The fault proxy's handler at a command a job sends to a service (service/tcp_proxy.h,
+  // docs/services.md "Command points"), `point` its net:<service>:<verb>: a hit like the shim's,
+  // killed before the command is forwarded, or, planned "after", asked again (`after`) once the
+  // server answered it, and killed then; held (kHold, its `ticket` the hit's connection) at a
+  // pause, overlap or second_holds_at point. Recorded where the attempt's fault names it, or with
+  // `record_all`; outside an attempt, never.
+  CommandStep OnNetCommand(const std::string& point, bool after, uint64_t ticket, bool record_all);
 
   // A job held at the first hit of a pause, overlap or server fault point (docs/faults.md), for the
   // HoldDriver to carry out; it is answered with Release.

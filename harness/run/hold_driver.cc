@@ -30,11 +30,11 @@ void SleepUnlessInterrupted(int64_t ms, const StopToken& stop) {
 
 }  // namespace
 
-HoldDriver::HoldDriver(const AttemptFault& fault, AttemptState* attempt, ControlChannel* channel,
+HoldDriver::HoldDriver(const AttemptFault& fault, AttemptState* attempt, HoldAnswer answer,
                        Downstream* downstream, History* history, RunningProcess* first,
                        SecondInstance second, StopToken stop, ServerFaulter* server)
     : attempt_(attempt),
-      channel_(channel),
+      answer_(std::move(answer)),
       downstream_(downstream),
       history_(history),
       first_(first),
@@ -90,7 +90,7 @@ void HoldDriver::Carry(const AttemptState::Hold& hold) {
     first_->SignalGroup(SIGCONT);
     history_->Add(event::kResume, {{"point", point}});
   }
-  channel_->Answer(hold.hit.connection, attempt_->Release(hold));
+  answer_(hold.hit.connection, attempt_->Release(hold));
   if (server && server_->pauses()) EndServerPause();
   if (second && second_held_) RunThird(*second_held_);
   if (second) EndSecond(std::move(second), started);
@@ -193,7 +193,7 @@ void HoldDriver::RunThird(uint64_t held) {
                 {{"point", second_holds_at_}, {"third_exited", exited}, {"instance", 2}});
   attempt_->ReleasedSecond();
   downstream_->SetInstance(third ? 0 : 2);
-  channel_->Answer(held, HitAnswer::Continue());
+  answer_(held, HitAnswer::Continue());
   if (third) {
     auto left = std::chrono::duration_cast<milliseconds>(started + second_.timeout - Clock::now());
     second_.exited(3, third->Wait(std::max(left, milliseconds(0))));

@@ -37,6 +37,10 @@
 namespace killpoint {
 
 // How the runner starts the second (and third) instance of an overlap and records its end.
+// Answers a held hit by the connection (or, for a command to a service, the ticket) it was held
+// with: the control channel's Answer, or the fault proxy's Release.
+using HoldAnswer = std::function<void(uint64_t connection, const HitAnswer& answer)>;
+
 struct SecondInstance {
   std::function<Result<std::unique_ptr<RunningProcess>>(int instance)> spawn;  // 2 or 3
   std::function<void(int instance, const ExitStatus&)> exited;  // records its exit event
@@ -48,7 +52,7 @@ class HoldDriver {
   // Every pointer must outlive the driver; `first` until Finish returned. `server`: the attempt's
   // server fault, null when it has none. Once `stop` stops
   // (the harness's SIGINT/SIGTERM), a pause's sleep ends and no second instance starts.
-  HoldDriver(const AttemptFault& fault, AttemptState* attempt, ControlChannel* channel,
+  HoldDriver(const AttemptFault& fault, AttemptState* attempt, HoldAnswer answer,
              Downstream* downstream, History* history, RunningProcess* first, SecondInstance second,
              StopToken stop, ServerFaulter* server = nullptr);
   ~HoldDriver();
@@ -76,7 +80,7 @@ class HoldDriver {
                  std::chrono::steady_clock::time_point started);
 
   AttemptState* attempt_;
-  ControlChannel* channel_;
+  HoldAnswer answer_;
   Downstream* downstream_;
   History* history_;
   RunningProcess* first_;

@@ -116,6 +116,10 @@ class TrialDriver {
       if (!addresses) return addresses.error();
       addresses_ = std::move(addresses.value());
       job_addresses_ = services_->servers->ThroughProxies(addresses_);
+      services_->servers->SetCommandHook(  // its command points (docs/services.md)
+          [this](const std::string& point, bool after, uint64_t ticket) {
+            return attempt_.OnNetCommand(point, after, ticket, options_.every_point_waits);
+          });
     }
     downstream_->Attach(scenario_.downstream.dedupe, &history_,
                         scenario_.downstream.dedupe_by == kDedupeByIdempotencyKey);
@@ -141,7 +145,10 @@ class TrialDriver {
   void DetachServices() {
     if (channel_ == nullptr) return;
     // The proxies' fault reports name this trial's history: none once it goes.
-    if (services_->servers) services_->servers->DisarmNet();
+    if (services_->servers) {
+      services_->servers->DisarmNet();
+      services_->servers->SetCommandHook(nullptr);
+    }
     channel_->Reset({});
     downstream_->Detach();
     channel_ = nullptr;
@@ -506,7 +513,12 @@ class TrialDriver {
       history_.Add(event::kExit, exit);
     };
     hooks.timeout = std::chrono::milliseconds(scenario_.job.timeout_ms);
-    return std::make_unique<HoldDriver>(fault, &attempt_, channel_, downstream_, &history_, first,
+    // A hold at a command to a service (docs/services.md, "Command points") is the proxy's.
+    HoldAnswer answer = [this](uint64_t connection, const HitAnswer& a) {
+      if (!ServiceSet::IsCommandTicket(connection)) return channel_->Answer(connection, a);
+      if (services_->servers) services_->servers->ReleaseCommand(connection, StepOf(a));
+    };
+    return std::make_unique<HoldDriver>(fault, &attempt_, answer, downstream_, &history_, first,
                                         std::move(hooks), options_.stop, server_faulter_.get());
   }
 

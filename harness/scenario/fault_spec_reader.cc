@@ -16,6 +16,16 @@ bool Lists(const std::vector<std::string>& list, const std::string& point) {
   return std::find(list.begin(), list.end(), point) != list.end();
 }
 
+// Why the job can never be held at `point`: the downstream answers a request on a thread of
+// its own, which nothing would release (docs/faults.md); "" for a point that can hold (a job's
+// own, a syscall point, a command to a service).
+std::string NeverHolds(const std::string& point) {
+  if (!point.starts_with("downstream:")) return "";
+  return "'" + point +
+         "' never holds the job: a pause, an overlap or a server fault waits at a point of the "
+         "job's own, a syscall point or a command to a service (docs/faults.md)";
+}
+
 // A pause or overlap point: one of the scenario's failpoints or hold_points, each listed once.
 // The harness cannot know which named points a job has, so an undeclared point is a typo.
 std::vector<std::string> ReadPoints(FieldReader& r, const DeclaredPoints& declared) {
@@ -32,6 +42,7 @@ std::vector<std::string> ReadPoints(FieldReader& r, const DeclaredPoints& declar
                         "': it must be one of the scenario's failpoints or hold_points (" +
                         (known.empty() ? "none listed" : known) + ")");
     }
+    if (std::string never = NeverHolds(points[i]); !never.empty()) r.Fail(where, never);
     if (!seen.insert(points[i]).second) r.Fail(where, "'" + points[i] + "' is listed twice");
   }
   return points;
@@ -66,6 +77,7 @@ OverlapSpec ReadOverlap(FieldReader r, const DeclaredPoints& declared) {
                                     "': it must be one of the scenario's failpoints or "
                                     "hold_points");
     }
+    if (std::string never = NeverHolds(point); !never.empty()) r.Fail("second_holds_at", never);
     if (Lists(o.points, point)) {
       r.Fail("second_holds_at", "'" + point +
                                     "' is also a point of faults.overlap.points: the second "

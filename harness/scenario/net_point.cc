@@ -13,6 +13,18 @@ std::optional<NetPoint> ParseNetPoint(std::string_view point) {
   return p;
 }
 
+std::string NetCommandPoint(std::string_view service, std::string_view verb) {
+  return std::string(kNetPrefix) + std::string(service) + ":" + std::string(verb);
+}
+
+bool IsNetCommandPoint(std::string_view point) {
+  if (!IsNetPoint(point)) return false;
+  std::string_view rest = point.substr(kNetPrefix.size());
+  size_t colon = rest.find(':');
+  return colon != std::string_view::npos && colon > 0 && colon + 1 < rest.size() &&
+         !ParseNetPoint(point);
+}
+
 std::vector<std::string> NetActionsAt(std::string_view moment) {
   if (moment == kNetCommit || moment == kNetSetNx) return {kNetDropAnswer, kNetReset, kNetDelay};
   if (moment == kNetConnect) return {kNetRefuse};

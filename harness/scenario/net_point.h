@@ -6,6 +6,10 @@
 //   net:cache:set_nx   the k-th SET ... NX (or SETNX) a job sends to redis service cache:
 //                      drop_answer, reset or delay
 //   net:db:connect     the k-th new connection to service db (any kind): refuse
+// And the command points (docs/services.md, "Command points"): every command a job sends to a
+// service, named by its verb as the proxy's framing reads it, a crash point like a file
+// operation (killed before it is forwarded or after its answer):
+//   net:db:INSERT, net:db:COMMIT, net:cache:DEL, net:mq:basic.publish, net:mq:basic.ack
 #pragma once
 
 #include <optional>
@@ -33,6 +37,11 @@ struct NetPoint {
 // "net:db:commit" -> {db, commit}; nullopt for any other shape or moment.
 std::optional<NetPoint> ParseNetPoint(std::string_view point);
 inline bool IsNetPoint(std::string_view point) { return point.starts_with(kNetPrefix); }
+
+// "net:<service>:<verb>", a command point.
+std::string NetCommandPoint(std::string_view service, std::string_view verb);
+// A net: point that names no fault moment: a command point.
+bool IsNetCommandPoint(std::string_view point);
 
 // The actions the proxy can take at `moment`: drop_answer, reset, delay at a commit or a set_nx;
 // refuse at a connect; none for anything else.

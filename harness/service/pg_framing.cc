@@ -1,5 +1,6 @@
 #include "service/pg_framing.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace killpoint {
@@ -8,7 +9,7 @@ namespace {
 constexpr uint32_t kSslRequest = 80877103;
 constexpr uint32_t kGssEncRequest = 80877104;
 constexpr uint32_t kMaxMessage = 1u << 30;  // PostgreSQL's own limit is below
-constexpr size_t kMaxCommitBody = 64;       // a longer text is no bare COMMIT
+constexpr size_t kMaxCommitBody = 64;       // a longer text is no bare COMMIT; its start, the verb
 
 uint32_t BigEndian32(std::string_view b, size_t at) {
   return (uint32_t(uint8_t(b[at])) << 24) | (uint32_t(uint8_t(b[at + 1])) << 16) |
@@ -50,27 +51,38 @@ bool IsPgCommitText(std::string_view sql) {
   return false;
 }
 
-void PgFrontendParser::EndOfMessage(size_t end, std::vector<size_t>& commits) {
+void PgFrontendParser::EndOfMessage(size_t end, std::vector<ClientCommand>& commands) {
+  // A COMMIT's text is short: a longer one, of which body_ holds the start, is something else.
+  const bool whole = kept_whole_;
   if (untyped_) {
     // An SSLRequest or GSSENCRequest is followed by another untyped message.
     uint32_t code = body_.size() >= 4 ? BigEndian32(body_, 0) : 0;
     untyped_ = code == kSslRequest || code == kGssEncRequest;
-  } else if (type_ == 'Q' && keep_body_ && IsPgCommitText(body_)) {
-    commits.push_back(end);
-  } else if (type_ == 'P' && keep_body_) {
+  } else if (type_ == 'Q') {
+    commands.push_back({end, SqlVerb(body_), whole && IsPgCommitText(body_), true});
+  } else if (type_ == 'P') {
     // Parse: the statement's name, a NUL, then its text.
     size_t nul = body_.find('\0');
-    commit_parsed_ = nul != std::string::npos && IsPgCommitText(body_.substr(nul + 1));
-  } else if (type_ == 'S' && commit_parsed_) {
-    commit_parsed_ = false;
-    commits.push_back(end);
+    std::string_view text = nul == std::string::npos ? "" : std::string_view(body_).substr(nul + 1);
+    commit_parsed_ = whole && nul != std::string::npos && IsPgCommitText(text);
+    if (batch_verb_.empty()) batch_verb_ = SqlVerb(text);
+    batch_ = true;
+  } else if (type_ == 'B' || type_ == 'E' || type_ == 'D' || type_ == 'C') {
+    batch_ = true;  // a Bind, Execute, Describe or Close: the Sync ends a round trip
+  } else if (type_ == 'S') {
+    // The extended protocol's round trip ends at its Sync, named by its first Parse's verb.
+    if (batch_ || commit_parsed_)
+      commands.push_back(
+          {end, batch_verb_.empty() ? "EXECUTE" : batch_verb_, commit_parsed_, true});
+    commit_parsed_ = batch_ = false;
+    batch_verb_.clear();
   }
   header_.clear();
   body_.clear();
 }
 
-std::vector<size_t> PgFrontendParser::Feed(std::string_view bytes) {
-  std::vector<size_t> commits;
+std::vector<ClientCommand> PgFrontendParser::Read(std::string_view bytes) {
+  std::vector<ClientCommand> commits;
   size_t i = 0;
   while (i < bytes.size() && !broken_) {
     const size_t header_size = untyped_ ? 4 : 5;
@@ -84,14 +96,15 @@ std::vector<size_t> PgFrontendParser::Feed(std::string_view bytes) {
         break;
       }
       remaining_ = length - 4;
-      // An untyped message's code is all we need of it; a Q or P's text, when short.
-      keep_body_ = untyped_ ? remaining_ <= 8
-                            : (type_ == 'Q' || type_ == 'P') && remaining_ <= kMaxCommitBody;
+      // An untyped message's code is all we need of it; of a Q or P, the start of its text.
+      keep_body_ = untyped_ ? remaining_ <= 8 : type_ == 'Q' || type_ == 'P';
+      kept_whole_ = remaining_ <= kMaxCommitBody;
       if (remaining_ == 0) EndOfMessage(i, commits);
       continue;
     }
     size_t take = std::min<size_t>(remaining_, bytes.size() - i);
-    if (keep_body_) body_.append(bytes.substr(i, take));
+    if (keep_body_ && body_.size() < kMaxCommitBody)
+      body_.append(bytes.substr(i, std::min(take, kMaxCommitBody - body_.size())));
     i += take;
     remaining_ -= uint32_t(take);
     if (remaining_ == 0) EndOfMessage(i, commits);

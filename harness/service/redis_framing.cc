@@ -9,7 +9,7 @@ constexpr int64_t kRespMaxBulk = 512ll << 20;  // the server's proto-max-bulk-le
 constexpr int64_t kRespMaxArgs = 0x7fffffff;   // the server's own limit
 constexpr int kRespMaxDigits = 18;             // no valid number has more; no overflow
 constexpr size_t kRespMaxInline = 64 * 1024;   // the server's PROTO_INLINE_MAX_SIZE
-constexpr size_t kRespKeptArg = 8;             // SETNX, SET and NX fit
+constexpr size_t kRespKeptArg = 32;            // a command's name fits (CommandVerb's limit)
 
 std::string RespUpper(std::string_view s) {
   std::string out(s);
@@ -46,15 +46,16 @@ void RespCommandParser::EndOfArgument() {
   arg_long_ = false;
 }
 
-void RespCommandParser::EndOfCommand(size_t end, std::vector<size_t>& found) {
-  if ((name_ == "SET" && nx_) || (name_ == "SETNX" && argc_ == 3)) found.push_back(end);
+void RespCommandParser::EndOfCommand(size_t end, std::vector<ClientCommand>& found) {
+  bool set_nx = (name_ == "SET" && nx_) || (name_ == "SETNX" && argc_ == 3);
+  if (argc_ > 0) found.push_back({end, CommandVerb(name_), set_nx, true});
   argc_ = 0;
   name_.clear();
   nx_ = false;
   state_ = State::kStart;
 }
 
-void RespCommandParser::EndOfNumber(size_t end, std::vector<size_t>& found) {
+void RespCommandParser::EndOfNumber(size_t end, std::vector<ClientCommand>& found) {
   if (count_) {
     if (number_ > kRespMaxArgs) return void(broken_ = true);
     if (negative_ || number_ == 0) return EndOfCommand(end, found);  // an empty command
@@ -67,7 +68,7 @@ void RespCommandParser::EndOfNumber(size_t end, std::vector<size_t>& found) {
   state_ = remaining_ == 0 ? State::kDataCr : State::kData;
 }
 
-void RespCommandParser::Inline(char c, size_t end, std::vector<size_t>& found) {
+void RespCommandParser::Inline(char c, size_t end, std::vector<ClientCommand>& found) {
   if (++line_ > kRespMaxInline) return void(broken_ = true);
   if (c == '\n') {
     if (quote_ != Quote::kNone) return void(broken_ = true);  // unbalanced quotes
@@ -115,7 +116,7 @@ void RespCommandParser::Inline(char c, size_t end, std::vector<size_t>& found) {
   Keep(std::string_view(&c, 1));
 }
 
-void RespCommandParser::Byte(char c, size_t end, std::vector<size_t>& found) {
+void RespCommandParser::Byte(char c, size_t end, std::vector<ClientCommand>& found) {
   switch (state_) {
     case State::kStart:
       if (c != '*') {
@@ -162,8 +163,8 @@ void RespCommandParser::Byte(char c, size_t end, std::vector<size_t>& found) {
   }
 }
 
-std::vector<size_t> RespCommandParser::Feed(std::string_view bytes) {
-  std::vector<size_t> found;
+std::vector<ClientCommand> RespCommandParser::Read(std::string_view bytes) {
+  std::vector<ClientCommand> found;
   size_t i = 0;
   while (i < bytes.size() && !broken_) {
     if (state_ == State::kData) {

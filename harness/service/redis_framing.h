@@ -1,11 +1,12 @@
-// Redis's request framing (RESP2), read just enough to see a SET ... NX go by: the fault proxy
-// (service/tcp_proxy.h) counts them for `net:SVC:set_nx` on a redis service (docs/services.md,
-// "Faults between the job and its services"). A client sends each command either as an array
-// of bulk strings (`*N\r\n`, then N times `$LEN\r\n`, LEN bytes, `\r\n`), as every client
-// library does, or inline: one line of words split as redis-cli splits them (blanks, "double"
-// and 'single' quotes), ended by `\n`. The counted commands are `SET key value ...` with an `NX`
-// among its options (any case) and `SETNX key value`: both set the key only if it is absent,
-// and a lost answer leaves the client not knowing whether it did.
+// Redis's request framing (RESP2), read just enough to see each command and each SET ... NX go by:
+// the fault proxy (service/tcp_proxy.h) makes each command a point `net:SVC:NAME` (its first word,
+// upper-cased) and counts the SET ... NX for `net:SVC:set_nx` on a redis service
+// (docs/services.md, "Faults between the job and its services"). A client sends each command either
+// as an array of bulk strings (`*N\r\n`, then N times `$LEN\r\n`, LEN bytes, `\r\n`), as every
+// client library does, or inline: one line of words split as redis-cli splits them (blanks,
+// "double" and 'single' quotes), ended by `\n`. The counted commands are `SET key value ...` with
+// an `NX` among its options (any case) and `SETNX key value`: both set the key only if it is
+// absent, and a lost answer leaves the client not knowing whether it did.
 #pragma once
 
 #include <cstddef>
@@ -20,12 +21,12 @@ namespace killpoint {
 
 class RespCommandParser : public ClientFraming {
  public:
-  // Feeds the next bytes the client sent; returns, for each SET ... NX or SETNX that ends inside
-  // them, the offset one past its last byte. A malformed header (no digits, a negative or too
+  // Feeds the next bytes the client sent; returns each command that ends inside them (a SET ...
+  // NX or SETNX counted; an empty one is none). A malformed header (no digits, a negative or too
   // long bulk, a missing '$' or CRLF), unbalanced quotes or an inline line past 64 KiB, which
   // the server answers by closing the connection, stop the count (broken()): the proxy then
   // forwards without counting.
-  std::vector<size_t> Feed(std::string_view bytes) override;
+  std::vector<ClientCommand> Read(std::string_view bytes) override;
   bool broken() const override { return broken_; }
 
  private:
@@ -42,12 +43,12 @@ class RespCommandParser : public ClientFraming {
   };
   enum class Quote : uint8_t { kNone, kDouble, kSingle };
 
-  void Byte(char c, size_t end, std::vector<size_t>& found);
-  void Inline(char c, size_t end, std::vector<size_t>& found);
+  void Byte(char c, size_t end, std::vector<ClientCommand>& found);
+  void Inline(char c, size_t end, std::vector<ClientCommand>& found);
   void Keep(std::string_view bytes);  // the current argument's next bytes
   void EndOfArgument();
-  void EndOfCommand(size_t end, std::vector<size_t>& found);
-  void EndOfNumber(size_t end, std::vector<size_t>& found);
+  void EndOfCommand(size_t end, std::vector<ClientCommand>& found);
+  void EndOfNumber(size_t end, std::vector<ClientCommand>& found);
 
   State state_ = State::kStart;
   bool count_ = false;  // the number being read is the array's count (else a bulk's length)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <iterator>
 
 #include "proc/job_cgroup.h"
 #include "proc/process_tag.h"
@@ -94,7 +95,36 @@ Status ServiceSet::ProxyTo(const std::string& name, const ServiceAddress& server
   if (!started) return started.error();
   proxy = std::move(started.value());
   proxied_ports_[name] = server.port;
+  HookProxy(name, size_t(std::distance(services_.begin(), services_.find(name))), *proxy);
   return Ok();
+}
+
+namespace {
+constexpr int kTicketShift = 48;  // a proxy's index above, its own ticket below (IsCommandTicket)
+}  // namespace
+
+void ServiceSet::HookProxy(const std::string& name, size_t index, TcpProxy& proxy) const {
+  if (!command_hook_) return proxy.SetCommandHook(nullptr);
+  uint64_t top = uint64_t(index + 1) << kTicketShift;
+  proxy.SetCommandHook(
+      [name, top, hook = command_hook_](const std::string& verb, bool after, uint64_t ticket) {
+        return hook(NetCommandPoint(name, verb), after, ticket == 0 ? 0 : top | ticket);
+      });
+}
+
+void ServiceSet::SetCommandHook(PointHook hook) {
+  command_hook_ = std::move(hook);
+  for (auto& [name, proxy] : proxies_)
+    HookProxy(name, size_t(std::distance(services_.begin(), services_.find(name))), *proxy);
+}
+
+void ServiceSet::ReleaseCommand(uint64_t ticket, CommandStep step) {
+  uint64_t index = ticket >> kTicketShift;  // 1 + the service's place in services_
+  if (index == 0 || index > services_.size()) return;
+  auto service = std::next(services_.begin(), static_cast<std::ptrdiff_t>(index - 1));
+  auto proxy = proxies_.find(service->first);
+  if (proxy != proxies_.end())
+    proxy->second->Release(ticket & ((uint64_t(1) << kTicketShift) - 1), step);
 }
 
 ServiceAddresses ServiceSet::ThroughProxies(const ServiceAddresses& servers) const {

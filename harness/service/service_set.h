@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,6 +45,18 @@ class ServiceSet {
   // Arms the proxy of `service` for the next attempt (TcpProxy::Arm); DisarmNet: all of them.
   void ArmNet(const std::string& service, const ProxyFault& fault, ProxyFired on_fired);
   void DisarmNet();
+  // Every command a job sends to a service goes by `hook` (TcpProxy::SetCommandHook), as its
+  // point `net:<service>:<verb>` (docs/services.md, "Command points"), with a ticket that names
+  // its proxy too, for ReleaseCommand; null: none.
+  using PointHook =
+      std::function<CommandStep(const std::string& point, bool after, uint64_t ticket)>;
+  void SetCommandHook(PointHook hook);
+  // TcpProxy::Release of the command held with `ticket` (the hook's). Thread-safe once the
+  // proxies are started (Reset).
+  void ReleaseCommand(uint64_t ticket, CommandStep step);
+  // Whether `connection`, as a held hit names it, is such a ticket (a control channel's
+  // connection numbers stay far below).
+  static bool IsCommandTicket(uint64_t connection) { return connection >> 48 != 0; }
 
   // Server faults (docs/services.md, "Server faults"). KillAndRestart reads the trial's data of
   // `service`, kills every process of its server, starts it again on the same data and port
@@ -62,6 +75,8 @@ class ServiceSet {
  private:
   // The proxy in front of `name`, (re)started when the server's port is new to it.
   Status ProxyTo(const std::string& name, const ServiceAddress& server);
+  // command_hook_ on `proxy`, the proxy of the `index`-th of services_ (a ticket's top bits).
+  void HookProxy(const std::string& name, size_t index, TcpProxy& proxy) const;
 
   struct Member {
     ServiceSpec spec;
@@ -74,6 +89,7 @@ class ServiceSet {
   // After services_: each proxy's thread ends before the servers stop.
   std::map<std::string, std::unique_ptr<TcpProxy>> proxies_;
   std::map<std::string, int> proxied_ports_;  // the server port each proxy relays to
+  PointHook command_hook_;                    // given to each proxy, those started later too
 };
 
 // The environment that tells a job where its services are (docs/services.md): for each service

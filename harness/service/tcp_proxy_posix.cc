@@ -64,6 +64,16 @@ struct Conn {
   std::unique_ptr<ClientFraming> parser;       // null: nothing counted
   std::optional<Clock::time_point> hold_down;  // delay: nothing goes to the client before it
   std::optional<Clock::time_point> swallow;    // drop_answer: cut at the answer or at this
+  // A command the hook asked to hear of again once answered (CommandStep::kAskAfter), or one it
+  // holds until Release (kHold, by its ticket); what the client sent after it waits in `later`,
+  // its commands read but not yet asked about (their ends relative to later.bytes).
+  std::optional<ClientCommand> asking;
+  std::optional<uint64_t> held;
+  struct Later {
+    std::string bytes;
+    std::vector<ClientCommand> commands;
+  } later;
+  bool cut_when_flushed = false;  // the job was killed before a command: what came before goes
   bool dead = false;
 
   void Cut() {  // RST to the client, the server's side closed
@@ -124,6 +134,17 @@ class PollProxy : public TcpProxy {
     refuse_until_.reset();
   }
   void Disarm() override { Arm({}, nullptr); }
+  void SetCommandHook(CommandHook hook) override {
+    std::lock_guard lock(mu_);
+    hook_ = std::move(hook);
+  }
+  void Release(uint64_t ticket, CommandStep step) override {
+    {
+      std::lock_guard lock(mu_);
+      releases_.emplace_back(ticket, step);
+    }
+    Wake();
+  }
   void CutAll() override {
     cut_all_ = true;
     Wake();
@@ -144,6 +165,11 @@ class PollProxy : public TcpProxy {
     // Told under the lock: once Disarm has returned, no fault of the last arming is reported.
     if (fired_) fired_(fault_);
     return fault_;
+  }
+
+  CommandHook Hook() {
+    std::lock_guard lock(mu_);
+    return hook_;
   }
 
   bool Refusing(Clock::time_point now) {
@@ -170,31 +196,119 @@ class PollProxy : public TcpProxy {
     conns_.push_back(std::move(c));
   }
 
-  // The client sent `bytes`: counts its commands (COMMITs, SET ... NX), applies a fault at one,
-  // queues the rest.
+  // The client sent `bytes`: read by the framing, and, unless a command before them waits for
+  // its answer or its release, gone through (Go).
   void FromClient(Conn& c, const std::string& bytes, Clock::time_point now) {
-    if (!c.parser || c.parser->broken() || c.swallow) return void(c.up += bytes);
-    for (size_t end : c.parser->Feed(bytes)) {
-      auto f = Hit(counted_);
-      if (!f) continue;
-      if (f->action == kNetReset) return c.Cut();  // the command never reaches the server
-      if (f->action == kNetDropAnswer) {
-        c.up.append(bytes, 0, end);  // the command goes; whatever came after it does not
-        c.swallow = now + kAnswerPatience;
+    if (c.cut_when_flushed) return;  // the job is dead: nothing more of it goes
+    bool reads = c.parser && !c.parser->broken() && !c.swallow;
+    std::vector<ClientCommand> commands =
+        reads ? c.parser->Read(bytes) : std::vector<ClientCommand>{};
+    if (!c.asking && !c.held) return Go(c, bytes, std::move(commands), std::nullopt, now);
+    for (ClientCommand& command : commands) command.end += c.later.bytes.size();
+    c.later.bytes += bytes;
+    c.later.commands.insert(c.later.commands.end(), commands.begin(), commands.end());
+  }
+
+  // Counts the commands of `bytes` (COMMITs, SET ... NX) and applies a fault at one; asks the
+  // command hook about each (the first not, when `first` is given: released from a hold with
+  // that step); queues what goes on. A command asked about after, or held, keeps the rest in
+  // Conn::later.
+  void Go(Conn& c, const std::string& bytes, std::vector<ClientCommand> commands,
+          std::optional<CommandStep> first, Clock::time_point now) {
+    CommandHook hook = Hook();
+    size_t start = 0;  // where the command being read began in `bytes`
+    for (size_t i = 0; i < commands.size(); ++i) {
+      const ClientCommand& command = commands[i];
+      auto keep_later = [&](size_t from, size_t first_kept) {
+        c.later.bytes = bytes.substr(from);
+        c.later.commands.assign(commands.begin() + static_cast<std::ptrdiff_t>(first_kept),
+                                commands.end());
+        for (ClientCommand& k : c.later.commands) k.end -= from;
+      };
+      CommandStep step = CommandStep::kForward;
+      if (i == 0 && first) {
+        step = *first;
+      } else {
+        if (std::optional<ProxyFault> f; command.counted && (f = Hit(counted_))) {
+          if (f->action == kNetReset) return c.Cut();  // the command never reaches the server
+          if (f->action == kNetDropAnswer) {
+            c.up.append(bytes, 0, command.end);  // the command goes; whatever came after does not
+            c.swallow = now + kAnswerPatience;
+            return;
+          }
+          if (f->action == kNetDelay) c.hold_down = now + std::chrono::milliseconds(f->ms);
+        }
+        if (hook) step = hook(command.verb, false, ++tickets_);
+      }
+      if (step == CommandStep::kKilled) {
+        c.up.append(bytes, 0, start);
+        c.cut_when_flushed = true;
         return;
       }
-      if (f->action == kNetDelay) c.hold_down = now + std::chrono::milliseconds(f->ms);
+      if (step == CommandStep::kHold) {
+        c.up.append(bytes, 0, start);
+        c.held = tickets_;
+        keep_later(start, i);
+        return;
+      }
+      if (step == CommandStep::kAskAfter) {
+        c.up.append(bytes, 0, command.end);
+        c.asking = command;
+        keep_later(command.end, i + 1);
+        return;
+      }
+      start = command.end;
     }
     c.up += bytes;
   }
 
+  // What waited in Conn::later goes through, `first` the step of its first command when that one
+  // was held.
+  void Resume(Conn& c, std::optional<CommandStep> first, Clock::time_point now) {
+    Conn::Later later = std::move(c.later);
+    c.later = {};
+    Go(c, later.bytes, std::move(later.commands), first, now);
+  }
+
+  // The command asked about after (Conn::asking) was answered, or written to a server that never
+  // answers it: asks the hook again; cut if it killed the job, else what waited goes on.
+  void Answered(Conn& c, Clock::time_point now) {
+    CommandHook hook = Hook();
+    ClientCommand command = *c.asking;
+    c.asking.reset();
+    if (hook && hook(command.verb, true, 0) == CommandStep::kKilled) return c.Cut();
+    Resume(c, std::nullopt, now);
+  }
+
+  // The releases Release queued, applied to the connections they name.
+  void ApplyReleases(Clock::time_point now) {
+    std::vector<std::pair<uint64_t, CommandStep>> releases;
+    {
+      std::lock_guard lock(mu_);
+      releases.swap(releases_);
+    }
+    for (const auto& [ticket, step] : releases) {
+      for (Conn& c : conns_) {
+        if (c.dead || c.held != ticket) continue;
+        c.held.reset();
+        Resume(c, step, now);
+      }
+    }
+  }
+
   // The server answered: passed on, or, after a dropped COMMIT, the cue to cut the client.
-  void FromServer(Conn& c, const std::string& bytes) {
+  void FromServer(Conn& c, const std::string& bytes, Clock::time_point now) {
+    if (c.cut_when_flushed) return;
     if (c.swallow) {
       // Once the command has gone out, the server's next bytes are its answer: it has happened.
       // Bytes read while it was still queued answered what came before: dropped too.
       if (c.up.empty()) c.Cut();
       return;
+    }
+    // The same for a command asked about after: bytes that come once it has gone out answer it.
+    if (c.asking && c.asking->answered && c.up.empty()) {
+      Answered(c, now);
+      if (c.dead) return;
     }
     c.down += bytes;
   }
@@ -209,11 +323,17 @@ class PollProxy : public TcpProxy {
     if (c.dead) return;
     if ((sp.revents & (POLLIN | POLLHUP | POLLERR)) && !c.server_eof) {
       ssize_t n = ReadChunk(c.server, bytes);
-      if (n > 0) FromServer(c, bytes);
+      if (n > 0) FromServer(c, bytes, now);
       if (n == 0 || n == -1) c.server_eof = true;
     }
     if (c.dead) return;
     if (!FlushTo(c.server, c.up)) return c.Cut();
+    if (c.cut_when_flushed && c.up.empty()) return c.Cut();
+    if (c.asking && !c.asking->answered && c.up.empty()) {
+      Answered(c, now);
+      if (c.dead) return;
+      if (!FlushTo(c.server, c.up)) return c.Cut();
+    }
     if (!c.hold_down || now >= *c.hold_down) {
       c.hold_down.reset();
       if (!FlushTo(c.client, c.down)) return c.Cut();
@@ -244,8 +364,9 @@ class PollProxy : public TcpProxy {
       }
       fds.assign({{wake_, POLLIN, 0}, {listener_, POLLIN, 0}});
       for (const Conn& c : conns_) {
-        short ce = (c.up.size() < kMaxBuffered && !c.client_eof ? POLLIN : 0) |
-                   (!c.down.empty() && !c.hold_down ? POLLOUT : 0);
+        bool room = c.up.size() < kMaxBuffered && c.later.bytes.size() < kMaxBuffered;
+        short ce =
+            (room && !c.client_eof ? POLLIN : 0) | (!c.down.empty() && !c.hold_down ? POLLOUT : 0);
         short se = (c.down.size() < kMaxBuffered && !c.server_eof ? POLLIN : 0) |
                    (!c.up.empty() ? POLLOUT : 0);
         fds.push_back({c.client, ce, 0});
@@ -257,6 +378,7 @@ class PollProxy : public TcpProxy {
         uint64_t n;
         [[maybe_unused]] ssize_t r = ::read(wake_, &n, sizeof n);
       }
+      ApplyReleases(now);
       size_t i = 2;
       for (Conn& c : conns_) {  // the connections polled, in order; Accept appends after
         Service(c, fds[i], fds[i + 1], now);
@@ -272,11 +394,14 @@ class PollProxy : public TcpProxy {
   const int upstream_;
   const Framing framing_;
   const char* const counted_;  // the moment framing_ counts; null for none
-  std::list<Conn> conns_;      // the loop thread's only
+  std::list<Conn> conns_;      // the loop thread's only, as is tickets_
+  uint64_t tickets_ = 0;       // the last ticket a command was asked about with
   std::atomic<bool> stop_{false}, cut_all_{false};
   std::mutex mu_;
   ProxyFault fault_;  // guarded by mu_, with the fields below
   ProxyFired fired_;
+  CommandHook hook_;
+  std::vector<std::pair<uint64_t, CommandStep>> releases_;  // Release's, for the loop
   int commands_ = 0, connects_ = 0;
   bool done_ = false;
   std::optional<Clock::time_point> refuse_until_;

@@ -212,6 +212,44 @@ TEST_F(PostgresService, AfterEveryCrashReadsTheServiceBetweenTheKillAndTheRetry)
   EXPECT_EQ(verdicts[1]["held"], false);
 }
 
+// Command points (docs/services.md, "Command points"): scenarios that name no point of the job's
+// own, only net:db:*, every statement the job sends a crash point before it goes and after its
+// answer. Exhaustive over the first attempt: the autocommit form, killed after its INSERT's answer
+// (or before its UPDATE), never credits the account; one transaction always does.
+TEST_F(PostgresService, CommandPointsCatchTheWindowBetweenTwoAutocommitStatements) {
+  auto args = Args("pg-autocommit-statements");
+  args.insert(args.begin() + 2, "tests/fixtures/services/pg-one-transaction-statements.json");
+  args.insert(args.end(), {"--exhaustive"});
+  CliRun r = RunKillpoint("run", args, root_);
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  const std::string buggy = "services/pg-autocommit-statements";
+  nlohmann::json broken = Invariant(r.Results(), buggy, "balance_matches_settlements");
+  ASSERT_EQ(broken["status"], "VIOLATED") << broken.dump();
+  EXPECT_THAT(broken["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("balance_cents=0, total=350"));
+  // The points are the job's statements, in order, each killed before and after.
+  const auto& points = r.Results()["scenarios"][0]["exercise"]["points"];
+  for (const char* point : {"net:db:SELECT", "net:db:INSERT", "net:db:UPDATE"})
+    EXPECT_GT(points[point]["fired"].get<int>(), 0) << point << ": " << points.dump();
+  EXPECT_THAT(r.out, HasSubstr("exhaustive: 8 of 8"));
+  const std::string correct = "services/pg-one-transaction-statements";
+  for (const char* name : {"balance_matches_settlements", "converges"}) {
+    nlohmann::json i = Invariant(r.Results(), correct, name);
+    EXPECT_EQ(i["status"], "held") << name << ": " << i.dump();
+  }
+  EXPECT_THAT(r.out, HasSubstr("exhaustive: 12 of 12"));  // BEGIN ... COMMIT: six statements
+  auto log = ReadHistoryLog(r.dir / Slug(buggy) / "history.jsonl");
+  ASSERT_TRUE(log) << log.error().message;
+  bool after_insert = false;
+  for (const auto& [trial, events] : log.value()) {
+    for (const Event& e : events) {
+      after_insert |=
+          e.type == event::kKill && e.data["point"] == "net:db:INSERT" && e.data["when"] == "after";
+    }
+  }
+  EXPECT_TRUE(after_insert);
+}
+
 // A run long enough to be stopped in the middle, as a background process. Its first scenario's
 // redis server, killed and restarted by a server fault, waits idle in the run's pool while the
 // second scenario's postgres server works: the signal must take both along.
@@ -629,6 +667,32 @@ TEST_F(RedisService, ACompareAndDeleteReleaseKeepsTheSecondsLockAndTheThirdExits
   EXPECT_THAT(t.events[exit3].data["stderr"].get<std::string>(),
               HasSubstr("lock:2026-11-01 is held by"));
   EXPECT_LT(exit3, t.Index(event::kSecondRelease));
+}
+
+// The same two locks held at the fault proxy's command points instead of the job's own: the first
+// before its GET that checks the lock, the second before its HSET that pays (docs/services.md,
+// "Command points"). The plain DEL pays twice, the compare-and-delete once.
+TEST_F(RedisService, CommandPointsHoldTheThreeInstancesWithoutTheJobsOwnPoints) {
+  fs::path base = RedisSandboxes().parent_path() / "commands";
+  CliRun r =
+      RunKillpoint("run",
+                   {"run", "tests/fixtures/services/redis-lock-plain-del-commands.json",
+                    "tests/fixtures/services/redis-lock-compare-and-delete-commands.json",
+                    "--trials", "1", "--jobs", "1", "--sandbox-root", RedisSandboxes().string()},
+                   base);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;  // the plain DEL's double payment is expected
+  nlohmann::json twice =
+      Invariant(r.Results(), "services/redis-lock-plain-del-commands", "one_payment_per_date");
+  EXPECT_EQ(twice["status"], "expected, shown") << twice.dump();
+  EXPECT_THAT(twice["examples"][0]["plan"].get<std::string>(),
+              HasSubstr("pause@net:cache:GET 1200ms overlap@net:cache:GET/i2@net:cache:HSET"));
+  nlohmann::json once = Invariant(r.Results(), "services/redis-lock-compare-and-delete-commands",
+                                  "one_payment_per_date");
+  EXPECT_EQ(once["status"], "held") << once.dump();
+  LockTrial t = LockTrialOf(r, "services/redis-lock-compare-and-delete-commands");
+  long exit3 = t.Third(event::kExit);
+  ASSERT_GE(exit3, 0);
+  EXPECT_EQ(t.events[exit3].data["code"], 75);  // busy: the second's lock was still there
 }
 
 // RabbitMQ, with Debian's pika: a consumer with prefetch 1 that acks after its effect, killed

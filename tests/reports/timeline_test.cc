@@ -246,6 +246,18 @@ TEST(Timeline, NamesDownstreamPointsAndTheirKill) {
   EXPECT_EQ(t.lanes[0].marks[0].detail, "kill -9 at " + p + " (hit 2), then the process model");
 }
 
+// A command to a service (docs/services.md, "Command points") has a before and an after.
+TEST(Timeline, NamesTheMomentOfAKillAtACommandPoint) {
+  std::vector<Event> events = {
+      Ev(0, 0, "spawn", "d", 1, 1),
+      Ev(1, 0, "kill", "d", 1, 1, {{"point", "net:db:INSERT"}, {"hit", 1}, {"when", "after"}})};
+  Timeline t = BuildTimeline(events);
+  ASSERT_EQ(t.lanes.size(), 1u);
+  ASSERT_EQ(t.lanes[0].marks.size(), 1u);
+  EXPECT_EQ(t.lanes[0].marks[0].detail,
+            "kill -9 after net:db:INSERT (hit 1), then the process model");
+}
+
 TEST(Timeline, CollapsesLongRunsOfPassedCrashPointsButKeepsTheLast) {
   std::vector<Event> events = {Ev(0, 0, "spawn", "d", 1, 1)};
   for (int i = 0; i < 10; ++i) {

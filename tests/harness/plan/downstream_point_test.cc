@@ -8,6 +8,7 @@
 #include "plan/exhaustive.h"
 #include "plan/planner.h"
 #include "plan/point_pattern.h"
+#include "scenario/net_point.h"
 
 namespace killpoint {
 namespace {
@@ -29,6 +30,23 @@ TEST(DownstreamPoint, IsNamedByPathAndMomentAndIsNoSyscallPoint) {
   EXPECT_STREQ(PointKind(kDelivered), "downstream");
   EXPECT_STREQ(PointKind("fsync:."), "syscall");
   EXPECT_STREQ(PointKind("before_commit"), "named");
+}
+
+// A command to a service (scenario/net_point.h): killed before it goes or after its answer; the
+// network faults' own moments (commit, set_nx, connect) are no command points.
+TEST(CommandPoint, IsKindNetWithABeforeAndAnAfter) {
+  EXPECT_EQ(NetCommandPoint("db", "INSERT"), "net:db:INSERT");
+  EXPECT_TRUE(IsNetCommandPoint("net:db:INSERT"));
+  EXPECT_TRUE(IsNetCommandPoint("net:mq:basic.publish"));
+  for (const char* not_one : {"net:db:commit", "net:cache:set_nx", "net:db:connect", "net:db",
+                              "net::INSERT", "net:db:", "INSERT"})
+    EXPECT_FALSE(IsNetCommandPoint(not_one)) << not_one;
+  EXPECT_STREQ(PointKind("net:db:INSERT"), "net");
+  ASSERT_EQ(KillMoments("net:db:INSERT").size(), 2u);
+  EXPECT_STREQ(KillMoments("net:db:INSERT")[1], kAfter);
+  EXPECT_FALSE(IsSyscallPoint("net:db:INSERT"));    // no shim needed, no tracker fed
+  EXPECT_TRUE(MatchPoint("*:*", "net:db:INSERT"));  // syscall_points: true plans them too
+  EXPECT_TRUE(MatchPoint("net:db:*", "net:db:UPDATE"));
 }
 
 TEST(DownstreamPoint, PatternsSelectThemLikeAnyOtherPoint) {

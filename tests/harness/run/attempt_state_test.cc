@@ -100,5 +100,52 @@ TEST(AttemptStateCaps, AnOrdinaryAttemptDropsNothing) {
   EXPECT_TRUE(a.Of(event::kPointsDropped).empty());
 }
 
+// Command points (docs/services.md, "Command points"): a planned kill before the command, or
+// after its answer; a pause held in the proxy by its ticket; nothing asked outside an attempt
+// or of a command the fault does not name.
+TEST(AttemptStateCommands, KillsBeforeACommandOrAfterItsAnswer) {
+  AttemptFault before;
+  before.kill_point = "net:db:INSERT";
+  Attempt a(before);
+  EXPECT_EQ(a.state.OnNetCommand("net:db:SELECT", false, 1, false), CommandStep::kForward);
+  EXPECT_EQ(a.state.OnNetCommand("net:db:INSERT", false, 2, false), CommandStep::kKilled);
+  EXPECT_EQ(a.process.kills, 1);
+
+  AttemptFault after = before;
+  after.when = kAfter;
+  Attempt b(after);
+  EXPECT_EQ(b.state.OnNetCommand("net:db:INSERT", false, 1, false), CommandStep::kAskAfter);
+  EXPECT_EQ(b.process.kills, 0);
+  EXPECT_EQ(b.state.OnNetCommand("net:db:INSERT", true, 0, false), CommandStep::kKilled);
+  EXPECT_EQ(b.process.kills, 1);
+  auto kills = b.Of(event::kKill);
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].data["when"], "after");
+  EXPECT_EQ(kills[0].data["point"], "net:db:INSERT");
+}
+
+TEST(AttemptStateCommands, RecordsOnlyWhatTheFaultNamesUnlessAskedForAll) {
+  Attempt a;
+  EXPECT_EQ(a.state.OnNetCommand("net:db:SELECT", false, 1, false), CommandStep::kForward);
+  EXPECT_TRUE(OfType(a.history.Events(), event::kFailpoint).empty());
+  EXPECT_EQ(a.state.OnNetCommand("net:db:SELECT", false, 2, true), CommandStep::kForward);
+  EXPECT_EQ(OfType(a.history.Events(), event::kFailpoint).size(), 1u);  // discovery's
+  a.state.Finish();
+  EXPECT_EQ(a.state.OnNetCommand("net:db:SELECT", false, 3, true), CommandStep::kForward);
+  EXPECT_EQ(OfType(a.history.Events(), event::kFailpoint).size(), 1u);  // no attempt: none
+}
+
+TEST(AttemptStateCommands, APausedCommandIsHeldByItsTicket) {
+  AttemptFault pause;
+  pause.pause = {"net:cache:GET", 100};
+  Attempt a(pause);
+  EXPECT_EQ(a.state.OnNetCommand("net:cache:GET", false, 42, false), CommandStep::kHold);
+  auto hold = a.state.NextHold();
+  ASSERT_TRUE(hold);
+  EXPECT_EQ(hold->hit.connection, 42u);
+  EXPECT_TRUE(hold->pause);
+  EXPECT_EQ(StepOf(a.state.Release(*hold)), CommandStep::kForward);
+}
+
 }  // namespace
 }  // namespace killpoint

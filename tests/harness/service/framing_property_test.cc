@@ -1,6 +1,6 @@
 // Every framing the fault proxy reads (service/client_framing.h), on well-formed and broken
-// streams alike: fed whole or cut anywhere, a parser finds the same command ends and breaks at
-// the same point, and every end is inside the stream, in order.
+// streams alike: fed whole or cut anywhere, a parser finds the same commands (ends, verbs, counted
+// or not) and breaks at the same point, and every end is inside the stream, in order.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -49,6 +49,19 @@ Grammar GrammarOf(Framing framing) {
                            "COMMIT"),
              GrammarPacket(0, "\x03" + std::string(80, 'x'))}};
   }
+  if (framing == Framing::kAmqp) {
+    auto frame = [](char type, const std::string& payload) {
+      return type + std::string("\0\1", 2) + GrammarInt32(uint32_t(payload.size())) + payload +
+             '\xCE';
+    };
+    std::string publish = frame(1, std::string("\0\x3c\0\x28", 4) + std::string(6, '\0'));
+    std::string header =
+        std::string("\0\x3c\0\0", 4) + std::string(7, '\0') + '\3' + std::string(2, '\0');
+    return {std::string("AMQP\0\0\x09\x01", 8),
+            {publish + frame(2, header) + frame(3, "abc"), frame(8, ""),
+             frame(1, std::string("\0\x3c\0\x50", 4) + std::string(9, '\0')),
+             frame(1, std::string("\0\x55\0\x0a", 4) + '\0'), frame(3, "stray")}};
+  }
   return {"",
           {"*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n$2\r\nNX\r\n",
            "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n", "SETNX k v\r\n", "SET k \"a b\" nx\n", "*0\r\n"}};
@@ -73,7 +86,8 @@ rc::Gen<std::string> StreamOf(Framing framing) {
 }
 
 RC_GTEST_PROP(ClientFraming, AnyStreamCutAnywhereGivesTheSameEndsAsWhole, ()) {
-  const Framing framing = *rc::gen::element(Framing::kPostgres, Framing::kMysql, Framing::kRedis);
+  const Framing framing =
+      *rc::gen::element(Framing::kPostgres, Framing::kMysql, Framing::kRedis, Framing::kAmqp);
   const std::string stream = *StreamOf(framing);
   auto cuts =
       *rc::gen::container<std::vector<size_t>>(rc::gen::inRange<size_t>(0, stream.size() + 1));
@@ -86,14 +100,33 @@ RC_GTEST_PROP(ClientFraming, AnyStreamCutAnywhereGivesTheSameEndsAsWhole, ()) {
   for (size_t end : ends) RC_ASSERT(end >= 1 && end <= stream.size());
 }
 
+// The same of every command read, not only the counted ones: its end, verb and answer.
+RC_GTEST_PROP(ClientFraming, AnyStreamCutAnywhereReadsTheSameCommandsAsWhole, ()) {
+  const Framing framing =
+      *rc::gen::element(Framing::kPostgres, Framing::kMysql, Framing::kRedis, Framing::kAmqp);
+  const std::string stream = *StreamOf(framing);
+  const size_t cut = *rc::gen::inRange<size_t>(0, stream.size() + 1);
+  auto whole = MakeClientFraming(framing), pieces = MakeClientFraming(framing);
+  const std::vector<ClientCommand> commands = whole->Read(stream);
+  std::vector<ClientCommand> read = pieces->Read(std::string_view(stream).substr(0, cut));
+  for (ClientCommand c : pieces->Read(std::string_view(stream).substr(cut))) {
+    c.end += cut;
+    read.push_back(c);
+  }
+  RC_ASSERT(read == commands);
+  for (const ClientCommand& c : commands) RC_ASSERT(!c.verb.empty() && c.end <= stream.size());
+}
+
 TEST(ClientFraming, EachServiceKindHasItsFramingAndMoment) {
   EXPECT_EQ(FramingOfKind("postgres"), Framing::kPostgres);
   EXPECT_EQ(FramingOfKind("mariadb"), Framing::kMysql);
   EXPECT_EQ(FramingOfKind("redis"), Framing::kRedis);
-  EXPECT_EQ(FramingOfKind("rabbitmq"), Framing::kNone);
+  EXPECT_EQ(FramingOfKind("rabbitmq"), Framing::kAmqp);
+  EXPECT_EQ(FramingOfKind("sqlite"), Framing::kNone);
   EXPECT_STREQ(FramingMoment(Framing::kMysql), "commit");
   EXPECT_STREQ(FramingMoment(Framing::kRedis), "set_nx");
   EXPECT_EQ(FramingMoment(Framing::kNone), nullptr);
+  EXPECT_EQ(FramingMoment(Framing::kAmqp), nullptr);  // command points only
   EXPECT_EQ(MakeClientFraming(Framing::kNone), nullptr);
 }
 

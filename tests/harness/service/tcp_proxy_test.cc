@@ -120,6 +120,12 @@ std::string RoundTrip(int fd, const std::string& bytes, bool* cut = nullptr) {
   return ReadUpTo(fd, bytes.size(), cut);
 }
 
+// Sends `bytes` and reads `want` bytes back (what the proxy lets through before a hold).
+std::string Send(int fd, const std::string& bytes, size_t want) {
+  EXPECT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), ssize_t(bytes.size()));
+  return ReadUpTo(fd, want);
+}
+
 struct Fired {
   std::mutex mu;
   std::vector<ProxyFault> faults;
@@ -274,6 +280,150 @@ TEST_F(TcpProxyTest, AMysqlCommitIsCountedAfterTheHandshake) {
   EXPECT_TRUE(cut);
   EXPECT_EQ(echo_.received(), start);
   EXPECT_EQ(fired_.count(), 1u);
+  ::close(fd);
+}
+
+// The command hook (docs/services.md, "Command points"): what it was asked, in order.
+struct Asked {
+  std::mutex mu;
+  std::vector<std::string> calls;  // "VERB" before, "VERB+" after
+  std::string kill_before, ask_after, hold;
+  uint64_t held = 0;  // the ticket of the command held
+  CommandHook Hook() {
+    return [this](const std::string& verb, bool after, uint64_t ticket) {
+      std::lock_guard lock(mu);
+      calls.push_back(verb + (after ? "+" : ""));
+      if (after) return CommandStep::kKilled;
+      if (verb == kill_before) return CommandStep::kKilled;
+      if (verb == hold && held == 0) {
+        held = ticket;
+        return CommandStep::kHold;
+      }
+      return verb == ask_after ? CommandStep::kAskAfter : CommandStep::kForward;
+    };
+  }
+  uint64_t Held() {
+    std::lock_guard lock(mu);
+    return held;
+  }
+  std::vector<std::string> Calls() {
+    std::lock_guard lock(mu);
+    return calls;
+  }
+};
+
+TEST_F(TcpProxyTest, EveryCommandIsAskedAboutAndForwardedWhenTheHookSaysSo) {
+  Asked asked;
+  proxy_->SetCommandHook(asked.Hook());
+  int fd = Connect(proxy_->port());
+  std::string all = WireStartup() + WireQuery("BEGIN") + WireQuery("INSERT INTO t VALUES (1)");
+  EXPECT_EQ(RoundTrip(fd, all), all);
+  EXPECT_EQ(RoundTrip(fd, WireQuery("COMMIT")), WireQuery("COMMIT"));
+  EXPECT_EQ(asked.Calls(), (std::vector<std::string>{"BEGIN", "INSERT", "COMMIT"}));
+  proxy_->SetCommandHook(nullptr);
+  EXPECT_EQ(RoundTrip(fd, WireQuery("SELECT 1")), WireQuery("SELECT 1"));
+  EXPECT_EQ(asked.Calls().size(), 3u);
+  ::close(fd);
+}
+
+// Killed before a command: what came before it in the same write reaches the server, the
+// command and what follows do not, and the connection is cut.
+TEST_F(TcpProxyTest, AKillBeforeACommandForwardsWhatCameBeforeItAndCuts) {
+  Asked asked;
+  asked.kill_before = "UPDATE";
+  proxy_->SetCommandHook(asked.Hook());
+  int fd = Connect(proxy_->port());
+  const std::string before = WireStartup() + WireQuery("INSERT INTO t VALUES (1)");
+  bool cut = false;
+  std::string echoed =
+      RoundTrip(fd, before + WireQuery("UPDATE t SET a = 2") + WireQuery("SELECT 1"), &cut);
+  EXPECT_TRUE(cut);
+  EXPECT_LE(echoed.size(), before.size());
+  std::this_thread::sleep_for(milliseconds(50));
+  EXPECT_EQ(echo_.received(), before);
+  EXPECT_EQ(asked.Calls(), (std::vector<std::string>{"INSERT", "UPDATE"}));
+  ::close(fd);
+}
+
+// Asked again after: the command reaches the server, its answer is the cue, and once the hook
+// killed the job the answer is dropped and the connection cut; what the client sent after the
+// command never goes.
+TEST_F(TcpProxyTest, AKillAfterACommandWaitsForItsAnswerAndDropsIt) {
+  Asked asked;
+  asked.ask_after = "INSERT";
+  proxy_->SetCommandHook(asked.Hook());
+  int fd = Connect(proxy_->port());
+  EXPECT_EQ(RoundTrip(fd, WireStartup()), WireStartup());
+  const std::string insert = WireQuery("INSERT INTO t VALUES (1)");
+  bool cut = false;
+  EXPECT_EQ(RoundTrip(fd, insert + WireQuery("UPDATE t SET a = 2"), &cut), "");
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(echo_.received(), WireStartup() + insert);
+  EXPECT_EQ(asked.Calls(), (std::vector<std::string>{"INSERT", "INSERT+"}));
+  ::close(fd);
+}
+
+// Held: the command and what follows wait, other connections go on; released, it goes and the
+// commands after it are asked about.
+TEST_F(TcpProxyTest, AHeldCommandWaitsForItsReleaseWhileOtherConnectionsGoOn) {
+  Asked asked;
+  asked.hold = "UPDATE";
+  proxy_->SetCommandHook(asked.Hook());
+  int fd = Connect(proxy_->port());
+  const std::string insert = WireStartup() + WireQuery("INSERT INTO t VALUES (1)");
+  const std::string rest = WireQuery("UPDATE t SET a = 2") + WireQuery("SELECT 1");
+  EXPECT_EQ(Send(fd, insert + rest, insert.size()), insert);  // up to the hold
+  EXPECT_EQ(echo_.received(), insert);
+  int other = Connect(proxy_->port());
+  EXPECT_EQ(RoundTrip(other, WireStartup() + WireQuery("DELETE FROM t")),
+            WireStartup() + WireQuery("DELETE FROM t"));
+  ASSERT_NE(asked.Held(), 0u);
+  proxy_->Release(asked.Held() + 1000, CommandStep::kForward);  // no such ticket: nothing
+  proxy_->Release(asked.Held(), CommandStep::kForward);
+  EXPECT_EQ(ReadUpTo(fd, rest.size()), rest);
+  EXPECT_EQ(asked.Calls(), (std::vector<std::string>{"INSERT", "UPDATE", "DELETE", "SELECT"}));
+  for (int f : {fd, other}) ::close(f);
+}
+
+TEST_F(TcpProxyTest, AHeldCommandReleasedKilledNeverReachesTheServer) {
+  Asked asked;
+  asked.hold = "UPDATE";
+  proxy_->SetCommandHook(asked.Hook());
+  int fd = Connect(proxy_->port());
+  const std::string insert = WireStartup() + WireQuery("INSERT INTO t VALUES (1)");
+  EXPECT_EQ(Send(fd, insert + WireQuery("UPDATE t SET a = 2"), insert.size()), insert);
+  ASSERT_NE(asked.Held(), 0u);
+  proxy_->Release(asked.Held(), CommandStep::kKilled);
+  bool cut = false;
+  ReadUpTo(fd, 1, &cut);
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(echo_.received(), insert);
+  ::close(fd);
+}
+
+// A command the server never answers (an AMQP basic.ack) is asked about again once it was
+// written to the server.
+TEST_F(TcpProxyTest, AnUnansweredCommandIsAskedAgainOnceWritten) {
+  auto amqp = TcpProxy::Start("127.0.0.1", echo_.port(), Framing::kAmqp);
+  ASSERT_TRUE(amqp) << amqp.error().message;
+  Asked asked;
+  asked.ask_after = "basic.ack";
+  amqp.value()->SetCommandHook(asked.Hook());
+  auto frame = [](const std::string& payload) {
+    return std::string("\x01\0\x01", 3) + WireInt32(uint32_t(payload.size())) + payload + '\xCE';
+  };
+  const std::string ack = std::string("AMQP\0\0\x09\x01", 8) +
+                          frame(std::string("\0\x3c\0\x50", 4) + std::string(9, '\0'));
+  int fd = Connect(amqp.value()->port());
+  ASSERT_EQ(::send(fd, ack.data(), ack.size(), MSG_NOSIGNAL), ssize_t(ack.size()));
+  auto until = Clock::now() + std::chrono::seconds(2);
+  while (asked.Calls().size() < 2 && Clock::now() < until)
+    std::this_thread::sleep_for(milliseconds(5));
+  EXPECT_EQ(asked.Calls(), (std::vector<std::string>{"basic.ack", "basic.ack+"}));
+  bool cut = false;
+  ReadUpTo(fd, 1, &cut);
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(echo_.received(), ack);
   ::close(fd);
 }
 

@@ -25,7 +25,7 @@ NetFault GenNet(const NetSpec& n) {
   if (fit.empty()) return {};
   f.action = fit[*rc::gen::inRange<size_t>(0, fit.size())];
   f.hit = *rc::gen::inRange(1, n.max_hit + 1);
-  if (f.action == kNetDelay || f.action == kNetRefuse) f.ms = n.ms;
+  if (NetActionTakesMs(f.action)) f.ms = n.ms;
   return f;
 }
 

@@ -48,7 +48,7 @@ std::vector<AttemptFault> EnumerateProcessFaults(const Scenario& s) {
     for (const std::string& action : NetActionsAt(ParseNetPoint(point)->moment)) {
       if (std::find(n.actions.begin(), n.actions.end(), action) == n.actions.end()) continue;
       AttemptFault f;
-      f.net = {point, action, 1, action == kNetDelay || action == kNetRefuse ? n.ms : 0};
+      f.net = {point, action, 1, NetActionTakesMs(action) ? n.ms : 0};
       out.push_back(f);
     }
   }

@@ -117,7 +117,7 @@ NetFault DrawNet(const NetSpec& n, PlanRng& rng) {
   if (fit.empty()) return {};  // no action of the scenario fits this point
   f.action = fit[rng.Below(fit.size())];
   f.hit = 1 + static_cast<int>(rng.Below(static_cast<size_t>(n.max_hit)));
-  if (f.action == kNetDelay || f.action == kNetRefuse) f.ms = n.ms;
+  if (NetActionTakesMs(f.action)) f.ms = n.ms;
   return f;
 }
 

@@ -1,6 +1,7 @@
 #include "scenario/fault_spec_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "scenario/net_point.h"
@@ -98,8 +99,8 @@ BurstSpec ReadBurst(FieldReader r) {
 
 constexpr int kMaxNetHit = 1000;
 
-// "net:<service>:<moment>" with a known moment; the service is checked once services are read
-// (CheckNetFaultServices).
+// "net:<service>:<moment>", a fault moment or a command's verb; the service is checked once
+// services are read (CheckNetFaultServices).
 NetSpec ReadNet(FieldReader r) {
   NetSpec n;
   n.points = r.Strings("points", true, false);
@@ -107,7 +108,8 @@ NetSpec ReadNet(FieldReader r) {
     if (!ParseNetPoint(n.points[i])) {
       r.Fail("points[" + std::to_string(i) + "]",
              "'" + n.points[i] + "' is no network point: net:<service>:commit, " +
-                 "net:<service>:set_nx or net:<service>:connect (docs/services.md)");
+                 "net:<service>:set_nx, net:<service>:connect or a command point such as "
+                 "net:<service>:UPDATE (docs/services.md)");
     }
   }
   n.actions = r.Strings("actions", true, false);
@@ -118,8 +120,8 @@ NetSpec ReadNet(FieldReader r) {
     }
     if (!fits) {
       r.Fail("actions[" + std::to_string(i) + "]",
-             "'" + n.actions[i] + "' fits none of the points (commit, set_nx: drop_answer, " +
-                 "reset, delay; connect: refuse)");
+             "'" + n.actions[i] + "' fits none of the points (commit, set_nx, a command: " +
+                 "drop_answer, reset, delay, stall; connect: refuse)");
     }
   }
   n.probability = ReadProbability(r);
@@ -175,12 +177,18 @@ void CheckNetFaultServices(FieldReader& r, const Scenario& s) {
     NetPoint p = *ParseNetPoint(points[i]);
     auto it = s.services.find(p.service);
     const std::string field = "faults.net.points[" + std::to_string(i) + "]";
-    if (it == s.services.end())
+    if (it == s.services.end()) {
       r.Fail(field, "names no service of the scenario: '" + p.service + "'");
+      continue;
+    }
     if (!NetMomentSeenOn(p.moment, it->second.kind)) {
       r.Fail(field, "'" + p.service + "' is a " + it->second.kind + " service; the proxy sees " +
-                        (p.moment == kNetCommit ? "COMMITs on postgres and mariadb services only"
-                                                : "SET ... NX on redis services only"));
+                        (p.moment == kNetCommit  ? "COMMITs on postgres and mariadb services only"
+                         : p.moment == kNetSetNx ? "SET ... NX on redis services only"
+                         : std::islower(uint8_t(p.moment[0]))
+                             ? "AMQP methods on rabbitmq services only"
+                             : "SQL statements and Redis commands on postgres, mariadb and redis "
+                               "services only"));
     }
   }
 }

@@ -1,6 +1,32 @@
 #include "scenario/net_point.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace killpoint {
+namespace {
+
+bool IsFaultMoment(std::string_view moment) {
+  return moment == kNetCommit || moment == kNetSetNx || moment == kNetConnect;
+}
+
+// A verb as the proxy spells an SQL statement's or a Redis command's: INSERT, DEL, JSON.SET.
+bool IsSqlOrRedisVerb(std::string_view v) {
+  auto fits = [](char c) {
+    return std::isupper(uint8_t(c)) || std::isdigit(uint8_t(c)) || c == '_' || c == '.';
+  };
+  return !v.empty() && std::isupper(uint8_t(v[0])) && std::all_of(v.begin(), v.end(), fits);
+}
+
+// An AMQP method as the proxy spells it: basic.publish, tx.commit.
+bool IsAmqpVerb(std::string_view v) {
+  size_t dot = v.find('.');
+  auto fits = [](char c) { return std::islower(uint8_t(c)) || c == '.'; };
+  return dot != std::string_view::npos && dot > 0 && dot + 1 < v.size() &&
+         v.find('.', dot + 1) == std::string_view::npos && std::all_of(v.begin(), v.end(), fits);
+}
+
+}  // namespace
 
 std::optional<NetPoint> ParseNetPoint(std::string_view point) {
   if (!IsNetPoint(point)) return std::nullopt;
@@ -8,7 +34,7 @@ std::optional<NetPoint> ParseNetPoint(std::string_view point) {
   size_t colon = point.find(':');
   if (colon == std::string_view::npos || colon == 0) return std::nullopt;
   NetPoint p{std::string(point.substr(0, colon)), std::string(point.substr(colon + 1))};
-  if (p.moment != kNetCommit && p.moment != kNetSetNx && p.moment != kNetConnect)
+  if (!IsFaultMoment(p.moment) && !IsSqlOrRedisVerb(p.moment) && !IsAmqpVerb(p.moment))
     return std::nullopt;
   return p;
 }
@@ -18,23 +44,25 @@ std::string NetCommandPoint(std::string_view service, std::string_view verb) {
 }
 
 bool IsNetCommandPoint(std::string_view point) {
-  if (!IsNetPoint(point)) return false;
-  std::string_view rest = point.substr(kNetPrefix.size());
-  size_t colon = rest.find(':');
-  return colon != std::string_view::npos && colon > 0 && colon + 1 < rest.size() &&
-         !ParseNetPoint(point);
+  auto p = ParseNetPoint(point);
+  return p && !IsFaultMoment(p->moment);
 }
 
 std::vector<std::string> NetActionsAt(std::string_view moment) {
-  if (moment == kNetCommit || moment == kNetSetNx) return {kNetDropAnswer, kNetReset, kNetDelay};
   if (moment == kNetConnect) return {kNetRefuse};
-  return {};
+  return {kNetDropAnswer, kNetReset, kNetDelay, kNetStall};
+}
+
+bool NetActionTakesMs(std::string_view action) {
+  return action == kNetDelay || action == kNetStall || action == kNetRefuse;
 }
 
 bool NetMomentSeenOn(std::string_view moment, std::string_view kind) {
   if (moment == kNetCommit) return kind == "postgres" || kind == "mariadb";
   if (moment == kNetSetNx) return kind == "redis";
-  return moment == kNetConnect;
+  if (moment == kNetConnect) return true;
+  if (IsAmqpVerb(moment)) return kind == "rabbitmq";
+  return kind == "postgres" || kind == "mariadb" || kind == "redis";
 }
 
 }  // namespace killpoint

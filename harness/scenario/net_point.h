@@ -6,6 +6,8 @@
 //   net:cache:set_nx   the k-th SET ... NX (or SETNX) a job sends to redis service cache:
 //                      drop_answer, reset or delay
 //   net:db:connect     the k-th new connection to service db (any kind): refuse
+//   net:db:UPDATE      the k-th command of that verb (a command point, below): drop_answer,
+//                      reset, delay or stall
 // And the command points (docs/services.md, "Command points"): every command a job sends to a
 // service, named by its verb as the proxy's framing reads it, a crash point like a file
 // operation (killed before it is forwarded or after its answer):
@@ -27,14 +29,19 @@ inline constexpr const char* kNetDropAnswer = "drop_answer";
 inline constexpr const char* kNetReset = "reset";
 inline constexpr const char* kNetDelay = "delay";
 inline constexpr const char* kNetRefuse = "refuse";
+// The command is held `ms` before it goes to the server: the job stalls there past a lock's TTL
+// or a statement timeout, its other connections going on.
+inline constexpr const char* kNetStall = "stall";
 
 struct NetPoint {
   std::string service;
-  std::string moment;  // kNetCommit, kNetSetNx or kNetConnect
+  std::string moment;  // kNetCommit, kNetSetNx, kNetConnect, or a command's verb
   bool operator==(const NetPoint&) const = default;
 };
 
-// "net:db:commit" -> {db, commit}; nullopt for any other shape or moment.
+// "net:db:commit" -> {db, commit}, "net:db:UPDATE" -> {db, UPDATE}, "net:mq:basic.ack" -> {mq,
+// basic.ack}; nullopt for any other shape (an empty service, a moment that is neither a fault
+// moment nor a verb as the proxy spells one: upper case, or an AMQP class.method in lower case).
 std::optional<NetPoint> ParseNetPoint(std::string_view point);
 inline bool IsNetPoint(std::string_view point) { return point.starts_with(kNetPrefix); }
 
@@ -43,12 +50,15 @@ std::string NetCommandPoint(std::string_view service, std::string_view verb);
 // A net: point that names no fault moment: a command point.
 bool IsNetCommandPoint(std::string_view point);
 
-// The actions the proxy can take at `moment`: drop_answer, reset, delay at a commit or a set_nx;
-// refuse at a connect; none for anything else.
+// The actions the proxy can take at `moment`: drop_answer, reset, delay, stall at a commit, a
+// set_nx or a command; refuse at a connect.
 std::vector<std::string> NetActionsAt(std::string_view moment);
+// Whether `action` lasts the fault's `ms` (delay, stall, refuse).
+bool NetActionTakesMs(std::string_view action);
 
 // Whether the proxy in front of a service of `kind` sees `moment`: a commit on postgres and
-// mariadb, a set_nx on redis, a connect on any.
+// mariadb, a set_nx on redis, a connect on any, a command on postgres, mariadb and redis (an
+// upper-case verb) or rabbitmq (an AMQP method).
 bool NetMomentSeenOn(std::string_view moment, std::string_view kind);
 
 }  // namespace killpoint

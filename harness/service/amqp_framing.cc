@@ -53,14 +53,12 @@ void AmqpClientParser::Method(uint16_t class_id, uint16_t method_id, size_t end,
 
 void AmqpClientParser::EndOfFrame(size_t end, std::vector<ClientCommand>& commands) {
   auto published = [&] {
-    commands.push_back(
-        {end, "basic.publish", false, confirming_.contains(publish_channel_)});
+    commands.push_back({end, "basic.publish", false, confirming_.contains(publish_channel_)});
     publishing_ = false;
   };
   if (type_ == kAmqpMethod && payload_.size() >= 4) {
     if (publishing_ && channel_ == publish_channel_) broken_ = true;  // content never came
-    Method(uint16_t(BigEndian(payload_, 0, 2)), uint16_t(BigEndian(payload_, 2, 2)), end,
-           commands);
+    Method(uint16_t(BigEndian(payload_, 0, 2)), uint16_t(BigEndian(payload_, 2, 2)), end, commands);
   } else if (type_ == kAmqpContentHeader && publishing_ && channel_ == publish_channel_) {
     if (payload_.size() < 12) return void(broken_ = true);
     content_header_seen_ = true;

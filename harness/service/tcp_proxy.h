@@ -2,12 +2,14 @@
 // job and its services"): a TCP relay on 127.0.0.1 that the job's environment points at, in
 // front of the server, which the harness's own reset and checks reach directly. Armed with one
 // fault for an attempt, it counts the points it sees go by (the k-th COMMIT of the PostgreSQL or
-// MySQL framing, the k-th SET ... NX of Redis's: service/client_framing.h; the k-th new
-// connection) and, at the planned hit of a command (commit, set_nx):
+// MySQL framing, the k-th SET ... NX of Redis's: service/client_framing.h; the k-th command of a
+// verb; the k-th new connection) and, at the planned hit of a command (commit, set_nx, a verb):
 //   - drop_answer: forwards the command, waits for the server's first answer byte (so it has
 //     happened), throws it away and cuts the client's connection (RST);
 //   - reset: cuts both sides (RST to the client) before the command reaches the server;
 //   - delay: holds the server's answer `ms` before it goes on to the client;
+//   - stall: holds the command itself `ms` before it goes on to the server (the job stalls
+//     there, its other connections going on);
 //   - refuse (connect): resets that connection and every new one for `ms` after it.
 // Given a CommandHook, it also asks, for every command its framing reads
 // (service/client_framing.h), what to do before forwarding it (docs/services.md, "Command points"):
@@ -32,10 +34,10 @@
 namespace killpoint {
 
 struct ProxyFault {
-  std::string moment;  // kNetCommit, kNetSetNx or kNetConnect; empty: none
-  std::string action;  // drop_answer, reset or delay at a command; refuse at a connect
+  std::string moment;  // kNetCommit, kNetSetNx, kNetConnect or a command's verb; empty: none
+  std::string action;  // drop_answer, reset, delay or stall at a command; refuse at a connect
   int hit = 1;         // the hit of `moment` since Arm, 1-based
-  int64_t ms = 0;      // delay's hold, refuse's window
+  int64_t ms = 0;      // delay's and stall's hold, refuse's window
 };
 
 using ProxyFired = std::function<void(const ProxyFault& fired)>;

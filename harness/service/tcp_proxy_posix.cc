@@ -74,6 +74,7 @@ struct Conn {
     std::vector<ClientCommand> commands;
   } later;
   bool cut_when_flushed = false;  // the job was killed before a command: what came before goes
+  std::optional<Clock::time_point> stall_until;  // stall: the command waits in `later` till then
   bool dead = false;
 
   void Cut() {  // RST to the client, the server's side closed
@@ -156,11 +157,16 @@ class PollProxy : public TcpProxy {
     [[maybe_unused]] ssize_t n = ::write(wake_, &one, sizeof one);
   }
 
-  // Counts a hit of `moment`; the fault to apply when it is the armed one (told to on_fired).
-  std::optional<ProxyFault> Hit(const char* moment) {
+  // Counts a hit of the armed fault's moment, when `moment` is it (a connect, the framing's
+  // counted moment, or `verb`, a command point's); the fault to apply when this is its hit
+  // (told to on_fired).
+  std::optional<ProxyFault> Hit(const char* moment, const std::string& verb = {}) {
     std::lock_guard lock(mu_);
-    int hit = moment == std::string(kNetConnect) ? ++connects_ : ++commands_;
-    if (done_ || fault_.moment != moment || fault_.hit != hit) return std::nullopt;
+    bool named =
+        (moment != nullptr && fault_.moment == moment) || (!verb.empty() && fault_.moment == verb);
+    if (!named) return std::nullopt;
+    int hit = fault_.moment == kNetConnect ? ++connects_ : ++commands_;
+    if (done_ || fault_.hit != hit) return std::nullopt;
     done_ = true;
     // Told under the lock: once Disarm has returned, no fault of the last arming is reported.
     if (fired_) fired_(fault_);
@@ -203,7 +209,8 @@ class PollProxy : public TcpProxy {
     bool reads = c.parser && !c.parser->broken() && !c.swallow;
     std::vector<ClientCommand> commands =
         reads ? c.parser->Read(bytes) : std::vector<ClientCommand>{};
-    if (!c.asking && !c.held) return Go(c, bytes, std::move(commands), std::nullopt, now);
+    if (!c.asking && !c.held && !c.stall_until)
+      return Go(c, bytes, std::move(commands), std::nullopt, now);
     for (ClientCommand& command : commands) command.end += c.later.bytes.size();
     c.later.bytes += bytes;
     c.later.commands.insert(c.later.commands.end(), commands.begin(), commands.end());
@@ -229,16 +236,21 @@ class PollProxy : public TcpProxy {
       if (i == 0 && first) {
         step = *first;
       } else {
-        if (std::optional<ProxyFault> f; command.counted && (f = Hit(counted_))) {
-          if (f->action == kNetReset) return c.Cut();  // the command never reaches the server
-          if (f->action == kNetDropAnswer) {
-            c.up.append(bytes, 0, command.end);  // the command goes; whatever came after does not
-            c.swallow = now + kAnswerPatience;
-            return;
-          }
-          if (f->action == kNetDelay) c.hold_down = now + std::chrono::milliseconds(f->ms);
+        std::optional<ProxyFault> f = Hit(command.counted ? counted_ : nullptr, command.verb);
+        if (f && f->action == kNetReset) return c.Cut();  // the command never reaches the server
+        if (f && f->action == kNetDropAnswer) {
+          c.up.append(bytes, 0, command.end);  // the command goes; whatever came after does not
+          c.swallow = now + kAnswerPatience;
+          return;
         }
+        if (f && f->action == kNetDelay) c.hold_down = now + std::chrono::milliseconds(f->ms);
         if (hook) step = hook(command.verb, false, ++tickets_);
+        if (f && f->action == kNetStall && step == CommandStep::kForward) {
+          c.up.append(bytes, 0, start);  // the command and what follows wait
+          c.stall_until = now + std::chrono::milliseconds(f->ms);
+          keep_later(start, i);
+          return;
+        }
       }
       if (step == CommandStep::kKilled) {
         c.up.append(bytes, 0, start);
@@ -314,6 +326,11 @@ class PollProxy : public TcpProxy {
   }
 
   void Service(Conn& c, const pollfd& cp, const pollfd& sp, Clock::time_point now) {
+    if (c.stall_until && now >= *c.stall_until) {  // the stalled command goes, asked already
+      c.stall_until.reset();
+      Resume(c, CommandStep::kForward, now);
+      if (c.dead) return;
+    }
     std::string bytes;
     if ((cp.revents & (POLLIN | POLLHUP | POLLERR)) && !c.client_eof) {
       ssize_t n = ReadChunk(c.client, bytes);
@@ -346,7 +363,7 @@ class PollProxy : public TcpProxy {
   int Timeout(Clock::time_point now) const {
     std::optional<Clock::time_point> next;
     for (const Conn& c : conns_) {
-      for (auto t : {c.hold_down, c.swallow}) {
+      for (auto t : {c.hold_down, c.swallow, c.stall_until}) {
         if (t && (!next || *t < *next)) next = t;
       }
     }

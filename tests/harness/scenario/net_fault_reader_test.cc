@@ -36,7 +36,13 @@ TEST(NetPoint, ParsesServiceAndMoment) {
   EXPECT_EQ(ParseNetPoint("net:cache:connect"), (NetPoint{"cache", "connect"}));
   EXPECT_EQ(ParseNetPoint("net:cache:set_nx"), (NetPoint{"cache", "set_nx"}));
   EXPECT_EQ(NetActionsAt("set_nx"), NetActionsAt("commit"));
-  for (const char* bad : {"net:db", "net::commit", "net:db:rollback", "downstream:/x:y"}) {
+  EXPECT_EQ(ParseNetPoint("net:db:UPDATE"), (NetPoint{"db", "UPDATE"}));  // a command point
+  EXPECT_EQ(ParseNetPoint("net:mq:basic.publish"), (NetPoint{"mq", "basic.publish"}));
+  EXPECT_EQ(NetActionsAt("UPDATE"), NetActionsAt("commit"));
+  EXPECT_TRUE(NetActionTakesMs(kNetStall));
+  // rollback: the proxy spells verbs in upper case, so a lower-case one is a typo.
+  for (const char* bad : {"net:db", "net::commit", "net:db:rollback", "downstream:/x:y",
+                          "net:db:Update", "net:mq:basic", "net:mq:basic.Ack", "net:db:1X"}) {
     EXPECT_EQ(ParseNetPoint(bad), std::nullopt) << bad;
   }
 }
@@ -80,7 +86,12 @@ TEST(NetFaults, EachMomentIsTakenOnTheKindsThatHaveIt) {
                                                                {"rabbitmq", "commit", false},
                                                                {"redis", "set_nx", true},
                                                                {"mariadb", "set_nx", false},
-                                                               {"rabbitmq", "connect", true}}) {
+                                                               {"rabbitmq", "connect", true},
+                                                               {"postgres", "UPDATE", true},
+                                                               {"redis", "DEL", true},
+                                                               {"rabbitmq", "DEL", false},
+                                                               {"rabbitmq", "basic.ack", true},
+                                                               {"postgres", "basic.ack", false}}) {
     nlohmann::json j = nlohmann::json::parse(kWithNet);
     j["services"]["db"]["kind"] = kind;
     j["faults"]["net"]["points"][0] = "net:db:" + moment;

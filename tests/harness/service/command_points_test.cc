@@ -93,7 +93,11 @@ TEST(MysqlCommands, QueriesAndStatementsAreCommandsAndQuitIsNone) {
   std::string handshake = packet(1, std::string("\x05\xa2\x0e\x00", 4) + std::string(28, '\0'));
   std::string stream = handshake + packet(0, "\x03insert into t values (1)") +
                        packet(0, "\x16SELECT ?") + packet(0, std::string("\x17\1\0\0\0", 5)) +
-                       packet(0, "\x0e") + packet(0, "\x03" "COMMIT") + packet(0, "\x01");
+                       packet(0, "\x0e") +
+                       packet(0,
+                              "\x03"
+                              "COMMIT") +
+                       packet(0, "\x01");
   auto read = CpReadBoth(Framing::kMysql, stream);
   EXPECT_EQ(CpVerbs(read),
             (std::vector<std::string>{"INSERT", "PREPARE", "EXECUTE", "PING", "COMMIT"}));
@@ -106,11 +110,12 @@ TEST(RedisCommands, EveryCommandIsNamedByItsFirstWord) {
     for (const auto& a : args) out += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
     return out;
   };
-  std::string stream = resp({"set", "lock:d", "t", "NX", "PX", "150"}) + resp({"EXISTS", "done:d"}) +
-                       "\r\n" + "del lock:d\r\n" + resp({"ZRANGEBYSCORE", "z", "0", "1"}) +
-                       resp({"EVAL", "return 1", "0"});
+  std::string stream = resp({"set", "lock:d", "t", "NX", "PX", "150"}) +
+                       resp({"EXISTS", "done:d"}) + "\r\n" + "del lock:d\r\n" +
+                       resp({"ZRANGEBYSCORE", "z", "0", "1"}) + resp({"EVAL", "return 1", "0"});
   auto read = CpReadBoth(Framing::kRedis, stream);
-  EXPECT_EQ(CpVerbs(read), (std::vector<std::string>{"SET", "EXISTS", "DEL", "ZRANGEBYSCORE", "EVAL"}));
+  EXPECT_EQ(CpVerbs(read),
+            (std::vector<std::string>{"SET", "EXISTS", "DEL", "ZRANGEBYSCORE", "EVAL"}));
   EXPECT_TRUE(read[0].counted);  // a SET ... NX, for net:SVC:set_nx
   EXPECT_FALSE(read[2].counted);
 }
@@ -122,7 +127,8 @@ std::string CpAmqpMethod(uint16_t channel, uint16_t class_id, uint16_t method_id
   return CpAmqpFrame(1, channel, CpInt16(class_id) + CpInt16(method_id) + std::string(6, '\0'));
 }
 std::string CpAmqpPublish(uint16_t channel, const std::string& body, size_t pieces) {
-  std::string header = CpInt16(60) + CpInt16(0) + CpInt32(0) + CpInt32(uint32_t(body.size())) + CpInt16(0);
+  std::string header =
+      CpInt16(60) + CpInt16(0) + CpInt32(0) + CpInt32(uint32_t(body.size())) + CpInt16(0);
   std::string out = CpAmqpMethod(channel, 60, 40) + CpAmqpFrame(2, channel, header);
   size_t step = (body.size() + pieces - 1) / pieces;
   for (size_t at = 0; at < body.size(); at += step)
@@ -137,12 +143,12 @@ TEST(AmqpCommands, APublishEndsWithItsLastBodyFrameAndAcksAreNeverAnswered) {
   std::string stream = open + CpAmqpFrame(8, 0, "") + publish + CpAmqpMethod(1, 60, 80) +
                        CpAmqpMethod(1, 85, 10) + CpAmqpPublish(1, "", 1) + CpAmqpMethod(1, 90, 20);
   auto read = CpReadBoth(Framing::kAmqp, stream);
-  EXPECT_EQ(CpVerbs(read), (std::vector<std::string>{"basic.publish", "basic.ack", "basic.publish",
-                                                   "tx.commit"}));
+  EXPECT_EQ(CpVerbs(read),
+            (std::vector<std::string>{"basic.publish", "basic.ack", "basic.publish", "tx.commit"}));
   EXPECT_EQ(read[0].end, open.size() + 8 + publish.size());
   EXPECT_FALSE(read[0].answered);  // no confirm.select yet on its channel
   EXPECT_FALSE(read[1].answered);
-  EXPECT_TRUE(read[2].answered);   // after confirm.select: the broker acks it
+  EXPECT_TRUE(read[2].answered);  // after confirm.select: the broker acks it
   EXPECT_TRUE(read[3].answered);
 }
 

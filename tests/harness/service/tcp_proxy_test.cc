@@ -239,6 +239,36 @@ TEST_F(TcpProxyTest, CutAllClosesOpenConnectionsAndArmCountsAfresh) {
   ::close(fd);
 }
 
+// A fault at a command point (net:db:UPDATE): counted by its verb, stalled before it goes on
+// (the job waits there; other connections do not), the next one not.
+TEST_F(TcpProxyTest, StallHoldsACommandOfAVerbBeforeItReachesTheServer) {
+  proxy_->Arm({"UPDATE", kNetStall, 2, 300}, fired_.Tell());
+  int fd = Connect(proxy_->port());
+  const std::string update = WireQuery("UPDATE t SET a = 1");
+  EXPECT_EQ(RoundTrip(fd, WireStartup() + update), WireStartup() + update);  // the first goes
+  auto start = Clock::now();
+  ASSERT_EQ(::send(fd, update.data(), update.size(), MSG_NOSIGNAL), ssize_t(update.size()));
+  int other = Connect(proxy_->port());
+  EXPECT_EQ(RoundTrip(other, WireStartup()), WireStartup());  // not stalled
+  EXPECT_LT(Clock::now() - start, milliseconds(250));
+  EXPECT_EQ(echo_.received(), WireStartup() + update + WireStartup());  // the second waits
+  EXPECT_EQ(ReadUpTo(fd, update.size()), update);
+  EXPECT_GE(Clock::now() - start, milliseconds(300));
+  EXPECT_EQ(fired_.count(), 1u);
+  for (int f : {fd, other}) ::close(f);
+}
+
+TEST_F(TcpProxyTest, ResetAtACommandPointCutsBeforeItReachesTheServer) {
+  proxy_->Arm({"INSERT", kNetReset, 1, 0}, fired_.Tell());
+  int fd = Connect(proxy_->port());
+  EXPECT_EQ(RoundTrip(fd, WireStartup() + WireQuery("BEGIN")), WireStartup() + WireQuery("BEGIN"));
+  bool cut = false;
+  EXPECT_EQ(RoundTrip(fd, WireQuery("insert into t values (1)"), &cut), "");
+  EXPECT_TRUE(cut);
+  EXPECT_EQ(echo_.received(), WireStartup() + WireQuery("BEGIN"));
+  ::close(fd);
+}
+
 // The other framings: a Redis pipeline whose second command is a SET ... NX; the proxy lets the
 // commands up to it through, drops the answers and cuts, and the command after never reaches
 // the server.

@@ -9,6 +9,7 @@
 
 #include "history/event_data.h"
 #include "plan/crash_point.h"
+#include "run/mid_cut.h"
 #include "scenario/net_point.h"
 
 namespace killpoint {
@@ -280,6 +281,38 @@ class Builder {
            unseen;
   }
 
+  // A planned mid kill's write, inside the kill's parentheses: ", 10000 bytes at offset 100, the
+  // first 3996 written, up to the page boundary at 4096", or ", 118 bytes at offset 0 not
+  // written" when it fell before. Empty for a kill that carries no size (any other kill, and
+  // histories of before run/mid_cut.h: FoldReachedPoint says it from the point's own event).
+  static std::string CutNote(const KillData& k) {
+    if (!k.bytes) return "";
+    std::string at = k.offset ? fmt::format(" at offset {}", *k.offset) : "";
+    if (!k.kept) return fmt::format(", {} bytes{} not written", *k.bytes, at);
+    std::string note = fmt::format(", {} bytes{}, the first {} written", *k.bytes, at, *k.kept);
+    if (k.offset && k.model == PersistenceModel::kProcess &&
+        (*k.offset + *k.kept) % kPageBytes == 0)
+      note += fmt::format(", up to the page boundary at {}", *k.offset + *k.kept);
+    return note;
+  }
+
+  // Why a planned mid kill fell before its write (run/mid_cut.h).
+  static std::string UncutNote(const KillData& k) {
+    if (k.uncut.empty()) return "";
+    std::string why =
+        k.uncut == kUncutOnePage
+            ? "the write lies within one page of the file, and a kill -9 stops a write only "
+              "between pages"
+        : k.uncut == kUncutNoOffset
+            ? "the interception did not say where in the file the write lands (a shim or "
+              "supervisor older than protocol v1.7), so no page boundary was known to cut it at"
+        : k.uncut == kUncutTooSmall ? "a write of fewer than 2 bytes has no middle"
+        : k.uncut == kUncutNoSize   ? "the write's size is unknown"
+        : k.uncut == kUncutFailed   ? "the write failed, none of its bytes reached the file"
+                                    : k.uncut;
+    return fmt::format(", planned {}: {}", k.planned.empty() ? kMid : k.planned, why);
+  }
+
   std::optional<Mark> FirstInstanceMarkOf(const Event& e) const {
     if (auto mark = ProcessFaultMarkOf(e)) return mark;
     const Json& d = e.data;
@@ -332,8 +365,9 @@ class Builder {
       // before and an after; the others are a moment.
       std::string when = IsSyscallPoint(k.point) || IsNetCommandPoint(k.point) ? k.when : "at";
       return Mark{MarkKind::kKill, k.point,
-                  fmt::format("kill -9 {} {} (hit {}){}, then the {} model", when, k.point, k.hit,
-                              UnseenNote(k.unseen), k.model ? NameOf(*k.model) : "?")};
+                  fmt::format("kill -9 {} {} (hit {}{}){}{}, then the {} model", when, k.point,
+                              k.hit, CutNote(k), UnseenNote(k.unseen), UncutNote(k),
+                              k.model ? NameOf(*k.model) : "?")};
     }
     if (e.type == event::kRollback) {
       return Mark{MarkKind::kRollback, Str(d, "model"),
@@ -418,7 +452,7 @@ class Builder {
     if (prev.kind != MarkKind::kFailpoint || prev.label != f.point || f.point != k.point ||
         f.hit != k.hit)
       return;
-    if (f.bytes) {
+    if (f.bytes && !k.bytes) {  // a kill that carries its write's size said it already
       const char* what = k.when == kAfter ? " written"
                          : k.when == kMid ? ", a prefix of them written"
                                           : " not written";

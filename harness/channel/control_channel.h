@@ -23,7 +23,10 @@ struct FailpointHit {
   bool done = false;   // a DONE line: the operation the harness let through has completed
   bool seen = false;   // a SEEN line (v1.2): passed and reported one way, never answered
   int64_t bytes = -1;  // the shim's size of a write, when it sent one; -1 otherwise
-  bool excl = false;   // v1.3: an open that creates its file exclusively (O_CREAT|O_EXCL)
+  // v1.7: the file offset the write lands at (its position, or the file's size for an
+  // O_APPEND write), when the interception sent it ("at:<offset>", never on DONE); -1 otherwise.
+  int64_t offset = -1;
+  bool excl = false;  // v1.3: an open that creates its file exclusively (O_CREAT|O_EXCL)
   // v1.4: a write the shim did not see (stdio, a raw syscall), noticed when the file had
   // changed at this operation of the same process ("close", "fsync", "dup2", "exit"...);
   // empty for a real call. The data is in the file already (docs/syscall-shim.md).

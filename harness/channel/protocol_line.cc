@@ -46,6 +46,13 @@ bool ParseUnseen(std::string_view flag, FailpointHit& hit) {
   return true;
 }
 
+// v1.7: "at:<offset>" after a write's bytes, never on DONE. False when `flag` is another flag.
+bool ParseOffset(std::string_view flag, FailpointHit& hit) {
+  constexpr std::string_view kPrefix = "at:";
+  if (hit.done || hit.bytes < 0 || flag.substr(0, kPrefix.size()) != kPrefix) return false;
+  return Digits(flag.substr(kPrefix.size()), 18, hit.offset);
+}
+
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -122,7 +129,12 @@ std::optional<FailpointHit> ParseProtocolLine(std::string_view line) {
     return std::nullopt;
   }
   std::string_view flag;
-  if (NextField(line, flag) && !ParseUnseen(flag, hit)) return std::nullopt;
+  bool more = NextField(line, flag);
+  if (more && flag.starts_with("at:")) {
+    if (!ParseOffset(flag, hit)) return std::nullopt;
+    more = NextField(line, flag);
+  }
+  if (more && !ParseUnseen(flag, hit)) return std::nullopt;
   if (!line.empty()) return std::nullopt;
   return hit;
 }

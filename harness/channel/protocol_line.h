@@ -5,6 +5,8 @@
 //   HIT|SEEN <name> <pid> excl      v1.3: an open that creates its file exclusively
 //   HIT|SEEN <name> <pid> <bytes> unseen:<op>   v1.4: a write the shim did not see, noticed
 //                                   at <op> (close, fsync, fdatasync, dup2, rename, exit...)
+//   HIT|SEEN <name> <pid> <bytes> at:<offset>   v1.7: a write and the file offset it lands at
+//                                   (at most 18 digits; before unseen:, never on DONE)
 //   REFUSED <call> <pid>            v1.6: the supervisor refused the system call <call>, one way
 //   OUTSIDE <op> <pid> <path>       v1.5: <op> changed <path>, outside the sandbox, one way;
 //                                   the path's bytes outside '!'..'~' and '%' sent as %XX.

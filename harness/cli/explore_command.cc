@@ -40,11 +40,16 @@ struct ExploreArgs {
 
 constexpr int kDefaultExploreTrials = 200;
 
-std::string SearchCommand(const ExploreArgs& a, int trials) {
+// The command that searches the same schedules again. It names the interception backend when
+// the search used one other than this machine's default (a scenario that needs none used none).
+std::string SearchCommand(const ExploreArgs& a, int trials, const Scenario& s,
+                          Interception intercept) {
   std::string cmd = "killpoint explore " + ShellQuote(AbsolutePath(a.scenario).string()) +
                     " --seed " + std::to_string(a.seed) + " --trials " + std::to_string(trials);
   for (const auto& i : a.invariants) cmd += " --invariant " + i;
   if (a.all_faults) cmd += " --all-faults";
+  if (InterceptionUsed(s, intercept) != kNoInterception && intercept != DefaultInterception())
+    cmd += " --intercept " + std::string(NameOf(intercept));
   return cmd;
 }
 
@@ -123,7 +128,9 @@ int Execute(const ExploreArgs& a) {
   if (r.interrupted != 0 && !r.found) {
     std::cerr << "killpoint: explore interrupted by " << InterruptName(r.interrupted) << " after "
               << r.trials << " schedules: no violation found in them; search again: "
-              << SearchCommand(a, a.trials > 0 ? a.trials : kDefaultExploreTrials) << "\n";
+              << SearchCommand(a, a.trials > 0 ? a.trials : kDefaultExploreTrials, s,
+                               o.trial.intercept)
+              << "\n";
     return kExitSignalBase + r.interrupted;
   }
   if (r.NeverRan()) return NeverRan(s, r);
@@ -132,7 +139,7 @@ int Execute(const ExploreArgs& a) {
       std::cout << s.name << ": no violation in " << r.trials << " schedules (seed " << a.seed
                 << ")\n"
                 << ServersLine(r) << "  " << InterceptionLine(s, o.trial.intercept)
-                << "  search again: " << SearchCommand(a, r.trials) << "\n";
+                << "  search again: " << SearchCommand(a, r.trials, s, o.trial.intercept) << "\n";
     }
     return kExitOk;
   }
@@ -163,7 +170,7 @@ int Execute(const ExploreArgs& a) {
               << "  counterexample: " << file.string() << "\n"
               << "  reproduce: " << c.reproduce << "\n"
               << ServersLine(r) << "  " << InterceptionLine(s, o.trial.intercept)
-              << "  search again: " << SearchCommand(a, r.trials) << "\n";
+              << "  search again: " << SearchCommand(a, r.trials, s, o.trial.intercept) << "\n";
   }
   return must_hold ? kExitViolation : kExitOk;
 }

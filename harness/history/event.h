@@ -29,7 +29,10 @@ inline constexpr const char* kOutsideWrites = "outside_writes";
 // The system calls of an attempt that the supervisor refused (protocol v1.6: io_uring_setup),
 // whose effects it could not have followed, recorded once the job has exited. data: calls [name]
 inline constexpr const char* kRefused = "refused";
-inline constexpr const char* kKill = "kill";          // data: point, hit, model
+// data: point, hit, when (before, after, mid: what happened), model; unseen (docs/syscall-shim.md);
+// a planned mid kill of a write also bytes, offset, and kept (cut) or planned and uncut (the
+// kill fell before it: run/mid_cut.h)
+inline constexpr const char* kKill = "kill";
 inline constexpr const char* kExit = "exit";          // data: code or signal, stderr
 inline constexpr const char* kRollback = "rollback";  // data: model, changes
 // The scenario's own checks marked after_every_crash, run on the sandbox after a kill and its

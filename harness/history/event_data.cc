@@ -53,6 +53,11 @@ KillData KillOf(const Event& e) {
   if (const nlohmann::json* m = Find(e, "model"))
     d.model = m->is_string() ? ModelNamed(m->get<std::string>()) : std::nullopt;
   d.unseen = TextField(e, "unseen");
+  d.bytes = OptionalInt(e, "bytes");
+  d.offset = OptionalInt(e, "offset");
+  d.kept = OptionalInt(e, "kept");
+  d.planned = TextField(e, "planned");
+  d.uncut = TextField(e, "uncut");
   return d;
 }
 

@@ -44,6 +44,16 @@ struct KillData {
   // killpoint does not know.
   std::optional<PersistenceModel> model = PersistenceModel::kProcess;
   std::string unseen;  // where the shim noticed a write it had not seen; "" if none
+  // A planned mid kill of a write (run/mid_cut.h): the write's size and file offset, when the
+  // interception sent them, and the bytes of it that reached the file (when = "mid"); or, when
+  // it could not be cut and the kill fell before it (when = "before"), the plan's moment
+  // ("mid") and why (`uncut`: one_page, no_offset, too_small, no_size, failed). Histories
+  // written before this carry none of them.
+  std::optional<int64_t> bytes;
+  std::optional<int64_t> offset;
+  std::optional<int64_t> kept;
+  std::string planned;
+  std::string uncut;
 };
 KillData KillOf(const Event& e);
 

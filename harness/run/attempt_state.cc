@@ -21,6 +21,8 @@ void AttemptState::Arm(const AttemptFault& fault, bool track) {
   awaiting_done_ = false;
   awaiting_real_.clear();
   awaiting_name_.clear();
+  awaiting_hit_ = {};
+  awaiting_cut_.reset();
   pattern_hits_ = 0;
   temp_names_.Clear();
   process_ = nullptr;
@@ -98,13 +100,23 @@ bool AttemptState::Finish() {
   return killed_;
 }
 
-HitAnswer AttemptState::Kill(const FailpointHit& hit, int n) {
+HitAnswer AttemptState::Kill(const FailpointHit& hit, int n, const std::optional<MidCut>& cut) {
   killed_ = true;
   // A write the shim did not see was done before it was noticed: whatever moment the plan
-  // named, the kill falls after it (docs/syscall-shim.md, "Unseen writes").
-  std::string when = hit.unseen.empty() ? fault_.when : std::string(kAfter);
+  // named, the kill falls after it (docs/syscall-shim.md, "Unseen writes"). A mid kill of a
+  // write it could not cut falls before it (run/mid_cut.h).
+  std::string when = !hit.unseen.empty()  ? std::string(kAfter)
+                     : cut && !cut->cut() ? std::string(kBefore)
+                                          : fault_.when;
   nlohmann::json data = {{"point", hit.name}, {"hit", n}, {"when", when}, {"model", fault_.model}};
   if (!hit.unseen.empty()) data["unseen"] = hit.unseen;
+  if (cut) {  // what the history needs to tell the cut from the plan's moment
+    if (hit.bytes >= 0) data["bytes"] = hit.bytes;
+    if (hit.offset >= 0) data["offset"] = hit.offset;
+    if (cut->cut()) data["kept"] = cut->kept;
+    if (!cut->cut()) data["planned"] = fault_.when;
+    if (!cut->cut()) data["uncut"] = cut->uncut;
+  }
   if (IsPointPattern(fault_.kill_point)) data["pattern"] = fault_.kill_point;
   history_->Add(event::kKill, data);
   process_->KillGroup();
@@ -139,23 +151,29 @@ HitAnswer AttemptState::Decide(const FailpointHit& hit, const std::string& real,
                                bool fires) {
   if (!fires || killed_ || !process_) return HitAnswer::Continue();
   if (!hit.unseen.empty()) return Kill(hit, n);  // nothing left to do between HIT and DONE
-  bool split = fault_.when == kMid && hit.bytes > 1;
-  if (fault_.when == kAfter || split) {
+  std::optional<MidCut> cut;
+  if (fault_.when == kMid) cut = CutWrite(fault_.model, hit.bytes, hit.offset);
+  if (cut && !cut->cut()) return Kill(hit, n, cut);  // no cut a kill can make: before it
+  if (fault_.when == kAfter || cut) {
     awaiting_done_ = true;
     awaiting_real_ = real;  // DONE comes under the name the shim knows
     awaiting_name_ = hit.name;
-    return split ? HitAnswer{HitAnswer::kPartial, hit.bytes / 2} : HitAnswer{HitAnswer::kAfter, 0};
+    awaiting_hit_ = hit;
+    awaiting_cut_ = cut;
+    return cut ? HitAnswer{HitAnswer::kPartial, cut->kept} : HitAnswer{HitAnswer::kAfter, 0};
   }
-  return Kill(hit, n);  // before; or mid of a write too small to split
+  return Kill(hit, n);  // before
 }
 
 HitAnswer AttemptState::DoneHit(const FailpointHit& done) {
   if (!awaiting_done_ || killed_ || !process_ || done.name != awaiting_real_)
     return HitAnswer::Continue();
   awaiting_done_ = false;
-  FailpointHit hit = done;
-  hit.name = awaiting_name_;
-  return Kill(hit, hits_[hit.name]);
+  FailpointHit hit = awaiting_hit_;  // the HIT's size and offset, not DONE's bytes written
+  std::optional<MidCut> cut = awaiting_cut_;
+  if (cut && done.bytes >= 0) cut->kept = done.bytes;  // what really reached the file
+  if (cut && !cut->cut()) cut->uncut = kUncutFailed;   // the write failed (ENOSPC, EFBIG)
+  return Kill(hit, hits_[hit.name], cut);
 }
 
 HitAnswer AttemptState::OnHit(const FailpointHit& sent) {

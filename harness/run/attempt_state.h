@@ -17,6 +17,7 @@
 #include "history/history.h"
 #include "plan/plan.h"
 #include "proc/process.h"
+#include "run/mid_cut.h"
 #include "service/tcp_proxy.h"
 
 namespace killpoint {
@@ -118,8 +119,10 @@ class AttemptState {
   int InstanceOf(const FailpointHit& hit) const;  // requires mu_
   // A hit of the second (2) or third (3) instance. Requires mu_.
   HitAnswer OtherHit(const FailpointHit& hit, const std::string& real, int instance);
-  HitAnswer DoneHit(const FailpointHit& hit);      // requires mu_
-  HitAnswer Kill(const FailpointHit& hit, int n);  // requires mu_
+  HitAnswer DoneHit(const FailpointHit& hit);  // requires mu_
+  // Records the kill event and kills. `cut`: what a planned mid kill of a write did to it (the
+  // bytes kept, or why the kill fell before it instead). Requires mu_.
+  HitAnswer Kill(const FailpointHit& hit, int n, const std::optional<MidCut>& cut = std::nullopt);
   // Whether the history may record a hit of `name` (`known`: hit before in this attempt), as a
   // count or, `event`, as a failpoint event, within kMaxPointNames and kMaxPointEvents; counts
   // what it may not.
@@ -147,6 +150,8 @@ class AttemptState {
   bool armed_ = false;             // guarded by mu_
   bool awaiting_done_ = false;     // guarded by mu_: let through, kill at its DONE
   std::string awaiting_real_, awaiting_name_;  // guarded by mu_: that point, as sent and as named
+  FailpointHit awaiting_hit_;                  // guarded by mu_: its HIT, for the kill event
+  std::optional<MidCut> awaiting_cut_;         // guarded by mu_: a mid kill's cut of it
   int pattern_hits_ = 0;                       // guarded by mu_: hits matching a pattern kill_point
   TempNames temp_names_;                       // guarded by mu_: the attempt's temporary files
   bool track_ = false;                         // guarded by mu_

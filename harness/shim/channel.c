@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define KP_LINE_MAX 4096
@@ -323,15 +325,35 @@ void kp_channel_flush_at_exit(void) {
   pthread_mutex_unlock(&g_mu);
 }
 
+/* v1.7: where a write lands in its file, asked only when its HIT is sent (a one-way point needs
+ * no offset, and an lseek per write would cost every job): the file's size for an append (which
+ * Linux does even for pwrite on an O_APPEND fd), else the call's offset, else the fd's position.
+ * -1 when unknown. */
+static long long kp_write_offset(const kp_point *p) {
+  if (p->offset_fd < 0 || p->unseen != NULL) return -1;
+  int status = fcntl(p->offset_fd, F_GETFL);
+  if (p->append || (status >= 0 && (status & O_APPEND) != 0)) {
+    struct stat st;
+    return fstat(p->offset_fd, &st) == 0 ? (long long)st.st_size : -1;
+  }
+  if (p->offset >= 0) return p->offset;
+  off_t pos = lseek(p->offset_fd, 0, SEEK_CUR);
+  return pos >= 0 ? (long long)pos : -1;
+}
+
 static void kp_exchange(const char *kind, kp_point *p, int with_bytes, unsigned long long bytes,
                         char *answer, size_t cap) {
-  char line[KP_LINE_MAX + 64];
-  int unseen = p->unseen != NULL && kind[0] == 'H';
+  char line[KP_LINE_MAX + 96];
+  int hit = kind[0] == 'H';
+  int unseen = p->unseen != NULL && hit;
+  char at[32] = "";
+  long long offset = hit && with_bytes ? kp_write_offset(p) : -1;
+  if (offset >= 0) snprintf(at, sizeof at, " at:%lld", offset);
   int n = with_bytes
-              ? snprintf(line, sizeof line, "%s %s %d %llu%s%s\n", kind, p->name, (int)getpid(),
-                         bytes, unseen ? " unseen:" : "", unseen ? p->unseen : "")
+              ? snprintf(line, sizeof line, "%s %s %d %llu%s%s%s\n", kind, p->name, (int)getpid(),
+                         bytes, at, unseen ? " unseen:" : "", unseen ? p->unseen : "")
               : snprintf(line, sizeof line, "%s %s %d%s\n", kind, p->name, (int)getpid(),
-                         p->excl && kind[0] == 'H' ? " excl" : "");
+                         p->excl && hit ? " excl" : "");
   if (n < 0 || (size_t)n >= sizeof line) kp_fatal("at %s: line too long", p->name);
   /* Queued SEEN lines and this line leave in one send. */
   if (g_out_len + (size_t)n > sizeof g_out) kp_flush_seen(p->name);

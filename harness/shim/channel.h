@@ -1,4 +1,4 @@
-/* The shim's end of the failpoint protocol, v1.1 to v1.5 (docs/failpoint-protocol.md): one TCP
+/* The shim's end of the failpoint protocol, v1.1 to v1.7 (docs/failpoint-protocol.md): one TCP
  * connection per process to KILLPOINT_CTL, opened at the first crash point and again after a
  * fork. A wrapper fills a kp_point, calls kp_point_hit before the operation and
  * kp_point_done after it. Threads take turns: the channel is held from HIT to the answer,
@@ -25,6 +25,11 @@ typedef struct {
                                  "fsync", "dup2", "rename", "exit"...): HIT and SEEN carry
                                  "unseen:<op>" after the bytes. NULL for a real call */
   unsigned long long bytes;   /* the write's size */
+  long long offset;           /* a write's file offset when the call names one (pwrite), else -1 */
+  int offset_fd;              /* a write's fd, to learn where it lands when HIT is sent (v1.7:
+                                 "at:<offset>"): the file's size under O_APPEND or `append`, else
+                                 `offset`, else the fd's position. -1: unknown, no "at:" */
+  int append;                 /* RWF_APPEND: the write lands at the end whatever the fd */
   int answer;                 /* KP_CONTINUE, KP_AFTER or KP_PARTIAL */
   unsigned long long partial; /* PARTIAL's n */
   int locked;                 /* holding the channel until DONE is answered */
@@ -38,6 +43,9 @@ static inline void kp_point_init(kp_point *p) {
   p->wait = 0;
   p->unseen = NULL;
   p->bytes = 0;
+  p->offset = -1;
+  p->offset_fd = -1;
+  p->append = 0;
   p->answer = KP_CONTINUE;
   p->partial = 0;
   p->locked = 0;

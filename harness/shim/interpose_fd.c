@@ -177,6 +177,11 @@ static ssize_t kp_write_common(const kp_write_call *c) {
   if (p.armed) {
     p.is_write = 1;
     for (int i = 0; c->iov != NULL && i < c->iovcnt; ++i) p.bytes += c->iov[i].iov_len;
+    p.offset = c->off; /* -1 for write and writev, and pwritev2's "at the file position" */
+    p.offset_fd = c->fd;
+#ifdef RWF_APPEND
+    p.append = (c->flags & RWF_APPEND) != 0;
+#endif
   }
   kp_point_hit(&p);
   errno = err;
@@ -292,6 +297,8 @@ static ssize_t kp_copy_common(const kp_copy_call *c, size_t len) {
   if (p.armed) {
     p.is_write = 1;
     p.bytes = kp_copy_size(c, len);
+    p.offset = c->out_off != NULL ? *c->out_off : -1; /* sendfile writes at the position */
+    p.offset_fd = c->out_fd;
   }
   kp_point_hit(&p);
   errno = err;

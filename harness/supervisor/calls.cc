@@ -194,6 +194,17 @@ void SyncedWrite(Channel& channel, const Target& call, const std::string& rel, i
   if (channel.Hit(p).answer != Answer::kContinue) channel.Done(p, 0);
 }
 
+// v1.7: where a write through `fd` (the supervisor's duplicate: same open file, same position)
+// lands: the end for an append (O_APPEND, which Linux applies to pwrite too, or RWF_APPEND),
+// else the call's offset, else the descriptor's position. -1 when unknown.
+int64_t WriteOffset(int fd, int fd_flags, int64_t offset, int rwf) {
+  struct stat st {};
+  if ((fd_flags >= 0 && (fd_flags & O_APPEND) != 0) || (rwf & RWF_APPEND) != 0)
+    return fstat(fd, &st) == 0 ? st.st_size : -1;
+  if (offset >= 0) return offset;
+  return lseek(fd, 0, SEEK_CUR);
+}
+
 void HandleWrite(const Config& config, Channel& channel, const Target& call) {
   std::optional<std::string> rel = SandboxFd(config, call, Int(call.arg(0)));
   if (!rel) return call.Continue();
@@ -203,7 +214,9 @@ void HandleWrite(const Config& config, Channel& channel, const Target& call) {
   if (!fd.ok() || fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || !ReadWrite(call, w))
     return call.Continue();
   if (!call.Valid()) return;
+  int fd_flags = fcntl(fd.get(), F_GETFL);
   Point p{PointName("write", *rel), call.Tgid(), true, w.data.size()};
+  if (channel.Waits(p)) p.offset = WriteOffset(fd.get(), fd_flags, w.offset, w.rwf);
   Reply r = channel.Hit(p);
   size_t n =
       r.answer == Answer::kPartial ? std::min<uint64_t>(r.partial, w.data.size()) : w.data.size();
@@ -216,7 +229,7 @@ void HandleWrite(const Config& config, Channel& channel, const Target& call) {
     if (err == EFBIG) syscall(SYS_tgkill, call.Tgid(), call.tid(), SIGXFSZ);  // as the kernel does
     return call.Fail(err);
   }
-  if (done > 0) SyncedWrite(channel, call, *rel, fcntl(fd.get(), F_GETFL), w.rwf);
+  if (done > 0) SyncedWrite(channel, call, *rel, fd_flags, w.rwf);
   call.Return(done);
 }
 
@@ -228,6 +241,12 @@ void HandleCopy(const Config& config, Channel& channel, const Target& call) {
   if (!rel) return call.Continue();
   uint64_t len = call.arg(send ? 3 : 4);
   Point p{PointName("write", *rel), call.Tgid(), true, len};
+  loff_t out_at = -1;  // copy_file_range's output offset, when it names one
+  if (channel.Waits(p)) {
+    Fd dup = call.Dup(out);
+    if (!send && call.arg(3) != 0 && !call.Read(call.arg(3), &out_at, sizeof out_at)) out_at = -1;
+    if (dup.ok()) p.offset = WriteOffset(dup.get(), fcntl(dup.get(), F_GETFL), out_at, 0);
+  }
   Reply r = channel.Hit(p);
   if (r.answer == Answer::kContinue) return call.Continue();
   // Done by the supervisor, so that DONE follows it: offsets read from and written back to the job.

@@ -6,7 +6,7 @@
 // (SECCOMP_RET_USER_NOTIF). The filter is installed before CMD is exec'd and is inherited by
 // every thread and process CMD makes, whatever their language, linking or environment, so the
 // supervisor sees all of them in one order: the order it answers them in. It speaks the syscall
-// shim's side of the failpoint protocol (docs/failpoint-protocol.md, v1.1 to v1.5) with the
+// shim's side of the failpoint protocol (docs/failpoint-protocol.md, v1.1 to v1.7) with the
 // same crash point names (docs/syscall-shim.md), so the harness treats it as the shim.
 //
 // The supervisor is single-threaded: one notification is handled at a time, and while one is
@@ -66,8 +66,9 @@ struct Point {
   int pid = 0;
   bool is_write = false;  // carries its size; PARTIAL is allowed
   uint64_t bytes = 0;
-  bool excl = false;  // v1.3: an exclusive create
-  bool wait = false;  // waits even when one way: the harness must read the sandbox here
+  int64_t offset = -1;  // v1.7: a write's file offset, sent with its HIT ("at:"); -1: unknown
+  bool excl = false;    // v1.3: an exclusive create
+  bool wait = false;    // waits even when one way: the harness must read the sandbox here
 };
 
 class Channel {
@@ -77,6 +78,8 @@ class Channel {
   // Sends HIT and returns the answer, or queues a one-way SEEN (v1.2) and returns kContinue.
   // Exits 70 (as the shim does) on ERROR, EOF or a bad answer, after killing the job.
   Reply Hit(const Point& p);
+  // Whether Hit waits for an answer (a HIT) rather than queueing a one-way SEEN.
+  bool Waits(const Point& p) const;
   // After kAfter or kPartial: DONE with the bytes that reached the file; waits for CONTINUE.
   void Done(const Point& p, uint64_t done_bytes);
   // v1.5: `op` changed `path`, outside the sandbox; one way, once per (op, path).
@@ -87,7 +90,6 @@ class Channel {
   void Flush();
 
  private:
-  bool Waits(const Point& p) const;
   void Connect(const std::string& at);
   void Send(const std::string& at);
   std::string ReadLine(const std::string& at);

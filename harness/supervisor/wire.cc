@@ -93,6 +93,7 @@ std::string Channel::Exchange(const char* kind, const Point& p, uint64_t bytes) 
   std::string line = std::string(kind) + " " + p.name + " " + std::to_string(p.pid);
   if (p.is_write) line += " " + std::to_string(std::min<uint64_t>(bytes, 999999999999999999ULL));
   if (p.excl && kind[0] == 'H') line += " excl";
+  if (p.is_write && p.offset >= 0 && kind[0] == 'H') line += " at:" + std::to_string(p.offset);
   out_ += line + "\n";
   Send(p.name);
   return ReadLine(p.name);

@@ -105,16 +105,39 @@ TEST(Interception, AResumeWithAnotherBackendIsRefusedNamingTheOption) {
   EXPECT_EQ(same.exit_code, 0) << same.out << same.err;
 }
 
+// explore's "search again" line, from "killpoint explore" to the end of its line.
+std::string SearchAgain(const std::string& out) {
+  size_t at = out.find("search again: ");
+  if (at == std::string::npos) return "";
+  size_t end = out.find('\n', at);
+  return out.substr(at + 14, end == std::string::npos ? end : end - at - 14);
+}
+
 TEST(Interception, ExploreAndReplayPrintTheBackend) {
   CliRun explore = RunKillpoint(
       "intercept-explore",
       {"explore", kIntercepted, "--trials", "2", "--shrink-trials", "0", "--intercept", "preload"});
   EXPECT_THAT(explore.out, HasSubstr("\n  interception: preload\n")) << explore.out << explore.err;
+  // The search again line repeats a backend other than the machine's default.
+  std::string again = SearchAgain(explore.out);
+  EXPECT_THAT(again, ::testing::StartsWith("killpoint explore " KILLPOINT_SOURCE_DIR "/" +
+                                           kIntercepted + " --seed 1 --trials "))
+      << explore.out;
+  if (DefaultInterception() == Interception::kPreload) {
+    EXPECT_THAT(again, Not(HasSubstr("--intercept"))) << again;
+  } else {
+    EXPECT_THAT(again, ::testing::EndsWith(" --intercept preload")) << again;
+  }
   CliRun plain = RunKillpoint(
       "intercept-explore-none",
       {"explore", kPlain, "--trials", "2", "--shrink-trials", "0", "--intercept", "preload"});
   EXPECT_THAT(plain.out, HasSubstr("\n  interception: none (the scenario needs none)\n"))
       << plain.out << plain.err;
+  // A scenario that needs no interception used none: nothing to repeat.
+  EXPECT_THAT(SearchAgain(plain.out),
+              ::testing::StartsWith("killpoint explore " KILLPOINT_SOURCE_DIR "/" + kPlain))
+      << plain.out;
+  EXPECT_THAT(SearchAgain(plain.out), Not(HasSubstr("--intercept"))) << plain.out;
 
   CliRun run = RunKillpoint("intercept-for-replay",
                             {"run", kIntercepted, "--trials", "4", "--intercept", "preload"});
@@ -128,6 +151,18 @@ TEST(Interception, ExploreAndReplayPrintTheBackend) {
   ASSERT_FALSE(file.empty()) << "no counterexample file to replay: " << run.out;
   CliRun replay = Cli("intercept-replay", {"replay", file, "--intercept", "preload"});
   EXPECT_THAT(replay.out, HasSubstr("\ninterception: preload\n")) << replay.out << replay.err;
+}
+
+// The default backend is not named: the line searches the same way on this machine without it.
+TEST(Interception, ExploresSearchAgainLeavesTheDefaultBackendOut) {
+  if (Status s = SeccompAvailable(); !s) GTEST_SKIP() << s.error().message;
+  CliRun explore = RunKillpoint(
+      "intercept-explore-seccomp",
+      {"explore", kIntercepted, "--trials", "2", "--shrink-trials", "0", "--intercept", "seccomp"});
+  EXPECT_THAT(explore.out, HasSubstr("\n  interception: seccomp\n")) << explore.out << explore.err;
+  std::string again = SearchAgain(explore.out);
+  EXPECT_THAT(again, ::testing::StartsWith("killpoint explore ")) << explore.out;
+  EXPECT_THAT(again, Not(HasSubstr("--intercept"))) << again;
 }
 
 }  // namespace

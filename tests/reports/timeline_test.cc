@@ -177,6 +177,48 @@ TEST(Timeline, AKillCarriesThePointItFellAt) {
   EXPECT_THAT(Kinds(t.lanes[0]), ElementsAre(MarkKind::kFailpoint, MarkKind::kKill));
 }
 
+// A planned mid kill says what it did to the write (run/mid_cut.h): under process a cut at a
+// page boundary of the file, or no cut at all, with why.
+TEST(Timeline, AMidKillSaysWhereItCutTheWrite) {
+  auto kill_at = [](nlohmann::json kill) {
+    nlohmann::json failpoint = {{"point", "write:x"}, {"hit", 1}, {"bytes", kill["bytes"]}};
+    kill["point"] = "write:x";
+    kill["hit"] = 1;
+    Timeline t =
+        BuildTimeline({Ev(0, 0, "spawn", "d", 1, 1), Ev(1, 0, "failpoint", "d", 1, 1, failpoint),
+                       Ev(2, 0, "kill", "d", 1, 1, kill)});
+    EXPECT_THAT(Kinds(t.lanes.at(0)), ElementsAre(MarkKind::kKill));
+    return t.lanes.at(0).marks.at(0).detail;
+  };
+  EXPECT_EQ(kill_at({{"when", "mid"},
+                     {"model", "process"},
+                     {"bytes", 10000},
+                     {"offset", 100},
+                     {"kept", 3996}}),
+            "kill -9 mid write:x (hit 1, 10000 bytes at offset 100, the first 3996 written, up "
+            "to the page boundary at 4096), then the process model");
+  EXPECT_EQ(
+      kill_at({{"when", "mid"}, {"model", "torn"}, {"bytes", 9}, {"offset", 0}, {"kept", 4}}),
+      "kill -9 mid write:x (hit 1, 9 bytes at offset 0, the first 4 written), then the torn model");
+  EXPECT_EQ(kill_at({{"when", "before"},
+                     {"model", "process"},
+                     {"bytes", 118},
+                     {"offset", 0},
+                     {"planned", "mid"},
+                     {"uncut", "one_page"}}),
+            "kill -9 before write:x (hit 1, 118 bytes at offset 0 not written), planned mid: the "
+            "write lies within one page of the file, and a kill -9 stops a write only between "
+            "pages, then the process model");
+  EXPECT_EQ(kill_at({{"when", "before"},
+                     {"model", "process"},
+                     {"bytes", 118},
+                     {"planned", "mid"},
+                     {"uncut", "no_offset"}}),
+            "kill -9 before write:x (hit 1, 118 bytes not written), planned mid: the interception "
+            "did not say where in the file the write lands (a shim or supervisor older than "
+            "protocol v1.7), so no page boundary was known to cut it at, then the process model");
+}
+
 TEST(Timeline, MarksTheFinalPassGiveUpAndTimeout) {
   const std::string d = "2026-11-02";
   Timeline t = BuildTimeline(

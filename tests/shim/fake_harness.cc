@@ -41,7 +41,12 @@ Line Parse(const std::string& text, int connection) {
     line.excl = field == "excl";
     if (!line.excl) line.bytes = std::stoll(field);
   }
-  if (in >> field && field.rfind("unseen:", 0) == 0) line.unseen = field.substr(7);
+  bool more = static_cast<bool>(in >> field);
+  if (more && field.rfind("at:", 0) == 0) {
+    line.offset = std::stoll(field.substr(3));
+    more = static_cast<bool>(in >> field);
+  }
+  if (more && field.rfind("unseen:", 0) == 0) line.unseen = field.substr(7);
   return line;
 }
 

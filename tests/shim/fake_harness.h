@@ -23,11 +23,12 @@ struct Line {
   std::string kind;
   std::string name;
   int pid = 0;
-  long long bytes = -1;  // the optional fourth field (a write's size), -1 when absent
-  bool excl = false;     // the fourth field is "excl" (v1.3): an exclusive create
-  std::string unseen;    // "unseen:<op>" after the bytes (v1.4): a write the shim did not see
-  std::string path;      // OUTSIDE: the path, as sent (%XX-encoded)
-  int connection = 0;    // 1, 2, ... in accept order
+  long long bytes = -1;   // the optional fourth field (a write's size), -1 when absent
+  bool excl = false;      // the fourth field is "excl" (v1.3): an exclusive create
+  std::string unseen;     // "unseen:<op>" after the bytes (v1.4): a write the shim did not see
+  long long offset = -1;  // "at:<offset>" after the bytes (v1.7): where a write lands; -1: none
+  std::string path;       // OUTSIDE: the path, as sent (%XX-encoded)
+  int connection = 0;     // 1, 2, ... in accept order
 };
 
 struct Reply {

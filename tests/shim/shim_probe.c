@@ -15,7 +15,13 @@
  *   unseen   writes the shim cannot see (raw write system calls): one to a file it then
  *            closes, one to a redirected stdout that it then restores with dup2
  *   mmap     stores through a shared mapping of a file (its mtime moves, its size does not),
- *            then a raw write that makes a mapped file longer */
+ *            then a raw write that makes a mapped file longer
+ *   offsets  writes whose file offsets the HIT lines carry (protocol v1.7): a pwrite at 100,
+ *            a write and a writev at the position an lseek left, O_APPEND writes (a pwrite too)
+ *   write-at PATH OFFSET BYTES pwrite|seek|append
+ *            one write of BYTES bytes landing at OFFSET of PATH: by pwrite, by write after an
+ *            lseek, or by write through O_APPEND to a file first made OFFSET bytes long. When
+ *            PATH exists already (a retry after a kill), prints found=SIZE and writes nothing */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -216,6 +222,54 @@ static int probe_syncfifo(void) {
   return 0;
 }
 
+static int probe_offsets(void) {
+  static char buf[10000];
+  memset(buf, 'a', sizeof buf);
+  int fd = open("off.bin", O_RDWR | O_CREAT | O_TRUNC, 0644);
+  CHECK(fd >= 0);
+  CHECK(pwrite(fd, buf, sizeof buf, 100) == (ssize_t)sizeof buf);
+  CHECK(lseek(fd, 5000, SEEK_SET) == 5000);
+  CHECK(write(fd, buf, 10) == 10);
+  struct iovec iov[2] = {{buf, 3}, {buf, 4}};
+  CHECK(writev(fd, iov, 2) == 7);
+  CHECK(close(fd) == 0);
+  int app = open("app.bin", O_WRONLY | O_CREAT | O_APPEND, 0644);
+  CHECK(app >= 0);
+  CHECK(write(app, buf, 7) == 7);
+  CHECK(pwrite(app, buf, 5, 0) == 5); /* Linux appends: O_APPEND wins over the offset */
+  CHECK(close(app) == 0);
+  return 0;
+}
+
+static int probe_write_at(const char *path, long long offset, long long bytes, const char *how) {
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    printf("found=%lld\n", (long long)st.st_size);
+    return 0;
+  }
+  char *buf = malloc((size_t)bytes);
+  CHECK(buf != NULL);
+  memset(buf, 'x', (size_t)bytes);
+  int append = strcmp(how, "append") == 0;
+  int fd = open(path, O_WRONLY | O_CREAT | (append ? O_APPEND : 0), 0644);
+  CHECK(fd >= 0);
+  ssize_t n = -1;
+  if (strcmp(how, "pwrite") == 0) {
+    n = pwrite(fd, buf, (size_t)bytes, (off_t)offset);
+  } else if (strcmp(how, "seek") == 0) {
+    CHECK(lseek(fd, (off_t)offset, SEEK_SET) == (off_t)offset);
+    n = write(fd, buf, (size_t)bytes);
+  } else if (append) {
+    CHECK(ftruncate(fd, (off_t)offset) == 0);
+    n = write(fd, buf, (size_t)bytes);
+  }
+  printf("wrote=%zd\n", n);
+  CHECK(n == (ssize_t)bytes);
+  CHECK(close(fd) == 0);
+  free(buf);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   const char *mode = argc > 1 ? argv[1] : "";
@@ -229,8 +283,11 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "syncfifo") == 0) return probe_syncfifo();
   if (strcmp(mode, "unseen") == 0) return probe_unseen();
   if (strcmp(mode, "mmap") == 0) return probe_mmap();
+  if (strcmp(mode, "offsets") == 0) return probe_offsets();
+  if (strcmp(mode, "write-at") == 0 && argc > 5)
+    return probe_write_at(argv[2], atoll(argv[3]), atoll(argv[4]), argv[5]);
   fprintf(stderr,
           "usage: shim_probe dup|paths OUTSIDE_FILE|errno|fork|vfork|clone|threads|syncfifo|unseen|"
-          "mmap\n");
+          "mmap|offsets|write-at PATH OFFSET BYTES pwrite|seek|append\n");
   return 2;
 }

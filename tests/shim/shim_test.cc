@@ -526,6 +526,43 @@ TEST_F(ShimTest, PartialPwritevCutsAcrossTheIovecs) {
   EXPECT_EQ(ReadFile(Sandbox("data.bin")), std::string("hello wo\0\0\0", 11));
 }
 
+// The HIT lines' writes as "NAME BYTES at OFFSET" (v1.7; -1: no offset sent).
+std::vector<std::string> WritesWithOffsets(const std::vector<Line>& lines, const char* kind) {
+  std::vector<std::string> out;
+  for (const Line& l : lines) {
+    if (l.kind == kind && l.name.rfind("write:", 0) == 0)
+      out.push_back(l.name + " " + std::to_string(l.bytes) + " at " + std::to_string(l.offset));
+  }
+  return out;
+}
+
+// A write's HIT says where in its file it lands (protocol v1.7), so that a kill under the process
+// model can cut it at a page boundary of the file (docs/persistence-models.md): a pwrite's offset,
+// the position for write and writev, the file's size for an O_APPEND write (a pwrite too).
+TEST_F(ShimTest, AWritesHitSaysWhereItLands) {
+  FakeHarness harness;
+  JobResult result = RunProbe({"offsets"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  EXPECT_THAT(
+      WritesWithOffsets(harness.lines(), "HIT"),
+      ElementsAre("write:off.bin 10000 at 100", "write:off.bin 10 at 5000",
+                  "write:off.bin 7 at 5010", "write:app.bin 7 at 0", "write:app.bin 5 at 7"));
+  EXPECT_EQ(ReadFile(Sandbox("app.bin")).size(), 12u);
+}
+
+// A write reported one way is never cut: it carries no offset, and costs no lseek.
+TEST_F(ShimTest, AWriteReportedOneWayCarriesNoOffset) {
+  extra_env_["KILLPOINT_ARMED"] = "";
+  FakeHarness harness;
+  JobResult result = RunProbe({"offsets"}, &harness);
+  ASSERT_EQ(result.exit_code, 0) << result;
+  harness.WaitIdle();
+  EXPECT_THAT(
+      WritesWithOffsets(harness.lines(), "SEEN"),
+      ElementsAre("write:off.bin 10000 at -1", "write:off.bin 10 at -1", "write:off.bin 7 at -1",
+                  "write:app.bin 7 at -1", "write:app.bin 5 at -1"));
+}
+
 TEST_F(ShimTest, PartialPwritevThenKillLeavesThePrefix) {
   FakeHarness harness(At("write:data.bin", Reply::Send("PARTIAL 8"), Reply::Kill()));
   JobResult result = RunProbe({"dup"}, &harness);

@@ -253,6 +253,24 @@ TEST_F(SupervisorTest, APartialWriteLeavesExactlyItsPrefix) {
   EXPECT_EQ(lines.back().bytes, 3);
 }
 
+// A write's HIT says where in its file it lands (protocol v1.7), as the shim's does: a pwrite's
+// offset, the shared position for write and writev (read through the supervisor's duplicate of
+// the descriptor), the file's size for an O_APPEND write (a pwrite too).
+TEST_F(SupervisorTest, AWritesHitSaysWhereItLands) {
+  FakeHarness harness;
+  JobResult r = Run({KP_SHIM_PROBE, "offsets"}, &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  std::vector<std::string> writes;
+  for (const Line& l : harness.lines()) {
+    if (l.kind == "HIT" && l.name.rfind("write:", 0) == 0)
+      writes.push_back(l.name + " " + std::to_string(l.bytes) + " at " + std::to_string(l.offset));
+  }
+  EXPECT_THAT(writes, ElementsAre("write:off.bin 10000 at 100", "write:off.bin 10 at 5000",
+                                  "write:off.bin 7 at 5010", "write:app.bin 7 at 0",
+                                  "write:app.bin 5 at 7"));
+  EXPECT_EQ(ReadFile(Sandbox("app.bin")).size(), 12u);
+}
+
 // AFTER at an open that creates: the supervisor creates the file with the job's umask and hands
 // the descriptor over; the job then writes through it.
 TEST_F(SupervisorTest, AnOpenLetThroughAfterIsTheJobsOwnDescriptor) {

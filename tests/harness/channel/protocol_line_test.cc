@@ -64,6 +64,28 @@ TEST(ProtocolLine, ReadsTheUnseenWriteFlag) {  // v1.4
   }
 }
 
+TEST(ProtocolLine, ReadsTheWritesOffset) {  // v1.7
+  auto hit = ParseProtocolLine("HIT write:data.bin 42 10000 at:100");
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->bytes, 10000);
+  EXPECT_EQ(hit->offset, 100);
+  EXPECT_EQ(ParseProtocolLine("SEEN write:x 7 5 at:0")->offset, 0);
+  EXPECT_EQ(ParseProtocolLine("HIT write:x 7 5 at:999999999999999999\r")->offset,
+            999'999'999'999'999'999);
+  EXPECT_EQ(ParseProtocolLine("HIT write:x 1 5 at:3 unseen:close")->unseen, "close");
+  // A line of a shim before v1.7 still reads, with the offset unknown.
+  EXPECT_EQ(ParseProtocolLine("HIT write:x 1 5")->offset, -1);
+  EXPECT_EQ(ParseProtocolLine("HIT write:x 1 5 unseen:close")->offset, -1);
+  EXPECT_EQ(ParseProtocolLine("HIT open:x 1")->offset, -1);
+  for (const char* line : {"DONE write:x 1 5 at:3", "HIT write:x 1 at:3", "HIT write:x at:3",
+                           "HIT write:x 1 5 at:", "HIT write:x 1 5 at:-3", "HIT write:x 1 5 at:3x",
+                           "HIT write:x 1 5 at:1000000000000000000", "HIT write:x 1 5 at:3 at:4",
+                           "HIT write:x 1 5 unseen:close at:3", "HIT open:x 1 excl at:3",
+                           "HIT write:x 1 5 at:3 2", "HIT write:x 1 5 AT:3"}) {
+    EXPECT_FALSE(ParseProtocolLine(line)) << '"' << line << '"';
+  }
+}
+
 TEST(ProtocolLine, ReadsAWriteOutsideTheSandbox) {  // v1.5
   auto hit = ParseProtocolLine("OUTSIDE rename 42 /var/lib/app/state.json");
   ASSERT_TRUE(hit);
@@ -115,12 +137,16 @@ RC_GTEST_PROP(ProtocolLine, WhatTheShimFormatsReadsBack, ()) {
   int pid = *rc::gen::inRange(1, 999999999);
   int64_t bytes = *rc::gen::inRange<int64_t>(0, 999999999999999999);
   std::string kind = *rc::gen::element<std::string>("HIT", "DONE", "SEEN");
+  // v1.7: a HIT may say where the write lands.
+  int64_t offset = kind == "HIT" ? *rc::gen::inRange<int64_t>(-1, 999999999999999999) : -1;
   auto hit = ParseProtocolLine(kind + " " + name + " " + std::to_string(pid) + " " +
-                               std::to_string(bytes));
+                               std::to_string(bytes) +
+                               (offset >= 0 ? " at:" + std::to_string(offset) : ""));
   RC_ASSERT(hit.has_value());
   RC_ASSERT(hit->name == name);
   RC_ASSERT(hit->pid == pid);
   RC_ASSERT(hit->bytes == bytes);
+  RC_ASSERT(hit->offset == offset);
   RC_ASSERT(hit->done == (kind == "DONE"));
   RC_ASSERT(hit->seen == (kind == "SEEN"));
 }

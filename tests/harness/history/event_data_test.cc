@@ -37,6 +37,29 @@ TEST(EventData, AKillReadsItsPointHitMomentAndModel) {
   KillData old = KillOf(Of(event::kKill, {{"point", "after_publish"}, {"hit", 1}}));
   EXPECT_EQ(old.when, "before");
   EXPECT_EQ(old.model, PersistenceModel::kProcess);
+  EXPECT_FALSE(old.bytes || old.offset || old.kept);
+  EXPECT_EQ(old.planned, "");
+  EXPECT_EQ(old.uncut, "");
+}
+
+TEST(EventData, AMidKillReadsItsCut) {  // run/mid_cut.h
+  KillData cut = KillOf(Of(
+      event::kKill,
+      {{"point", "write:f"}, {"when", "mid"}, {"bytes", 10000}, {"offset", 100}, {"kept", 3996}}));
+  EXPECT_EQ(cut.bytes, 10000);
+  EXPECT_EQ(cut.offset, 100);
+  EXPECT_EQ(cut.kept, 3996);
+  KillData uncut = KillOf(Of(event::kKill, {{"point", "write:f"},
+                                            {"when", "before"},
+                                            {"bytes", 118},
+                                            {"planned", "mid"},
+                                            {"uncut", "one_page"},
+                                            {"kept", "many"}}));  // the wrong type: none
+  EXPECT_EQ(uncut.when, "before");
+  EXPECT_EQ(uncut.planned, "mid");
+  EXPECT_EQ(uncut.uncut, "one_page");
+  EXPECT_FALSE(uncut.offset);
+  EXPECT_FALSE(uncut.kept);
 }
 
 TEST(EventData, PublishRetryWaitBreakerAndJobRetryReadTheirFields) {

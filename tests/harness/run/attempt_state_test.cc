@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "plan/crash_point.h"
+
 namespace killpoint {
 namespace {
 
@@ -31,6 +33,21 @@ struct Attempt {
     FailpointHit hit;
     hit.name = name;
     hit.seen = seen;
+    return state.OnHit(hit);
+  }
+  // A write's HIT, with its size and (v1.7) file offset, and its DONE with the bytes written.
+  HitAnswer Write(const std::string& name, int64_t bytes, int64_t offset) {
+    FailpointHit hit;
+    hit.name = name;
+    hit.bytes = bytes;
+    hit.offset = offset;
+    return state.OnHit(hit);
+  }
+  HitAnswer Done(const std::string& name, int64_t written) {
+    FailpointHit hit;
+    hit.name = name;
+    hit.done = true;
+    hit.bytes = written;
     return state.OnHit(hit);
   }
   std::vector<Event> Of(const char* type) {
@@ -145,6 +162,116 @@ TEST(AttemptStateCommands, APausedCommandIsHeldByItsTicket) {
   EXPECT_EQ(hold->hit.connection, 42u);
   EXPECT_TRUE(hold->pause);
   EXPECT_EQ(StepOf(a.state.Release(*hold)), CommandStep::kForward);
+}
+
+AttemptFault MidKill(PersistenceModel model) {
+  AttemptFault fault;
+  fault.kill_point = "write:data.bin";
+  fault.when = kMid;
+  fault.model = model;
+  return fault;
+}
+
+// Under process a write is cut only at a page boundary of the file (run/mid_cut.h): 10,000
+// bytes at offset 100 keep 3,996, up to 4096, and the kill event says so.
+TEST(AttemptStateMidKill, UnderProcessCutsAWriteAtAPageBoundary) {
+  Attempt a(MidKill(PersistenceModel::kProcess));
+  HitAnswer answer = a.Write("write:data.bin", 10'000, 100);
+  EXPECT_EQ(answer.kind, HitAnswer::kPartial);
+  EXPECT_EQ(answer.bytes, 3996);
+  EXPECT_EQ(a.process.kills, 0);  // the job writes the prefix first
+  EXPECT_EQ(a.Done("write:data.bin", 3996).kind, HitAnswer::kKilled);
+  EXPECT_EQ(a.process.kills, 1);
+  auto kills = a.Of(event::kKill);
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].data, (nlohmann::json{{"point", "write:data.bin"},
+                                           {"hit", 1},
+                                           {"when", "mid"},
+                                           {"model", "process"},
+                                           {"bytes", 10'000},
+                                           {"offset", 100},
+                                           {"kept", 3996}}));
+}
+
+// A write within one page cannot be cut by a kill: it falls before the write, and the history
+// says that the plan's mid could not happen, and why.
+TEST(AttemptStateMidKill, UnderProcessAWriteWithinOnePageIsKilledBefore) {
+  Attempt a(MidKill(PersistenceModel::kProcess));
+  EXPECT_EQ(a.Write("write:data.bin", 118, 0).kind, HitAnswer::kKilled);
+  EXPECT_EQ(a.process.kills, 1);
+  auto kills = a.Of(event::kKill);
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].data, (nlohmann::json{{"point", "write:data.bin"},
+                                           {"hit", 1},
+                                           {"when", "before"},
+                                           {"model", "process"},
+                                           {"bytes", 118},
+                                           {"offset", 0},
+                                           {"planned", "mid"},
+                                           {"uncut", "one_page"}}));
+}
+
+// An interception older than v1.7 sends no offset: no cut pretends to be page-aligned.
+TEST(AttemptStateMidKill, UnderProcessAWriteOfUnknownOffsetIsKilledBefore) {
+  Attempt a(MidKill(PersistenceModel::kProcess));
+  EXPECT_EQ(a.Write("write:data.bin", 10'000, -1).kind, HitAnswer::kKilled);
+  auto kills = a.Of(event::kKill);
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].data["when"], "before");
+  EXPECT_EQ(kills[0].data["uncut"], "no_offset");
+  EXPECT_FALSE(kills[0].data.contains("offset"));
+}
+
+TEST(AttemptStateMidKill, AOneByteWriteHasNoMiddleUnderAnyModel) {
+  for (PersistenceModel m : {PersistenceModel::kProcess, PersistenceModel::kTorn}) {
+    Attempt a(MidKill(m));
+    EXPECT_EQ(a.Write("write:data.bin", 1, 4095).kind, HitAnswer::kKilled) << NameOf(m);
+    auto kills = a.Of(event::kKill);
+    ASSERT_EQ(kills.size(), 1u);
+    EXPECT_EQ(kills[0].data["when"], "before") << NameOf(m);
+    EXPECT_EQ(kills[0].data["uncut"], "too_small") << NameOf(m);
+  }
+}
+
+// torn simulates a disk, which may keep any prefix: the cut stays in the middle.
+TEST(AttemptStateMidKill, UnderTornCutsAWriteInItsMiddle) {
+  Attempt a(MidKill(PersistenceModel::kTorn));
+  HitAnswer answer = a.Write("write:data.bin", 10'000, 100);
+  EXPECT_EQ(answer.kind, HitAnswer::kPartial);
+  EXPECT_EQ(answer.bytes, 5000);
+  EXPECT_EQ(a.Done("write:data.bin", 5000).kind, HitAnswer::kKilled);
+  auto kills = a.Of(event::kKill);
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].data["when"], "mid");
+  EXPECT_EQ(kills[0].data["kept"], 5000);
+}
+
+// The kill event keeps what DONE says reached the file, not what was asked.
+TEST(AttemptStateMidKill, RecordsTheBytesThatReachedTheFile) {
+  Attempt a(MidKill(PersistenceModel::kProcess));
+  ASSERT_EQ(a.Write("write:data.bin", 10'000, 100).bytes, 3996);
+  EXPECT_EQ(a.Done("write:data.bin", 1000).kind, HitAnswer::kKilled);
+  EXPECT_EQ(a.Of(event::kKill).at(0).data["kept"], 1000);
+  Attempt failed(MidKill(PersistenceModel::kProcess));
+  ASSERT_EQ(failed.Write("write:data.bin", 10'000, 100).bytes, 3996);
+  EXPECT_EQ(failed.Done("write:data.bin", 0).kind, HitAnswer::kKilled);
+  auto kills = failed.Of(event::kKill);
+  EXPECT_EQ(kills.at(0).data["when"], "before");
+  EXPECT_EQ(kills.at(0).data["uncut"], "failed");
+}
+
+// A kill after a write is unchanged: the write is whole, and the event carries no cut.
+TEST(AttemptStateMidKill, AKillAfterAWriteIsNoCut) {
+  AttemptFault fault = MidKill(PersistenceModel::kProcess);
+  fault.when = kAfter;
+  Attempt a(fault);
+  EXPECT_EQ(a.Write("write:data.bin", 10'000, 100).kind, HitAnswer::kAfter);
+  EXPECT_EQ(a.Done("write:data.bin", 10'000).kind, HitAnswer::kKilled);
+  auto kills = a.Of(event::kKill);
+  ASSERT_EQ(kills.size(), 1u);
+  EXPECT_EQ(kills[0].data,
+            (nlohmann::json{
+                {"point", "write:data.bin"}, {"hit", 1}, {"when", "after"}, {"model", "process"}}));
 }
 
 }  // namespace

@@ -98,17 +98,21 @@ bool Unnamed(const std::string& path) {
 // The sandbox-relative name of the job's descriptor, or nothing: outside the sandbox, not a
 // file (a pipe, a socket), or a file with no name yet (O_TMPFILE: its data counts once linkat
 // names it).
-std::optional<std::string> SandboxFd(const Config& config, const Target& call, int fd) {
-  std::optional<std::string> path = call.FdPath(fd);
+std::optional<std::string> SandboxPath(const Config& config,
+                                       const std::optional<std::string>& path) {
   if (!path || path->empty() || (*path)[0] != '/') return std::nullopt;
   std::optional<std::string> rel = Relpath(config, *path);
   if (rel && Unnamed(*path)) return std::nullopt;
   return rel;
 }
+std::optional<std::string> SandboxFd(const Config& config, const Target& call, int fd) {
+  return SandboxPath(config, call.FdPath(fd));
+}
 
-// A sandbox O_TMPFILE the job syncs: done, no point, and remembered for its linkat.
-bool SyncUnnamed(const Config& config, Memory& memory, const Target& call, int fd) {
-  std::optional<std::string> path = call.FdPath(fd);
+// A sandbox O_TMPFILE the job syncs (`path`: its descriptor's): done, no point, and remembered
+// for its linkat.
+bool SyncUnnamed(const Config& config, Memory& memory, const Target& call, int fd,
+                 const std::optional<std::string>& path) {
   if (!path || !Relpath(config, *path) || !Unnamed(*path)) return false;
   Fd dup = call.Dup(fd);
   struct stat st {};
@@ -259,8 +263,9 @@ void HandleCopy(const Config& config, Channel& channel, const Target& call) {
 
 void HandleSync(const Config& config, Channel& channel, Memory& memory, const Target& call) {
   int fd = Int(call.arg(0));
-  if (SyncUnnamed(config, memory, call, fd)) return;
-  std::optional<std::string> rel = SandboxFd(config, call, fd);
+  std::optional<std::string> path = call.FdPath(fd);  // read once: a call costs every one
+  if (SyncUnnamed(config, memory, call, fd, path)) return;
+  std::optional<std::string> rel = SandboxPath(config, path);
   if (!rel) return call.Continue();
   bool data = call.nr() == SYS_fdatasync;
   Point p{PointName(data ? "fdatasync" : "fsync", *rel), call.Tgid()};

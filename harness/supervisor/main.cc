@@ -107,6 +107,7 @@ int ReceiveListener(int sock) {
 [[noreturn]] void Serve(const Config& config, int listener, pid_t child) {
   Channel channel(config);
   Memory memory;
+  Tasks tasks;
   int pidfd = PidfdOpen(child);
   if (pidfd < 0) Fatal(std::string("pidfd_open: ") + strerror(errno));
   for (;;) {
@@ -118,7 +119,7 @@ int ReceiveListener(int sock) {
     if (fds[0].revents & POLLIN) {
       seccomp_notif req{};
       if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0) {
-        HandleCall(config, channel, memory, Target(listener, req));
+        HandleCall(config, channel, memory, Target(listener, req, tasks));
       } else if (errno != EINTR && errno != ENOENT) {
         Fatal(std::string("SECCOMP_IOCTL_NOTIF_RECV: ") + strerror(errno));
       }

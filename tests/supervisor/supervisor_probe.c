@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,23 @@ static int syncs(void) {
   return close(fd) == 0 && close(proc) == 0 ? 0 : die("close");
 }
 
+/* A thread other than the main one writes a file; prints the process's pid. */
+static void *thread_save(void *unused) {
+  (void)unused;
+  int fd = open(in_sandbox("thread.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 || write(fd, "t\n", 2) != 2 || fsync(fd) != 0 || close(fd) != 0) die("thread");
+  return NULL;
+}
+
+static int thread(void) {
+  printf("%d\n", (int)getpid());
+  fflush(stdout);
+  pthread_t t;
+  if (pthread_create(&t, NULL, thread_save, NULL) != 0 || pthread_join(t, NULL) != 0)
+    return die("pthread");
+  return 0;
+}
+
 /* An io_uring: the supervisor refuses it (ENOSYS); prints what the call answered. */
 static int uring(void) {
   char params[120] = {0};
@@ -130,6 +148,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "unlinked") == 0) return unlinked();
   if (strcmp(argv[1], "syncs") == 0) return syncs();
   if (strcmp(argv[1], "tmpfile") == 0) return unnamed();
+  if (strcmp(argv[1], "thread") == 0) return thread();
   if (strcmp(argv[1], "exit") == 0 && argc > 2) return atoi(argv[2]);
   return 2;
 }

@@ -295,6 +295,72 @@ TEST_F(SupervisorTest, OnlyTheArmedPointWaits) {
   EXPECT_EQ(seen, static_cast<int>(kSaveHits.size()) - 1);
 }
 
+// A thread that does not lead its process makes the calls: its points carry the process's pid.
+TEST_F(SupervisorTest, AThreadsPointsCarryItsProcesssPid) {
+  FakeHarness harness;
+  JobResult r = Probe("thread", &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(), ElementsAre("open:thread.txt", "write:thread.txt", "fsync:thread.txt",
+                                          "close:thread.txt"));
+  for (const Line& line : harness.lines()) EXPECT_EQ(std::to_string(line.pid) + "\n", r.out);
+  EXPECT_EQ(ReadFile(Sandbox("thread.txt")), "t\n");
+}
+
+// More processes than the supervisor keeps entries for (tasks.h): each still named by its pid.
+TEST_F(SupervisorTest, ManyProcessesAreEachNamedByTheirOwnPid) {
+  FakeHarness harness;
+  JobResult r = Run({"/bin/sh", "-c",
+                     "i=0; while [ $i -lt 300 ]; do /bin/sh -c \"echo x > f$i\"; i=$((i+1)); done"},
+                    &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  std::set<int> pids;
+  int opens = 0;
+  for (const Line& line : harness.lines()) {
+    if (line.name.rfind("open:f", 0) != 0) continue;
+    ++opens;
+    pids.insert(line.pid);
+  }
+  EXPECT_EQ(opens, 300);
+  EXPECT_EQ(pids.size(), 300u) << "each file is written by its own shell";
+}
+
+// A process that gets the number of one that ended (here by asking for it, in a pid namespace
+// of the job's own) is not taken for the one that ended: its write is a point, made through its
+// own descriptor. The supervisor keeps what it learnt of the first (tasks.h).
+TEST_F(SupervisorTest, AProcessGivenTheNumberOfOneThatEndedIsNotTakenForIt) {
+  if (::access("/usr/bin/unshare", X_OK) != 0) GTEST_SKIP() << "no unshare";
+  FakeHarness harness;
+  std::vector<std::string> argv = {"/usr/bin/unshare",
+                                   "-Urpf",
+                                   "--mount-proc",
+                                   Supervisor(),
+                                   "--",
+                                   "/bin/sh",
+                                   "-c",
+                                   "sh -c 'echo a > a; echo $$ > pid_a'; read a < pid_a;"
+                                   "echo $((a - 1)) > /proc/sys/kernel/ns_last_pid;"
+                                   "sh -c 'echo b > b; echo $$ > pid_b'"};
+  JobSpec spec = SandboxJob(std::move(argv), sandbox_, root_, extra_env_, &harness);
+  spec.preload = false;
+  JobResult r = RunJob(spec, &harness);
+  if (r.exit_code != 0 && r.err.find("unshare") != std::string::npos)
+    GTEST_SKIP() << "no pid namespace here: " << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  std::string a = ReadFile(Sandbox("pid_a")), b = ReadFile(Sandbox("pid_b"));
+  if (a != b) GTEST_SKIP() << "the second process did not get the first one's number";
+  EXPECT_EQ(ReadFile(Sandbox("b")), "b\n");
+  int writes = 0;
+  for (const Line& line : harness.lines()) {
+    if (line.name != "write:b") continue;
+    ++writes;
+    EXPECT_EQ(std::to_string(line.pid) + "\n", b);
+  }
+  EXPECT_EQ(writes, 1) << "the write of the second process is a point";
+}
+
 TEST_F(SupervisorTest, ExitCodesAndSignalsPassThrough) {
   FakeHarness harness;
   EXPECT_EQ(Probe("exit", &harness).exit_code, 2);  // "exit" without its code

@@ -125,6 +125,7 @@ void WakeSynchronously(int listener) {
   WakeSynchronously(listener);
   Channel channel(config);
   Memory memory;
+  memory.journal = Journal(config.shadow);
   Tasks tasks;
   int pidfd = PidfdOpen(child);
   if (pidfd < 0) Fatal(std::string("pidfd_open: ") + strerror(errno));

@@ -274,7 +274,8 @@ void DurabilityTracker::OnOperation(std::string_view point) {
   std::string_view op = point.substr(0, colon);
   std::string rest(point.substr(colon + 1));
   if (!journal_.empty()) {
-    // The shim keeps regular files' syncs in the journal: what is done here comes after them.
+    // The interceptor keeps regular files' syncs in the journal: what is done here comes after
+    // them.
     struct stat st;
     bool dir_sync =
         (op == "fsync" || op == "fdatasync") && StatPath(rest, st) && S_ISDIR(st.st_mode);
@@ -524,8 +525,8 @@ void DurabilityTracker::AppendJournalData(int pid, uint64_t off, uint64_t len, s
 
 // Each line: "F <ino> <pid> <off> <len>" (the whole content) or "A <ino> <pid> <off> <len>
 // <keep>" (the first <keep> bytes of what <pid> recorded last for <ino>, then the new bytes):
-// harness/shim/shadow.h. No inode number is freed between two reads, so a file's last line
-// read gives its content.
+// harness/shim/shadow.h, harness/supervisor/journal.h. No inode number is freed between two reads,
+// so a file's last line read gives its content.
 void DurabilityTracker::ReadJournal() {
   std::ifstream in(journal_ / "journal", std::ios::binary);
   if (!in) return;

@@ -26,10 +26,11 @@
 // new file at once, which must not inherit the old file's durable content. Under torn, a
 // freed file's content is read at that point (the job is blocked before the operation): a cut
 // before it may name the file again.
-// Under power, with a journal directory given to Begin, the shim records what each fsync of a
-// regular file makes durable itself (harness/shim/shadow.h), without waiting: the tracker reads
-// that journal before each operation it still hears while the job is held (a directory's
-// sync, an unlink, a rename: WaitOps) and at Apply.
+// Under power, with a journal directory given to Begin, the interceptor (the shim or the
+// supervisor) records what each sync of a regular file makes durable itself
+// (harness/shim/shadow.h, harness/supervisor/journal.h), without waiting: the tracker reads that
+// journal before each operation it still hears while the job is held (a directory's sync, an
+// unlink, a rename: WaitOps) and at Apply.
 // Not thread-safe: the runner and the control channel call it under AttemptState's lock.
 #pragma once
 
@@ -59,7 +60,7 @@ class DurabilityTracker {
   // sandbox is read then): all but writes, whose reports may come later (KILLPOINT_WAIT_OPS).
   static constexpr const char* kWaitOps = "open,truncate,fsync,fdatasync,rename,unlink,close,sync";
   // The same with the journal: the ops that free an inode number. A directory's sync waits too
-  // (the shim holds it: the op alone does not say it is one).
+  // (the interceptor holds it: the op alone does not say it is one).
   static constexpr const char* kJournalWaitOps = "rename,unlink";
 
   struct FileId {
@@ -80,12 +81,12 @@ class DurabilityTracker {
   // will be asked for, when known: the tracker then records only what that model reads (torn
   // alone needs namespace states at each name operation and the content of freed files).
   // None: record for every model.
-  // `journal`: a directory for the shim's durability journal (KILLPOINT_SHADOW), made afresh;
-  // used under power only (journal() says whether it is).
+  // `journal`: a directory for the interceptor's durability journal (KILLPOINT_SHADOW), made
+  // afresh; used under power only (journal() says whether it is).
   Status Begin(const std::filesystem::path& work,
                std::optional<PersistenceModel> model = std::nullopt,
                const std::filesystem::path& journal = {});
-  // The journal directory the shim must be given this attempt; empty: none.
+  // The journal directory the interceptor must be given this attempt; empty: none.
   const std::filesystem::path& journal() const { return journal_; }
   // The ops the job must wait at for this tracker (KILLPOINT_WAIT_OPS).
   const char* WaitOps() const { return journal_.empty() ? kWaitOps : kJournalWaitOps; }
@@ -187,8 +188,8 @@ class DurabilityTracker {
   std::map<FileId, std::string> synced_files_;  // since Begin
   std::map<ino_t, uint32_t> gens_;              // inode number -> generation, when not 0
 
-  // The journal (power with the shim): where, how far read, each process's data file open, the
-  // content each process last recorded of each inode number.
+  // The journal (power): where, how far read, each recorder's data file open (a process of the
+  // job under the shim, the supervisor), the content each recorded last of each inode number.
   std::filesystem::path journal_;
   size_t journal_read_ = 0;
   std::map<int, std::ifstream> journal_data_;

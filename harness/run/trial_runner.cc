@@ -212,7 +212,8 @@ class TrialDriver {
   // A pattern or a temporary file's alias is no name the shim knows: every point of the ops
   // it may match waits instead (plan/point_pattern.h), or every point when that is all ops.
   void ArmShim(SpawnRequest& r, const AttemptFault& fault, bool track) const {
-    // The tracker's journal, when it keeps one: the shim records what each fsync makes durable.
+    // The tracker's journal, when it keeps one: the interceptor records what each sync makes
+    // durable.
     if (track && !durability_.journal().empty())
       r.env["KILLPOINT_SHADOW"] = durability_.journal().string();
     if (IsSyscallPoint(fault.pause.point) || IsSyscallPoint(fault.overlap.point) ||
@@ -397,12 +398,9 @@ class TrialDriver {
     bool track = scenario_.UsesShim() && !fault.kill_point.empty() &&
                  fault.model != PersistenceModel::kProcess;
     if (track) {
-      // ArmShim hands the journal to the shim.
-      // The supervisor keeps no journal: the tracker reads each sync while the job is held.
-      fs::path journal = shim_.empty() || options_.every_point_waits ||
-                                 options_.intercept == Interception::kSeccomp
-                             ? fs::path{}
-                             : sandbox_.root() / "durability";
+      // ArmShim hands the journal to the interceptor (the shim or the supervisor).
+      fs::path journal =
+          shim_.empty() || options_.every_point_waits ? fs::path{} : sandbox_.root() / "durability";
       if (Status s = durability_.Begin(sandbox_.work(), fault.model, journal); !s) return s.error();
     }
     if (!shim_.empty() && !options_.every_point_waits) ArmShim(r, fault, track);

@@ -98,17 +98,21 @@ bool Unnamed(const std::string& path) {
 // The sandbox-relative name of the job's descriptor, or nothing: outside the sandbox, not a
 // file (a pipe, a socket), or a file with no name yet (O_TMPFILE: its data counts once linkat
 // names it).
-std::optional<std::string> SandboxFd(const Config& config, const Target& call, int fd) {
-  std::optional<std::string> path = call.FdPath(fd);
+std::optional<std::string> SandboxPath(const Config& config,
+                                       const std::optional<std::string>& path) {
   if (!path || path->empty() || (*path)[0] != '/') return std::nullopt;
   std::optional<std::string> rel = Relpath(config, *path);
   if (rel && Unnamed(*path)) return std::nullopt;
   return rel;
 }
+std::optional<std::string> SandboxFd(const Config& config, const Target& call, int fd) {
+  return SandboxPath(config, call.FdPath(fd));
+}
 
-// A sandbox O_TMPFILE the job syncs: done, no point, and remembered for its linkat.
-bool SyncUnnamed(const Config& config, Memory& memory, const Target& call, int fd) {
-  std::optional<std::string> path = call.FdPath(fd);
+// A sandbox O_TMPFILE the job syncs (`path`: its descriptor's): done, no point, and remembered
+// for its linkat.
+bool SyncUnnamed(const Config& config, Memory& memory, const Target& call, int fd,
+                 const std::optional<std::string>& path) {
   if (!path || !Relpath(config, *path) || !Unnamed(*path)) return false;
   Fd dup = call.Dup(fd);
   struct stat st {};
@@ -134,6 +138,15 @@ void AskDoAnswer(Channel& channel, const Target& call, const Point& p, Op op) {
     channel.Done(p, result < 0 ? 0 : static_cast<uint64_t>(result));
   if (result < 0) return call.Fail(err);
   call.Return(result);
+}
+
+// Records the sync of the job's file, `fd` (the supervisor's duplicate) whose fstat is `st`, in
+// the durability journal when there is one. False when the journal's data file would pass the
+// job's file size limit: the calling thread is sent SIGXFSZ, as the shim's process dies of it.
+bool Record(Journal& journal, const Target& call, int fd, const struct stat& st) {
+  if (!journal.on() || journal.Sync(fd, st) == Journal::Result::kRecorded) return true;
+  syscall(SYS_tgkill, call.Tgid(), call.tid(), SIGXFSZ);
+  return false;
 }
 
 // ---- writes ----
@@ -181,17 +194,31 @@ bool ReadWrite(const Target& call, WriteArgs& w) {
   return false;
 }
 
+// The lowest offset a write of `done` bytes through `fd` wrote at: the file's end for an append
+// (O_APPEND, RWF_APPEND), the offset of a positional write, else the file position before it.
+int64_t WrittenAt(int fd, int fd_flags, const WriteArgs& w, const struct stat& after,
+                  ssize_t done) {
+  if ((fd_flags & O_APPEND) != 0 || (w.rwf & RWF_APPEND) != 0) return after.st_size - done;
+  if (w.offset >= 0) return w.offset;
+  off_t pos = lseek(fd, 0, SEEK_CUR);
+  return pos < 0 ? -1 : pos - done;
+}
+
 // After a write through an O_SYNC/O_DSYNC descriptor or with RWF_SYNC/RWF_DSYNC, the data is
 // durable when the call returns: the harness hears the sync that the call made, as a point of
-// its own, while the job is still held in it.
-void SyncedWrite(Channel& channel, const Target& call, const std::string& rel, int fd_flags,
-                 int rwf) {
+// its own, while the job is still held in it; under the durability journal the file is recorded
+// instead, and the point need not wait.
+void SyncedWrite(Channel& channel, Journal& journal, const Target& call, const std::string& rel,
+                 int fd, int fd_flags, int rwf) {
   bool full = (fd_flags & O_SYNC) == O_SYNC || (rwf & RWF_SYNC) != 0;
   bool data = (fd_flags & O_DSYNC) != 0 || (rwf & (RWF_DSYNC | RWF_SYNC)) != 0;
   if (!data) return;
   Point p{PointName(full ? "fsync" : "fdatasync", rel), call.Tgid()};
-  p.wait = true;
-  if (channel.Hit(p).answer != Answer::kContinue) channel.Done(p, 0);
+  p.wait = !journal.on();
+  Reply r = channel.Hit(p);
+  struct stat st {};
+  if (journal.on() && fstat(fd, &st) == 0) Record(journal, call, fd, st);
+  if (r.answer != Answer::kContinue) channel.Done(p, 0);
 }
 
 // v1.7: where a write through `fd` (the supervisor's duplicate: same open file, same position)
@@ -205,7 +232,7 @@ int64_t WriteOffset(int fd, int fd_flags, int64_t offset, int rwf) {
   return lseek(fd, 0, SEEK_CUR);
 }
 
-void HandleWrite(const Config& config, Channel& channel, const Target& call) {
+void HandleWrite(const Config& config, Channel& channel, Journal& journal, const Target& call) {
   std::optional<std::string> rel = SandboxFd(config, call, Int(call.arg(0)));
   if (!rel) return call.Continue();
   Fd fd = call.Dup(Int(call.arg(0)));
@@ -229,16 +256,24 @@ void HandleWrite(const Config& config, Channel& channel, const Target& call) {
     if (err == EFBIG) syscall(SYS_tgkill, call.Tgid(), call.tid(), SIGXFSZ);  // as the kernel does
     return call.Fail(err);
   }
-  if (done > 0) SyncedWrite(channel, call, *rel, fd_flags, w.rwf);
+  struct stat after {};
+  if (done > 0 && journal.on() && fstat(fd.get(), &after) == 0)
+    journal.Wrote(st, after, WrittenAt(fd.get(), fd_flags, w, after, done));
+  if (done > 0) SyncedWrite(channel, journal, call, *rel, fd.get(), fd_flags, w.rwf);
   call.Return(done);
 }
 
 // sendfile and copy_file_range into a sandbox file: a write of up to `len` bytes.
-void HandleCopy(const Config& config, Channel& channel, const Target& call) {
+void HandleCopy(const Config& config, Channel& channel, Journal& journal, const Target& call) {
   bool send = call.nr() == SYS_sendfile;
   int out = Int(call.arg(send ? 0 : 2)), in = Int(call.arg(send ? 1 : 0));
   std::optional<std::string> rel = SandboxFd(config, call, out);
   if (!rel) return call.Continue();
+  if (journal.on()) {  // the kernel may make the copy: the next record of the file is whole
+    Fd dup = call.Dup(out);
+    struct stat st {};
+    if (dup.ok() && fstat(dup.get(), &st) == 0) journal.Changed(st);
+  }
   uint64_t len = call.arg(send ? 3 : 4);
   Point p{PointName("write", *rel), call.Tgid(), true, len};
   loff_t out_at = -1;  // copy_file_range's output offset, when it names one
@@ -278,27 +313,46 @@ void HandleCopy(const Config& config, Channel& channel, const Target& call) {
 
 void HandleSync(const Config& config, Channel& channel, Memory& memory, const Target& call) {
   int fd = Int(call.arg(0));
-  if (SyncUnnamed(config, memory, call, fd)) return;
-  std::optional<std::string> rel = SandboxFd(config, call, fd);
+  std::optional<std::string> path = call.FdPath(fd);  // read once: a call costs every one
+  if (SyncUnnamed(config, memory, call, fd, path)) return;
+  std::optional<std::string> rel = SandboxPath(config, path);
   if (!rel) return call.Continue();
   bool data = call.nr() == SYS_fdatasync;
   Point p{PointName(data ? "fdatasync" : "fsync", *rel), call.Tgid()};
+  // Under the durability journal a file's sync is recorded and need not wait; a directory's waits
+  // (the tracker lists it while the job is held), as the shim's does.
+  Fd dup;
+  struct stat st {};
+  if (memory.journal.on()) {
+    dup = call.Dup(fd);
+    if (dup.ok() && fstat(dup.get(), &st) == 0 && S_ISDIR(st.st_mode)) p.wait = true;
+  }
   AskDoAnswer(channel, call, p, [&](const Reply&) -> int64_t {
+    if (dup.ok() && !Record(memory.journal, call, dup.get(), st)) {
+      errno = EFBIG;
+      return -1;
+    }
     if (config.skip_sync) return 0;
-    Fd dup = call.Dup(fd);
+    if (!dup.ok()) dup = call.Dup(fd);
     if (!dup.ok()) return -1;
     return data ? fdatasync(dup.get()) : fsync(dup.get());
   });
 }
 
-void HandleFtruncate(const Config& config, Channel& channel, const Target& call) {
+void HandleFtruncate(const Config& config, Channel& channel, Journal& journal, const Target& call) {
   int fd = Int(call.arg(0));
   std::optional<std::string> rel = SandboxFd(config, call, fd);
   if (!rel) return call.Continue();
   Point p{PointName("truncate", *rel), call.Tgid()};
   AskDoAnswer(channel, call, p, [&](const Reply&) -> int64_t {
     Fd dup = call.Dup(fd);
-    return dup.ok() ? ftruncate(dup.get(), static_cast<off_t>(call.arg(1))) : -1;
+    if (!dup.ok()) return -1;
+    int rc = ftruncate(dup.get(), static_cast<off_t>(call.arg(1)));
+    int err = errno;
+    struct stat st {};
+    if (journal.on() && fstat(dup.get(), &st) == 0) journal.Changed(st);
+    errno = err;
+    return rc;
   });
 }
 
@@ -313,14 +367,25 @@ void HandleClose(const Config& config, Channel& channel, const Target& call) {
 }
 
 // msync(MS_SYNC) makes the stores through a shared mapping durable, like an fdatasync of the
-// mapped file; the kernel does it once the harness has read the file (the stores are in it).
-void HandleMsync(const Config& config, Channel& channel, const Target& call) {
+// mapped file; the kernel does it once the harness has read the file (the stores are in it), or,
+// under the durability journal, once the file is recorded whole (its stores are no writes the
+// journal followed).
+void HandleMsync(const Config& config, Channel& channel, Journal& journal, const Target& call) {
   std::optional<std::string> file = call.MappedFile(call.arg(0));
   std::optional<std::string> rel = file ? Relpath(config, *file) : std::nullopt;
   if (!rel) return call.Continue();
   Point p{PointName("fdatasync", *rel), call.Tgid()};
-  p.wait = true;
-  if (channel.Hit(p).answer != Answer::kContinue) channel.Done(p, 0);
+  p.wait = !journal.on();
+  Reply r = channel.Hit(p);
+  if (journal.on()) {
+    Fd mapped(open(file->c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat st {};
+    if (!mapped.ok() || fstat(mapped.get(), &st) != 0)
+      Fatal("cannot read " + *file + " for the durability journal: " + strerror(errno));
+    journal.Changed(st);
+    Record(journal, call, mapped.get(), st);
+  }
+  if (r.answer != Answer::kContinue) channel.Done(p, 0);
   call.Continue();
 }
 
@@ -407,7 +472,7 @@ void HandleOpen(const Config& config, Channel& channel, const Target& call) {
 }
 
 // truncate(path), unlink, unlinkat, rmdir, mkdir, mkdirat: one path, done by the supervisor.
-void HandlePathOp(const Config& config, Channel& channel, const Target& call) {
+void HandlePathOp(const Config& config, Channel& channel, Journal& journal, const Target& call) {
   int nr = call.nr();
   bool at = nr == SYS_unlinkat || nr == SYS_mkdirat;
   int dirfd = at ? Int(call.arg(0)) : AT_FDCWD;
@@ -430,7 +495,12 @@ void HandlePathOp(const Config& config, Channel& channel, const Target& call) {
         std::string path = local.dir.ok()
                                ? "/proc/self/fd/" + std::to_string(local.at()) + "/" + local.path
                                : local.path;
-        return truncate(path.c_str(), static_cast<off_t>(call.arg(1)));
+        int rc = truncate(path.c_str(), static_cast<off_t>(call.arg(1)));
+        int err = errno;
+        struct stat st {};
+        if (journal.on() && stat(path.c_str(), &st) == 0) journal.Changed(st);
+        errno = err;
+        return rc;
       }
       case SYS_mkdir:
       case SYS_mkdirat: {  // under the job's umask, not the supervisor's
@@ -441,13 +511,19 @@ void HandlePathOp(const Config& config, Channel& channel, const Target& call) {
         errno = err;
         return rc;
       }
-      default:
-        return unlinkat(local.at(), local.path.c_str(), rmdir ? AT_REMOVEDIR : 0);
+      default: {
+        struct stat gone {};
+        bool known = journal.on() &&
+                     fstatat(local.at(), local.path.c_str(), &gone, AT_SYMLINK_NOFOLLOW) == 0;
+        int rc = unlinkat(local.at(), local.path.c_str(), rmdir ? AT_REMOVEDIR : 0);
+        if (rc == 0 && known) journal.Forget(gone);
+        return rc;
+      }
     }
   });
 }
 
-void HandleRename(const Config& config, Channel& channel, const Target& call) {
+void HandleRename(const Config& config, Channel& channel, Journal& journal, const Target& call) {
   int nr = call.nr();
   bool at = nr != SYS_rename;
   int from_dir = at ? Int(call.arg(0)) : AT_FDCWD, to_dir = at ? Int(call.arg(2)) : AT_FDCWD;
@@ -463,7 +539,12 @@ void HandleRename(const Config& config, Channel& channel, const Target& call) {
       call.Tgid()};
   AskDoAnswer(channel, call, point, [&](const Reply&) -> int64_t {
     LocalPath a = Local(call, *from), b = Local(call, *to);
-    return syscall(SYS_renameat2, a.at(), a.path.c_str(), b.at(), b.path.c_str(), flags);
+    struct stat replaced {};
+    bool known =
+        journal.on() && fstatat(b.at(), b.path.c_str(), &replaced, AT_SYMLINK_NOFOLLOW) == 0;
+    long rc = syscall(SYS_renameat2, a.at(), a.path.c_str(), b.at(), b.path.c_str(), flags);
+    if (rc == 0 && known) journal.Forget(replaced);
+    return rc;
   });
 }
 
@@ -511,10 +592,12 @@ void HandleLinkat(const Config& config, Channel& channel, Memory& memory, const 
                      synced->second.mtime.tv_sec == st.st_mtim.tv_sec &&
                      synced->second.mtime.tv_nsec == st.st_mtim.tv_nsec;
     memory.synced_unnamed.erase(synced);
-    if (unchanged) {
+    if (unchanged) {  // under the durability journal the file is recorded instead of read
       Point sync{PointName("fsync", *to->rel), call.Tgid()};
-      sync.wait = true;
-      if (channel.Hit(sync).answer != Answer::kContinue) channel.Done(sync, 0);
+      sync.wait = !memory.journal.on();
+      Reply answer = channel.Hit(sync);
+      if (memory.journal.on()) Record(memory.journal, call, dup.get(), st);
+      if (answer.answer != Answer::kContinue) channel.Done(sync, 0);
     }
   }
   call.Return(0);
@@ -550,19 +633,19 @@ void HandleCall(const Config& config, Channel& channel, Memory& memory, const Ta
     case SYS_writev:
     case SYS_pwritev:
     case SYS_pwritev2:
-      return HandleWrite(config, channel, call);
+      return HandleWrite(config, channel, memory.journal, call);
     case SYS_sendfile:
     case SYS_copy_file_range:
-      return HandleCopy(config, channel, call);
+      return HandleCopy(config, channel, memory.journal, call);
     case SYS_fsync:
     case SYS_fdatasync:
       return HandleSync(config, channel, memory, call);
     case SYS_ftruncate:
-      return HandleFtruncate(config, channel, call);
+      return HandleFtruncate(config, channel, memory.journal, call);
     case SYS_close:
       return HandleClose(config, channel, call);
     case SYS_msync:
-      return HandleMsync(config, channel, call);
+      return HandleMsync(config, channel, memory.journal, call);
     case SYS_open:
     case SYS_openat:
     case SYS_creat:
@@ -574,11 +657,11 @@ void HandleCall(const Config& config, Channel& channel, Memory& memory, const Ta
     case SYS_rmdir:
     case SYS_mkdir:
     case SYS_mkdirat:
-      return HandlePathOp(config, channel, call);
+      return HandlePathOp(config, channel, memory.journal, call);
     case SYS_rename:
     case SYS_renameat:
     case SYS_renameat2:
-      return HandleRename(config, channel, call);
+      return HandleRename(config, channel, memory.journal, call);
     case SYS_linkat:
       return HandleLinkat(config, channel, memory, call);
     case SYS_link:

@@ -106,6 +106,7 @@ Config ReadConfig() {
   }
   const char* skip = std::getenv("KILLPOINT_SKIP_FSYNC");
   c.skip_sync = skip != nullptr && std::string_view(skip) == "1";
+  if (const char* shadow = std::getenv("KILLPOINT_SHADOW"); shadow != nullptr) c.shadow = shadow;
   c.active = true;
   return c;
 }

@@ -38,6 +38,7 @@ struct Config {
   std::string armed;                  // its value: "" arms no single point
   std::vector<std::string> wait_ops;  // KILLPOINT_WAIT_OPS
   bool skip_sync = false;  // KILLPOINT_SKIP_FSYNC=1: sandbox syncs answered without the kernel
+  std::string shadow;      // KILLPOINT_SHADOW: the durability journal's folder (journal.h)
   bool active = false;     // both KILLPOINT_CTL and KILLPOINT_WORKDIR set
 };
 Config ReadConfig();

@@ -11,54 +11,77 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 
 #include "supervisor/supervisor.h"
 
 namespace killpoint::supervisor {
 
-int PidfdOpen(pid_t pid) { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
-
-Fd& Fd::operator=(Fd&& o) noexcept {
-  if (this != &o) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = o.release();
-  }
-  return *this;
-}
-
-Fd::~Fd() {
-  if (fd_ >= 0) close(fd_);
-}
-
-pid_t Target::Tgid() const {
-  if (tgid_ != 0) return tgid_;
-  tgid_ = tid();
-  std::ifstream status("/proc/" + std::to_string(tid()) + "/status");
-  for (std::string line; std::getline(status, line);) {
-    if (line.rfind("Tgid:", 0) == 0) {
-      tgid_ = static_cast<pid_t>(std::atoi(line.c_str() + 5));
-      break;
-    }
-  }
-  return tgid_;
-}
-
 namespace {
 
-std::optional<std::string> ReadLink(const std::string& path) {
+std::optional<std::string> ReadLinkAt(int dir, const std::string& path) {
   char buf[PATH_MAX];
-  ssize_t n = readlink(path.c_str(), buf, sizeof buf);
+  ssize_t n = readlinkat(dir, path.c_str(), buf, sizeof buf);
   if (n <= 0 || static_cast<size_t>(n) >= sizeof buf) return std::nullopt;
   return std::string(buf, static_cast<size_t>(n));
 }
 
+// The whole of a /proc file under `dir` ("status", "maps").
+std::optional<std::string> ReadAt(int dir, const char* name) {
+  Fd fd(openat(dir, name, O_RDONLY | O_CLOEXEC));
+  if (!fd.ok()) return std::nullopt;
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd.get(), buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
 }  // namespace
+
+Task* Target::Reopen() const {
+  task_ = tasks_.Open(tid());
+  checked_ = task_ != nullptr && Valid();  // opened while the caller lived: the caller's
+  if (task_ != nullptr && !checked_) {
+    tasks_.Drop(tid());
+    task_ = nullptr;
+  }
+  return task_;
+}
+
+template <typename T, typename Op>
+std::optional<T> Target::ThroughProc(Op op) const {
+  if (task_ == nullptr && (task_ = tasks_.Find(tid())) == nullptr && Reopen() == nullptr)
+    return std::nullopt;
+  std::optional<T> r = op(task_->proc.get());
+  if (!r && !checked_ && Reopen() != nullptr) r = op(task_->proc.get());
+  if (r) checked_ = true;
+  return r;
+}
+
+const Task* Target::Caller() const {
+  if (!checked_) {
+    ThroughProc<bool>([](int proc) -> std::optional<bool> {
+      if (faccessat(proc, "fd", F_OK, 0) != 0) return std::nullopt;
+      return true;
+    });
+  }
+  return checked_ ? task_ : nullptr;
+}
+
+pid_t Target::Tgid() const {
+  const Task* t = Caller();
+  return t != nullptr ? t->tgid : tid();
+}
 
 std::optional<std::string> Target::FdPath(int fd) const {
   if (fd < 0) return std::nullopt;
-  std::string link = "/proc/" + std::to_string(tid()) + "/fd/" + std::to_string(fd);
-  std::optional<std::string> path = ReadLink(link);
+  std::string link = "fd/" + std::to_string(fd);
+  std::optional<std::string> path =
+      ThroughProc<std::string>([&](int proc) { return ReadLinkAt(proc, link); });
   // A file unlinked since it was opened reads "PATH (deleted)": its point keeps the name it was
   // opened under, as the shim's does (a file really named so still has a link). An O_TMPFILE
   // reads "DIR/#INODE (deleted)" for good, even once linkat gave it a name.
@@ -69,7 +92,8 @@ std::optional<std::string> Target::FdPath(int fd) const {
   bool tmpfile = base.size() > 1 && base[0] == '#' &&
                  base.find_first_not_of("0123456789", 1) == std::string::npos;
   struct stat st {};
-  if (tmpfile || (stat(link.c_str(), &st) == 0 && st.st_nlink == 0)) return stripped;
+  if (tmpfile || (fstatat(task_->proc.get(), link.c_str(), &st, 0) == 0 && st.st_nlink == 0))
+    return stripped;
   return path;
 }
 
@@ -77,7 +101,8 @@ std::optional<std::string> Target::Resolve(int dirfd, const std::string& path) c
   if (path.empty()) return std::nullopt;
   if (path[0] == '/') return Normalize(path);
   std::optional<std::string> base =
-      dirfd == AT_FDCWD ? ReadLink("/proc/" + std::to_string(tid()) + "/cwd") : FdPath(dirfd);
+      dirfd == AT_FDCWD ? ThroughProc<std::string>([](int proc) { return ReadLinkAt(proc, "cwd"); })
+                        : FdPath(dirfd);
   if (!base || base->empty() || (*base)[0] != '/') return std::nullopt;
   return Normalize(*base + "/" + path);
 }
@@ -124,24 +149,27 @@ std::optional<std::string> Target::ReadString(uint64_t addr) const {
 }
 
 Fd Target::Dup(int fd) const {
-  Fd pidfd(PidfdOpen(Tgid()));
-  if (!pidfd.ok()) return Fd();
-  return Fd(static_cast<int>(syscall(SYS_pidfd_getfd, pidfd.get(), fd, 0)));
+  const Task* t = Caller();
+  if (t == nullptr || !t->pidfd->ok()) return Fd();
+  return Fd(PidfdGetfd(t->pidfd->get(), fd));
 }
 
 Fd Target::Dir(int dirfd) const {
   if (dirfd != AT_FDCWD) return Dup(dirfd);
-  std::string cwd = "/proc/" + std::to_string(tid()) + "/cwd";
-  return Fd(open(cwd.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  std::optional<int> cwd = ThroughProc<int>([](int proc) -> std::optional<int> {
+    int fd = openat(proc, "cwd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    return fd;
+  });
+  return Fd(cwd.value_or(-1));
 }
 
 mode_t Target::Umask() const {
-  std::ifstream status("/proc/" + std::to_string(tid()) + "/status");
-  for (std::string line; std::getline(status, line);) {
-    if (line.rfind("Umask:", 0) == 0)
-      return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
-  }
-  return 022;
+  std::optional<std::string> status =
+      ThroughProc<std::string>([](int proc) { return ReadAt(proc, "status"); });
+  size_t at = status ? status->find("\nUmask:") : std::string::npos;
+  if (at == std::string::npos) return 022;
+  return static_cast<mode_t>(std::strtoul(status->c_str() + at + 7, nullptr, 8));
 }
 
 bool Target::Valid() const {
@@ -150,7 +178,9 @@ bool Target::Valid() const {
 }
 
 std::optional<std::string> Target::MappedFile(uint64_t addr) const {
-  std::ifstream maps("/proc/" + std::to_string(tid()) + "/maps");
+  std::optional<std::string> text =
+      ThroughProc<std::string>([](int proc) { return ReadAt(proc, "maps"); });
+  std::istringstream maps(text.value_or(""));
   for (std::string line; std::getline(maps, line);) {
     unsigned long lo = 0, hi = 0;
     if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) != 2 || addr < lo || addr >= hi) continue;

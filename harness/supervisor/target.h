@@ -11,40 +11,21 @@
 #include <optional>
 #include <string>
 
+#include "supervisor/fd.h"
+#include "supervisor/tasks.h"
+
 namespace killpoint::supervisor {
 
-// pidfd_open(2), by system call: glibc 2.36's <sys/pidfd.h> declares it without C linkage.
-int PidfdOpen(pid_t pid);
-
-// A descriptor owned by the supervisor; closed when it goes.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(o.release()) {}
-  Fd& operator=(Fd&& o) noexcept;
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd();
-  int get() const { return fd_; }
-  bool ok() const { return fd_ >= 0; }
-  int release() {
-    int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_ = -1;
-};
-
-// One notified call: the thread that made it and the listener to answer on.
+// One notified call: the thread that made it and the listener to answer on. Its readers of
+// /proc go through the supervisor's entry for the thread (tasks.h), checked for this call.
 class Target {
  public:
-  Target(int listener, const seccomp_notif& req) : listener_(listener), req_(req) {}
+  Target(int listener, const seccomp_notif& req, Tasks& tasks)
+      : listener_(listener), req_(req), tasks_(tasks) {}
 
   pid_t tid() const { return static_cast<pid_t>(req_.pid); }
-  // The process (thread group) of the calling thread, as the protocol's pid.
+  // The process (thread group) of the calling thread, as the protocol's pid (its thread id when
+  // it cannot be had).
   pid_t Tgid() const;
   uint64_t arg(int i) const { return req_.data.args[i]; }
   int nr() const { return req_.data.nr; }
@@ -79,10 +60,21 @@ class Target {
 
  private:
   void Respond(int64_t val, int err, uint32_t flags) const;
+  // The caller's entry in `tasks_` (tasks.h), checked for this notification: a lookup through
+  // it succeeded since the notification was received, or it was opened for it. nullptr when
+  // the thread is gone.
+  const Task* Caller() const;
+  // `op(proc)` on the caller's /proc/TID descriptor; a kept entry that fails it, not checked yet
+  // for this notification, may be a dead thread's with the same number: once more on a new one.
+  template <typename T, typename Op>
+  std::optional<T> ThroughProc(Op op) const;
+  Task* Reopen() const;
 
   int listener_;
   seccomp_notif req_;
-  mutable pid_t tgid_ = 0;
+  Tasks& tasks_;
+  mutable Task* task_ = nullptr;
+  mutable bool checked_ = false;  // task_ is the caller's (see Caller)
 };
 
 }  // namespace killpoint::supervisor

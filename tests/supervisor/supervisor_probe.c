@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,43 @@ static int syncs(void) {
   return close(fd) == 0 && close(proc) == 0 ? 0 : die("close");
 }
 
+/* What the durability journal records: appends (log), writes at the file position (seq), a
+ * truncate, an O_DSYNC write, stores through a mapping made durable by msync; then the sync of
+ * the sandbox folder. */
+static int journal(void) {
+  int fd = open(in_sandbox("log"), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0 || write(fd, "abc", 3) != 3 || fsync(fd) != 0 || write(fd, "de", 2) != 2 ||
+      fsync(fd) != 0 || ftruncate(fd, 1) != 0 || write(fd, "XY", 2) != 2 || fsync(fd) != 0 ||
+      close(fd) != 0)
+    return die("log");
+  fd = open(in_sandbox("seq"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 || write(fd, "12", 2) != 2 || fsync(fd) != 0 || write(fd, "34", 2) != 2 ||
+      fsync(fd) != 0 || close(fd) != 0)
+    return die("seq");
+  fd = open(in_sandbox("dsync"), O_WRONLY | O_CREAT | O_TRUNC | O_DSYNC, 0644);
+  if (fd < 0 || write(fd, "ds", 2) != 2 || close(fd) != 0) return die("dsync");
+  if (map() != 0) return 1;
+  int dir = open(getenv("KILLPOINT_WORKDIR"), O_RDONLY | O_DIRECTORY);
+  return dir >= 0 && fsync(dir) == 0 && close(dir) == 0 ? 0 : die("fsync dir");
+}
+
+/* A thread other than the main one writes a file; prints the process's pid. */
+static void *thread_save(void *unused) {
+  (void)unused;
+  int fd = open(in_sandbox("thread.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 || write(fd, "t\n", 2) != 2 || fsync(fd) != 0 || close(fd) != 0) die("thread");
+  return NULL;
+}
+
+static int thread(void) {
+  printf("%d\n", (int)getpid());
+  fflush(stdout);
+  pthread_t t;
+  if (pthread_create(&t, NULL, thread_save, NULL) != 0 || pthread_join(t, NULL) != 0)
+    return die("pthread");
+  return 0;
+}
+
 /* An io_uring: the supervisor refuses it (ENOSYS); prints what the call answered. */
 static int uring(void) {
   char params[120] = {0};
@@ -130,6 +168,8 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "unlinked") == 0) return unlinked();
   if (strcmp(argv[1], "syncs") == 0) return syncs();
   if (strcmp(argv[1], "tmpfile") == 0) return unnamed();
+  if (strcmp(argv[1], "journal") == 0) return journal();
+  if (strcmp(argv[1], "thread") == 0) return thread();
   if (strcmp(argv[1], "exit") == 0 && argc > 2) return atoi(argv[2]);
   return 2;
 }

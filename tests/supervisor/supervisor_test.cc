@@ -313,6 +313,126 @@ TEST_F(SupervisorTest, OnlyTheArmedPointWaits) {
   EXPECT_EQ(seen, static_cast<int>(kSaveHits.size()) - 1);
 }
 
+std::vector<std::string> Kinds(const std::vector<Line>& lines) {
+  std::vector<std::string> out;
+  for (const Line& l : lines) out.push_back(l.kind + " " + l.name);
+  return out;
+}
+
+// Under the durability journal (KILLPOINT_SHADOW, as the harness sets it for a power attempt)
+// the supervisor records each sync of a file as the shim does, and the sync goes one way: whole
+// (F) or what was added since (A, also for writes at the file position, which the supervisor
+// knows the offset of), whole after a truncate, an O_DSYNC write and an msync recorded as the
+// syncs they are. A directory's sync waits, whatever KILLPOINT_WAIT_OPS says.
+TEST_F(SupervisorTest, UnderTheDurabilityJournalSyncsAreRecordedAndOnlyADirectorysSyncWaits) {
+  std::string shadow = root_ + "/durability";
+  ASSERT_EQ(::mkdir(shadow.c_str(), 0755), 0);
+  extra_env_["KILLPOINT_ARMED"] = "";
+  extra_env_["KILLPOINT_WAIT_OPS"] = "rename,unlink";
+  extra_env_["KILLPOINT_SHADOW"] = shadow;
+  FakeHarness harness;
+  JobResult r = Probe("journal", &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  EXPECT_THAT(Kinds(harness.lines()),
+              ElementsAre("SEEN open:log", "SEEN write:log", "SEEN fsync:log", "SEEN write:log",
+                          "SEEN fsync:log", "SEEN truncate:log", "SEEN write:log", "SEEN fsync:log",
+                          "SEEN close:log", "SEEN open:seq", "SEEN write:seq", "SEEN fsync:seq",
+                          "SEEN write:seq", "SEEN fsync:seq", "SEEN close:seq", "SEEN open:dsync",
+                          "SEEN write:dsync", "SEEN fdatasync:dsync", "SEEN close:dsync",
+                          "SEEN open:map.bin", "SEEN truncate:map.bin", "SEEN fdatasync:map.bin",
+                          "SEEN close:map.bin", "HIT fsync:.", "SEEN close:."));
+  // One data file, the supervisor's, named by its pid as the lines are.
+  std::vector<std::string> data;
+  for (const auto& e : std::filesystem::directory_iterator(shadow)) {
+    if (e.path().filename().string().rfind("data-", 0) == 0)
+      data.push_back(e.path().filename().string());
+  }
+  ASSERT_EQ(data.size(), 1u);
+  std::string pid = data[0].substr(5);
+  auto ino = [&](const std::string& name) {
+    struct stat st {};
+    EXPECT_EQ(::stat(Sandbox(name).c_str(), &st), 0) << name;
+    return std::to_string(st.st_ino) + " " + pid + " ";
+  };
+  EXPECT_EQ(ReadFile(shadow + "/journal"), "F " + ino("log") + "0 3\n" +         //
+                                               "A " + ino("log") + "3 2 3\n" +   //
+                                               "F " + ino("log") + "5 3\n" +     //
+                                               "F " + ino("seq") + "8 2\n" +     //
+                                               "A " + ino("seq") + "10 2 2\n" +  //
+                                               "F " + ino("dsync") + "12 2\n" +  //
+                                               "F " + ino("map.bin") + "14 4096\n");
+  std::string copied = ReadFile(shadow + "/" + data[0]);
+  EXPECT_EQ(copied.substr(0, 20), "abcdeaXY1234dsmapped");
+  EXPECT_EQ(copied.size(), 14u + 4096u);
+}
+
+// A thread that does not lead its process makes the calls: its points carry the process's pid.
+TEST_F(SupervisorTest, AThreadsPointsCarryItsProcesssPid) {
+  FakeHarness harness;
+  JobResult r = Probe("thread", &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  EXPECT_THAT(harness.hits(), ElementsAre("open:thread.txt", "write:thread.txt", "fsync:thread.txt",
+                                          "close:thread.txt"));
+  for (const Line& line : harness.lines()) EXPECT_EQ(std::to_string(line.pid) + "\n", r.out);
+  EXPECT_EQ(ReadFile(Sandbox("thread.txt")), "t\n");
+}
+
+// More processes than the supervisor keeps entries for (tasks.h): each still named by its pid.
+TEST_F(SupervisorTest, ManyProcessesAreEachNamedByTheirOwnPid) {
+  FakeHarness harness;
+  JobResult r = Run({"/bin/sh", "-c",
+                     "i=0; while [ $i -lt 300 ]; do /bin/sh -c \"echo x > f$i\"; i=$((i+1)); done"},
+                    &harness);
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  std::set<int> pids;
+  int opens = 0;
+  for (const Line& line : harness.lines()) {
+    if (line.name.rfind("open:f", 0) != 0) continue;
+    ++opens;
+    pids.insert(line.pid);
+  }
+  EXPECT_EQ(opens, 300);
+  EXPECT_EQ(pids.size(), 300u) << "each file is written by its own shell";
+}
+
+// A process that gets the number of one that ended (here by asking for it, in a pid namespace
+// of the job's own) is not taken for the one that ended: its write is a point, made through its
+// own descriptor. The supervisor keeps what it learnt of the first (tasks.h).
+TEST_F(SupervisorTest, AProcessGivenTheNumberOfOneThatEndedIsNotTakenForIt) {
+  if (::access("/usr/bin/unshare", X_OK) != 0) GTEST_SKIP() << "no unshare";
+  FakeHarness harness;
+  std::vector<std::string> argv = {"/usr/bin/unshare",
+                                   "-Urpf",
+                                   "--mount-proc",
+                                   Supervisor(),
+                                   "--",
+                                   "/bin/sh",
+                                   "-c",
+                                   "sh -c 'echo a > a; echo $$ > pid_a'; read a < pid_a;"
+                                   "echo $((a - 1)) > /proc/sys/kernel/ns_last_pid;"
+                                   "sh -c 'echo b > b; echo $$ > pid_b'"};
+  JobSpec spec = SandboxJob(std::move(argv), sandbox_, root_, extra_env_, &harness);
+  spec.preload = false;
+  JobResult r = RunJob(spec, &harness);
+  if (r.exit_code != 0 && r.err.find("unshare") != std::string::npos)
+    GTEST_SKIP() << "no pid namespace here: " << r.err;
+  ASSERT_EQ(r.exit_code, 0) << r;
+  harness.WaitIdle();
+  std::string a = ReadFile(Sandbox("pid_a")), b = ReadFile(Sandbox("pid_b"));
+  if (a != b) GTEST_SKIP() << "the second process did not get the first one's number";
+  EXPECT_EQ(ReadFile(Sandbox("b")), "b\n");
+  int writes = 0;
+  for (const Line& line : harness.lines()) {
+    if (line.name != "write:b") continue;
+    ++writes;
+    EXPECT_EQ(std::to_string(line.pid) + "\n", b);
+  }
+  EXPECT_EQ(writes, 1) << "the write of the second process is a point";
+}
+
 TEST_F(SupervisorTest, ExitCodesAndSignalsPassThrough) {
   FakeHarness harness;
   EXPECT_EQ(Probe("exit", &harness).exit_code, 2);  // "exit" without its code

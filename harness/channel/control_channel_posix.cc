@@ -168,8 +168,9 @@ class PosixControlChannel : public ControlChannel {
       answers.swap(answers_);
     }
     for (const auto& [connection, answer] : answers) {
+      uint64_t wanted = connection;  // a lambda captures no structured binding in clang 14
       auto it = std::find_if(connection_of_.begin(), connection_of_.end(),
-                             [&](const auto& entry) { return entry.second == connection; });
+                             [wanted](const auto& entry) { return entry.second == wanted; });
       if (it == connection_of_.end()) continue;
       int fd = it->first;
       if (!Send(fd, answer)) Close(fd);

@@ -78,7 +78,9 @@ Result<ServiceAddresses> ServiceSet::Reset() {
 Status ServiceSet::Settle() {
   for (auto& [name, m] : services_) {
     Status settled = Ok();
-    m.server.thread->Run([&] { settled = m.server.service->Settle(); });
+    RunningService& service =
+        *m.server.service;  // a lambda captures no structured binding in clang 14
+    m.server.thread->Run([&] { settled = service.Settle(); });
     if (!settled) return Error::Harness("service " + name + ": " + settled.error().message);
   }
   return Ok();

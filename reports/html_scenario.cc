@@ -150,8 +150,7 @@ std::string Meta(const ScenarioResult& s) {
   for (const auto& m : s.ModelsRun()) models += (models.empty() ? "" : ", ") + m;
   std::string out =
       fmt::format("<code>{}</code> &middot; {}", E(s.file), Plural(s.trials, "trial"));
-  if (s.exhaustive_total > 0)
-    out += fmt::format(" (exhaustive: {} of {} combinations)", s.trials, s.exhaustive_total);
+  if (s.exhaustive_total > 0) out += " (exhaustive: " + E(s.ExhaustiveCoverage()) + ")";
   out += " &middot; models: " + (models.empty() ? std::string("none (no kill fired)") : E(models));
   out += " &middot; job commit: " + (s.job_commit.empty() ? std::string("not in a git checkout")
                                                           : "<code>" + E(s.job_commit) + "</code>");

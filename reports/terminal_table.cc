@@ -91,11 +91,7 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
                     "combinations",
                     *only_trial, s.exhaustive_total));
     } else if (s.exhaustive_total > 0) {
-      out +=
-          Wrap("  ",
-               fmt::format("exhaustive: {} of {} (crash point, moment, model) combinations tried{}",
-                           s.trials, s.exhaustive_total,
-                           s.trials < s.exhaustive_total ? " (--limit)" : ", all"));
+      out += Wrap("  ", "exhaustive: " + s.ExhaustiveCoverage());
     }
     std::string models;
     for (const auto& m : s.ModelsRun()) models += (models.empty() ? "" : ", ") + m;
@@ -106,7 +102,10 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
       out += Wrap(s.NotExercised() ? "  NOT EXERCISED: " : "  note: ", why);
     std::string never;
     for (const auto& p : s.exercise.NeverReached()) never += (never.empty() ? "" : ", ") + p;
-    if (!never.empty()) out += Wrap("  never reached: ", never);
+    if (!never.empty())
+      out += Wrap(
+          s.exercise.deferred_to_merge ? "  never reached in this shard: " : "  never reached: ",
+          never);
     // A path may come from the job's own arguments: escaped (util/printable.h), one line.
     for (const std::string& note : s.OutsideWriteNotes())
       out += Wrap("  OUTSIDE THE SANDBOX: ", Printable(note));

@@ -11,6 +11,7 @@ packages=(
   libcli11-dev libcpp-httplib-dev libfmt-dev
   libssl-dev zlib1g-dev libbrotli-dev  # headers cpp-httplib's compiled flags need
   clang-format  # scripts/check-format.sh, the ctest `format`
+  git  # the command checks' e2e test runs `git fsck` (tests/fixtures/command-checks)
   clang libclang-rt-14-dev  # scripts/sanitize.sh's builds (clang's sanitizer runtimes), scripts/fuzz.sh
   postgresql libpq-dev python3-psycopg2  # the postgres service (docs/services.md)
   mariadb-server libmariadb-dev python3-pymysql  # the mariadb service

@@ -47,8 +47,10 @@ bool LastAttemptSucceeded(const CheckInput& in) {
   return false;
 }
 
-Verdict RunOwnCheck(const std::string& name, const SqlCheck& check,
-                    const std::filesystem::path& workdir, const ServiceAddresses& services) {
+Result<Verdict> RunOwnCheck(const std::string& name, const SqlCheck& check,
+                            const std::filesystem::path& workdir,
+                            const ServiceAddresses& services) {
+  if (!check.command.empty()) return RunCommandCheck(name, check, workdir);
   if (check.service.empty()) return RunSqlCheck(name, check, workdir);
   if (!check.queue.empty()) return RunServiceQueueCheck(name, check, services);
   return RunServiceSqlCheck(name, check, services);  // SQL, or keys of a redis service
@@ -60,12 +62,13 @@ Result<std::vector<Verdict>> CheckTrial(const CheckInput& input, const Checkers&
     for (const auto& name : *list) {
       auto own = input.scenario.checks.find(name);
       if (own != input.scenario.checks.end()) {
-        Verdict at_end = RunOwnCheck(name, own->second, input.workdir, input.services);
+        auto at_end = RunOwnCheck(name, own->second, input.workdir, input.services);
+        if (!at_end) return at_end.error();
         if (!own->second.after_every_crash) {
-          out.push_back(std::move(at_end));
+          out.push_back(std::move(at_end.value()));
           continue;
         }
-        auto verdict = OverEveryCrash(name, input, std::move(at_end));
+        auto verdict = OverEveryCrash(name, input, std::move(at_end.value()));
         if (!verdict) return verdict.error();
         out.push_back(std::move(verdict.value()));
         continue;

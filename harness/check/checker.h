@@ -94,17 +94,23 @@ Verdict RunServiceRedisCheck(const std::string& name, const SqlCheck& check,
 Verdict RunServiceQueueCheck(const std::string& name, const SqlCheck& check,
                              const ServiceAddresses& services);
 
+// A scenario's own invariant as a command run in the sandbox `workdir` (check.command;
+// command_checks.cc): exit 0 held, else violated with its output. An Error (kBadInput) when
+// its program cannot be started.
+Result<Verdict> RunCommandCheck(const std::string& name, const SqlCheck& check,
+                                const std::filesystem::path& workdir);
+
 // A scenario's own invariant wherever it reads: its SQLite database in `workdir` (RunSqlCheck),
-// or its service at `services` (a queue, keys or SQL).
-Verdict RunOwnCheck(const std::string& name, const SqlCheck& check,
-                    const std::filesystem::path& workdir, const ServiceAddresses& services);
+// a command run there (RunCommandCheck), or its service at `services` (a queue, keys or SQL).
+Result<Verdict> RunOwnCheck(const std::string& name, const SqlCheck& check,
+                            const std::filesystem::path& workdir, const ServiceAddresses& services);
 
 // The scenario's after_every_crash checks on a crash state (TrialOptions::crash_checks): each
-// check's database, with its -journal and -wal, is copied into `scratch`/NAME and checked there, so
-// that the retry meets the sandbox exactly as the persistence model left it (opening the
-// database would roll a hot journal back). A check on a service reads it live at `services`: the
-// server outlives the killed job, so what it holds now is the crash state (docs/services.md).
-// A JSON array of Verdicts; an Error when a copy fails.
+// check's databases, with their -journal and -wal, are copied into `scratch`/NAME and checked
+// there (a command check's whole sandbox), so that the retry meets the sandbox exactly as the
+// persistence model left it (opening the database would roll a hot journal back). A check on a
+// service reads it live at `services`: the server outlives the killed job, so what it holds now is
+// the crash state (docs/services.md). A JSON array of Verdicts; an Error when a copy fails.
 Result<nlohmann::json> CheckCrashState(const Scenario& scenario, const std::filesystem::path& work,
                                        const std::filesystem::path& scratch,
                                        const ServiceAddresses& services);

@@ -30,6 +30,33 @@ Status CopyDatabase(const std::string& db, const fs::path& work, const fs::path&
   return Ok();
 }
 
+// The sandbox `work` as the crash left it, into `to`: folders, regular files and symlinks (as
+// links); fifos, sockets and devices are left out, as no check reads them.
+Status CopyTree(const fs::path& work, const fs::path& to) {
+  std::error_code ec;
+  fs::create_directories(to, ec);
+  for (auto it = fs::recursive_directory_iterator(
+           work, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    fs::path target = to / it->path().lexically_relative(work);
+    fs::file_status st = it->symlink_status(ec);
+    if (ec) break;
+    if (fs::is_symlink(st)) {
+      fs::copy_symlink(it->path(), target, ec);
+    } else if (fs::is_directory(st)) {
+      fs::create_directories(target, ec);
+    } else if (fs::is_regular_file(st)) {
+      fs::copy_file(it->path(), target, fs::copy_options::overwrite_existing, ec);
+    }
+    if (ec) break;
+  }
+  if (ec) {
+    return Error::Harness("cannot copy " + work.string() +
+                          " to check a crash state: " + ec.message());
+  }
+  return Ok();
+}
+
 const Verdict* VerdictOf(const Event& e, const std::string& name, Verdict& slot) {
   for (const auto& v : CrashCheckOf(e).verdicts) {
     auto invariant = v.is_object() ? v.find("invariant") : v.end();
@@ -63,11 +90,23 @@ Result<nlohmann::json> CheckCrashState(const Scenario& scenario, const fs::path&
   for (const auto& [name, check] : scenario.checks) {
     if (!check.after_every_crash) continue;
     if (!check.service.empty()) {  // the server survived the job: its state is the crash state
-      verdicts.push_back(RunOwnCheck(name, check, work, services));
+      auto verdict = RunOwnCheck(name, check, work, services);
+      if (!verdict) return verdict.error();
+      verdicts.push_back(verdict.value());
       continue;
     }
     fs::path copy = scratch / name;  // each check its own copy: a check may roll a journal back
+    if (!check.command.empty()) {    // a command may read any file: the whole sandbox
+      if (Status s = CopyTree(work, copy); !s) return s.error();
+      auto verdict = RunCommandCheck(name, check, copy);
+      if (!verdict) return verdict.error();
+      verdicts.push_back(verdict.value());
+      continue;
+    }
     if (Status s = CopyDatabase(check.db, work, copy); !s) return s.error();
+    for (const auto& [alias, db] : check.attach) {
+      if (Status s = CopyDatabase(db, work, copy); !s) return s.error();
+    }
     verdicts.push_back(RunSqlCheck(name, check, copy));
   }
   return verdicts;

@@ -49,6 +49,18 @@ Verdict RunSqlCheck(const std::string& name, const SqlCheck& check,
       return Verdict::Violated(
           name, check.db + " does not exist, so the check cannot hold (" + check.says + ")");
     }
+    for (const auto& [alias, file] : check.attach) {  // the query's other databases, by name
+      std::error_code ec;
+      if (!std::filesystem::exists(workdir / file, ec)) {
+        if (check.missing_db_holds)
+          return Verdict::Held(name, file + " does not exist (missing_db: held)");
+        return Verdict::Violated(
+            name, file + " does not exist, so the check cannot hold (" + check.says + ")");
+      }
+      SQLite::Statement attach(*db, "ATTACH DATABASE ? AS \"" + alias + "\"");
+      attach.bind(1, (workdir / file).string());
+      attach.exec();
+    }
     if (!ReadOnly(*db, check.sql)) {
       return Verdict::Violated(name, "the check's SQL is not a read-only query; it was not run");
     }

@@ -22,6 +22,7 @@ namespace fs = std::filesystem;
 
 struct InitArgs {
   std::vector<std::string> command;
+  std::string setup;  // --setup: one command line, split like a shell's words (SetupWords)
   std::string out = "scenario.json";
   std::string name;
   std::vector<std::string> dates = {"2026-11-01", "2026-11-02", "2026-11-03"};
@@ -40,6 +41,45 @@ std::string Portable(const std::string& arg, const fs::path& scenario_dir) {
   fs::path rel = abs.lexically_relative(scenario_dir);
   if (!rel.empty() && *rel.begin() != "..") return "{scenario_dir}/" + rel.generic_string();
   return abs.string();
+}
+
+// "python3 make_db.py --rows '3 4'" -> {python3, make_db.py, --rows, "3 4"}: words split on
+// spaces, '...' and "..." quoting, \ escaping one character; no expansion of any kind.
+Result<std::vector<std::string>> SetupWords(const std::string& line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else if (c == '\\' && quote == '"' && i + 1 < line.size()) {
+        word += line[++i];
+      } else {
+        word += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      word += line[++i];
+      in_word = true;
+    } else if (c == ' ' || c == '\t') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote != 0)
+    return Error::BadInput("--setup: an unclosed " + std::string(1, quote) + " quote");
+  if (in_word) words.push_back(word);
+  if (words.empty()) return Error::BadInput("--setup: an empty command");
+  return words;
 }
 
 std::string NameOf(const std::vector<std::string>& command) {
@@ -119,9 +159,17 @@ int Execute(const InitArgs& a) {
   JobSurvey base;
   base.name = a.name.empty() ? NameOf(a.command) : a.name;
   for (const std::string& arg : a.command) base.command.push_back(Portable(arg, out.parent_path()));
+  if (!a.setup.empty()) {
+    auto words = SetupWords(a.setup);
+    if (!words) return Report(words.error());
+    for (const std::string& arg : words.value())
+      base.setup.push_back(Portable(arg, out.parent_path()));
+  }
   base.dates = a.dates;
+  nlohmann::ordered_json job = {{"command", base.command}};
+  if (!base.setup.empty()) job["setup"] = base.setup;
   nlohmann::ordered_json first = {{"name", base.name},
-                                  {"job", {{"command", base.command}}},
+                                  {"job", job},
                                   {"dates", base.dates},
                                   {"syscall_points", true},
                                   {"retry", {{"max_attempts", 1}}},
@@ -139,6 +187,7 @@ int Execute(const InitArgs& a) {
   JobSurvey survey = surveyed.value().survey;
   survey.name = base.name;
   survey.command = base.command;
+  survey.setup = base.setup;
   survey.dates = base.dates;
   ScenarioDraft draft = DraftScenario(survey);
   std::string text = draft.scenario.dump(2) + "\n";
@@ -170,6 +219,9 @@ void AddInitCommand(CLI::App& app, int& exit_code) {
       ->required();
   cmd->add_option("--out,-o", args->out, "The scenario file to write")->capture_default_str();
   cmd->add_flag("--force", args->force, "Overwrite --out if it exists");
+  cmd->add_option("--setup", args->setup,
+                  "A command run in each fresh sandbox before the job (job.setup), one line: "
+                  "\"python3 make_db.py --rows 3\"");
   cmd->add_option("--name", args->name, "The scenario's name (default: the script's)");
   cmd->add_option("--dates", args->dates, "Business dates (the first is run once here)")
       ->delimiter(',');

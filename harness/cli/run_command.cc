@@ -190,7 +190,9 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
                   "Trials per scenario (default: the scenario's, else 40)")
       ->check(CLI::Range(1, 10'000'000));
   run->add_option("--seed", args->seed, "Seed of the plans (same seed, same plans)");
-  run->add_option("--out", args->out, "Results folder")->capture_default_str();
+  CLI::Option* out =
+      run->add_option("--out", args->out, "Results folder (with --trial N: killpoint-trial-N)")
+          ->capture_default_str();
   run->add_option("--html", args->html, "HTML report path (default: OUT/report.html)");
   run->add_option("--junit", args->junit, "JUnit XML path (default: OUT/junit.xml)");
   run->add_option("--markdown", args->markdown,
@@ -225,7 +227,13 @@ void AddRunCommand(CLI::App& app, int& exit_code) {
                   "leads with the changes");
   run->add_option("--fail-on", args->fail_on, kFailOnHelp)->capture_default_str();
   run->add_flag("--quiet,-q", args->quiet, "Print nothing but errors (no table, no progress line)");
-  run->callback([args, &exit_code] { exit_code = Execute(*args); });
+  run->callback([args, out, &exit_code] {
+    // One trial (the replay line of a run) never writes over the run it came from: without
+    // --out it gets a folder of its own, killpoint-trial-N.
+    if (args->trial && out->count() == 0)
+      args->out = "killpoint-trial-" + std::to_string(*args->trial);
+    exit_code = Execute(*args);
+  });
 }
 
 }  // namespace killpoint

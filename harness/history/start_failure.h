@@ -5,6 +5,7 @@
 // whose every trial ended so "never ran" (results/results.h) and the run exits 2.
 //
 // "Before any crash point", from the history alone:
+// Only the attempts' events count: job.setup's (no date) may pass crash points of their own.
 // - no attempt passed a crash point: no failpoint event, no points_passed count above zero, no
 //   kill, pause or overlap, no after_every_crash check, no write outside the sandbox;
 // - no attempt called the downstream: no publish, query, alert, bad_request, job_retry or

@@ -76,6 +76,13 @@ class Drafter {
     j["description"] =
         "Drafted by killpoint init from one run of the job: edit it (docs/writing-a-job.md)";
     j["job"] = {{"command", s_.command}};
+    if (!s_.setup.empty()) {
+      j["job"]["setup"] = s_.setup;
+      Note("job.setup",
+           "run once in each trial's fresh sandbox before its first date (--setup): what the "
+           "job expects to find there",
+           "docs/writing-a-job.md, \"The contract\"");
+    }
     j["dates"] = s_.dates;
     Note("dates", "a trial runs the first 1..N dates in order; the job reads KILLPOINT_BIZ_DATE",
          "docs/writing-a-job.md, \"The contract\"");

@@ -28,6 +28,7 @@ struct SurveyedPublish {
 struct JobSurvey {
   std::string name;                  // the scenario's name
   std::vector<std::string> command;  // job.command as it will be written
+  std::vector<std::string> setup;    // job.setup as it will be written; empty: none
   std::vector<std::string> dates;    // the first is the one the survey ran
   std::vector<std::string> points;   // crash points passed, distinct, in order
   std::vector<SurveyedFile> files;   // files in the sandbox afterwards, sorted

@@ -116,6 +116,7 @@ std::vector<std::string> ExerciseStats::NeverReached() const {
 
 bool ExerciseStats::NotExercised() const {
   if (!refused.empty() || no_points) return true;
+  if (deferred_to_merge) return false;      // merge decides over every shard's trials
   if (trials_with_kill == 0) return false;  // nothing was planned: nothing to miss
   if (min_exercised) return trials_all_fired < *min_exercised * trials_with_kill;
   return !NeverReached().empty();
@@ -140,6 +141,10 @@ std::string ExerciseStats::Explanation(bool with_points) const {
   }
   if (auto never = NeverReached(); with_points && !never.empty())
     out << "; never reached: " << Joined(never);
+  if (deferred_to_merge && (kills_unfired > 0 || other_unfired > 0)) {
+    out << " (in this shard's trials alone: `killpoint merge` of every shard decides whether "
+           "the scenario was exercised)";
+  }
   for (const auto& [call, trials] : refused) {
     out << (out.tellp() > 0 ? "; " : "") << "the job called " << call << " in " << trials
         << (trials == 1 ? " trial" : " trials")
@@ -322,6 +327,7 @@ void to_json(nlohmann::json& j, const ExerciseStats& e) {
        {"refused", e.refused},
        {"no_points", e.no_points},
        {"not_exercised", e.NotExercised()}};
+  if (e.deferred_to_merge) j["deferred_to_merge"] = true;
 }
 void from_json(const nlohmann::json& j, ExerciseStats& e) {
   e = ExerciseStats{};
@@ -334,6 +340,7 @@ void from_json(const nlohmann::json& j, ExerciseStats& e) {
   e.other_unfired = j.value("other_unfired", 0);
   e.refused = j.value("refused", std::map<std::string, int>{});
   e.no_points = j.value("no_points", false);
+  e.deferred_to_merge = j.value("deferred_to_merge", false);
   if (auto it = j.find("points"); it != j.end()) {
     for (const auto& [name, p] : it->items())
       e.points[name] = {p.at("planned").get<int>(), p.at("fired").get<int>()};
@@ -388,6 +395,8 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
   if (!r.outside_writes.empty()) j["outside_writes"] = r.outside_writes;
   if (r.outside_more > 0) j["outside_more"] = r.outside_more;
   if (!r.interception.empty()) j["interception"] = r.interception;
+  if (r.exhaustive_dates > 0) j["exhaustive_dates"] = r.exhaustive_dates;
+  if (r.exhaustive_limit > 0) j["exhaustive_limit"] = r.exhaustive_limit;
 }
 void from_json(const nlohmann::json& j, ScenarioResult& r) {
   j.at("name").get_to(r.name);
@@ -395,6 +404,8 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   j.at("trials").get_to(r.trials);
   j.at("elapsed_s").get_to(r.elapsed_s);
   j.at("exhaustive_total").get_to(r.exhaustive_total);
+  r.exhaustive_dates = j.value("exhaustive_dates", 0);
+  r.exhaustive_limit = j.value("exhaustive_limit", 0);
   j.at("trials_by_model").get_to(r.trials_by_model);
   j.at("invariants").get_to(r.invariants);
   j.at("points").get_to(r.points);
@@ -436,6 +447,29 @@ void from_json(const nlohmann::json& j, RunResults& r) {
   if (j.contains("shard")) r.shard = j.at("shard").get<ShardInfo>();
   r.partial = j.value("partial", "");
   r.interception = j.value("interception", "");  // absent before issue 32: unknown
+}
+
+std::string ScenarioResult::ExhaustiveCoverage() const {
+  if (exhaustive_total <= 0) return "";
+  std::string out =
+      std::to_string(trials) + " of " + std::to_string(exhaustive_total) + " combinations tried";
+  if (exhaustive_limit > 0) {
+    std::ostringstream every;
+    every.setf(std::ios::fixed);
+    every.precision(1);
+    every << static_cast<double>(exhaustive_total) / exhaustive_limit;
+    out += " (--limit " + std::to_string(exhaustive_limit) +
+           ", spread over all of them: one in every " + every.str() + ")";
+  } else if (trials == exhaustive_total) {
+    out += ", all";
+  }
+  if (exhaustive_dates > 0) {
+    out += ": a kill at every crash point, moment and model of the first attempt of " +
+           (exhaustive_dates == 1 ? std::string("its one date")
+                                  : "each of " + std::to_string(exhaustive_dates) + " dates") +
+           "; the attempts after a kill run fault-free";
+  }
+  return out;
 }
 
 }  // namespace killpoint

@@ -112,6 +112,10 @@ struct ExerciseStats {
   // The fault-free discovery run found no crash point to plan from (the job passed none of the
   // scenario's patterns, or --exhaustive had no combination to try): not exercised.
   bool no_points = false;
+  // A shard's share of a run (--shard): whether every planned kill fired somewhere is decided
+  // across every shard, by `killpoint merge`; a shard records what fired in its trials and
+  // counts only refused calls and no_points as not exercised (docs/sharding.md).
+  bool deferred_to_merge = false;
 
   void Add(const TrialExercise& t);
   // The planned points at which no planned kill fired in any trial, sorted.
@@ -158,6 +162,10 @@ struct ScenarioResult {
   int trials = 0;
   double elapsed_s = 0;
   int exhaustive_total = 0;  // combinations of an exhaustive run; 0 for a sampled run
+  int exhaustive_dates = 0;  // the dates whose first attempts an exhaustive run's kills cover
+  // An exhaustive run's --limit when it was below exhaustive_total: its trials are spread over
+  // every combination (plan/exhaustive.h, SpreadTrial); 0 when every combination was tried.
+  int exhaustive_limit = 0;
   std::vector<InvariantResult> invariants;
   std::map<std::string, PointStat> points;
   // By the models of each trial's kills, their names joined by '+' ("power+torn").
@@ -198,6 +206,11 @@ struct ScenarioResult {
   // The last kNeverRanStderrLines lines of the first such trial's stderr, each escaped
   // (util/printable.h); empty when it ran.
   std::vector<std::string> NeverRanStderr() const;
+  // What an exhaustive run covered, for every report: "45 of 90 combinations tried (--limit 45,
+  // spread over all of them: one in every 2.0), kills at every crash point, moment and model of
+  // the first attempt of each of 2 dates; the attempts after a kill run fault-free". Empty for
+  // a sampled run.
+  std::string ExhaustiveCoverage() const;
   // The writes outside the sandbox as sentences for every report, one a path: "this job wrote
   // /var/lib/app/state.json outside its sandbox (open, rename) in 3 of 10 trials: no persistence
   // model applied to it, and the next trial sees it"; then the paths beyond the first

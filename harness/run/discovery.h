@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "plan/crash_point.h"
+#include "plan/exhaustive.h"
 #include "run/trial_runner.h"
 
 namespace killpoint {
@@ -17,9 +18,9 @@ Result<std::vector<CrashPoint>> DiscoverPoints(Scenario scenario, std::string da
                                                const TrialOptions& options,
                                                std::vector<std::string>* unseen = nullptr);
 
-// Removes from an exhaustive space the kills at a moment its point cannot have: an unseen
-// write is killed after it only (KillMoments).
-void DropImpossibleMoments(std::vector<AttemptFault>& space, const std::vector<CrashPoint>& points,
-                           const std::vector<std::string>& unseen);
+// Runs the scenario's setup and then every date in turn, fault-free, as one schedule: element d
+// holds what the first attempt of the scenario's d-th date passed, after the dates before it
+// ran (a job whose second date takes another path than its first shows it here).
+Result<std::vector<DatePoints>> DiscoverEveryDate(Scenario scenario, const TrialOptions& options);
 
 }  // namespace killpoint

@@ -118,6 +118,64 @@ RedisKeyCheck ReadRedisKeyCheck(FieldReader& c) {
   return k;
 }
 
+constexpr int64_t kDefaultCheckTimeoutMs = 30000;
+constexpr int64_t kMaxCheckTimeoutMs = 600000;
+
+// A command check (docs/scenarios.md, "Command checks"): {"command", "timeout_ms", "says",
+// "after_every_crash"}, no db, sql, service, queue or keys.
+SqlCheck ReadCommandCheck(FieldReader& c) {
+  for (const char* other : {"db", "sql", "service", "queue", "keys", "attach", "missing_db"}) {
+    if (c.Has(other)) {
+      c.Fail(other, "a check runs a command (command) or reads a database or a service, not both");
+    }
+  }
+  SqlCheck check;
+  check.command = c.Strings("command", true, false);
+  if (check.command[0].empty()) c.Fail("command[0]", "the program must not be empty");
+  for (size_t i = 0; i < check.command.size(); ++i) {
+    const std::string& arg = check.command[i];
+    std::string where = "command[" + std::to_string(i) + "]";
+    if (arg.find('\0') != std::string::npos) c.Fail(where, "must not contain a NUL character");
+    for (size_t open = arg.find('{'); open != std::string::npos; open = arg.find('{', open + 1)) {
+      size_t close = arg.find_first_of("{}", open + 1);
+      if (close == std::string::npos || arg[close] != '}') continue;
+      std::string name = arg.substr(open + 1, close - open - 1);
+      bool looks = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+        return (ch >= 'a' && ch <= 'z') || ch == '_';
+      });
+      if (looks && name != "workdir" && name != "scenario_dir" && name != "dates") {
+        c.Fail(where, "unknown placeholder {" + name +
+                          "} (a check's command knows {workdir}, {scenario_dir} and {dates})");
+      }
+    }
+  }
+  check.timeout_ms = c.Integer("timeout_ms", 1, kMaxCheckTimeoutMs, &kDefaultCheckTimeoutMs);
+  const std::string none;
+  check.says = c.String("says", &none);
+  check.after_every_crash = c.Boolean("after_every_crash", false);
+  c.Finish();
+  return check;
+}
+
+// "attach": {"ledger": "ledger.db"}: schema names a query may use for more sandbox databases.
+std::map<std::string, std::string> ReadAttach(FieldReader& c, const std::string& db) {
+  std::map<std::string, std::string> out = c.StringMap("attach");
+  for (const auto& [alias, path] : out) {
+    std::string where = "attach." + alias;
+    if (alias.empty() || alias.size() > kMaxCheckName ||
+        !std::all_of(alias.begin(), alias.end(), IsCheckNameChar) ||
+        !(alias[0] >= 'a' && alias[0] <= 'z') || alias == "main" || alias == "temp") {
+      c.Fail(where,
+             "a schema name is a lower-case letter, then lower-case letters, digits and _ "
+             "(not main or temp)");
+    }
+    if (!IsSandboxPath(path))
+      c.Fail(where, "expected a path relative to the sandbox, got '" + path + "'");
+    if (path == db) c.Fail(where, "is the check's own db, which the query reads as main");
+  }
+  return out;
+}
+
 }  // namespace
 
 SettlementSchema ReadSettlementSchema(FieldReader r) {
@@ -179,6 +237,10 @@ std::map<std::string, SqlCheck> ReadChecks(FieldReader r, const nlohmann::json* 
   for (auto it = checks->begin(); it != checks->end(); ++it) {
     std::string name = CheckedCheckName(r, it.key());
     FieldReader c = r.Object(name);
+    if (c.Has("command")) {
+      out[name] = ReadCommandCheck(c);
+      continue;
+    }
     SqlCheck check;
     const std::string none;
     check.service = c.String("service", &none);
@@ -193,6 +255,7 @@ std::map<std::string, SqlCheck> ReadChecks(FieldReader r, const nlohmann::json* 
       check.db = c.String("db");
       if (!IsSandboxPath(check.db))
         c.Fail("db", "expected a path relative to the sandbox, got '" + check.db + "'");
+      if (c.Has("attach")) check.attach = ReadAttach(c, check.db);
     } else if (c.Has("db")) {
       c.Fail("db", "a check reads either a sandbox database (db) or a service (service), not both");
     }

@@ -201,7 +201,7 @@ struct RedisKeyCheck {
 
 // A user-defined invariant (docs/scenarios.md, "Your own invariants"): a query over a SQLite
 // database of the sandbox, or over a service's database, that returns the violating rows; no
-// row means it held.
+// row means it held. Or a command run on the sandbox, held when it exits 0.
 struct SqlCheck {
   std::string db;    // relative to the sandbox, opened as check/checker.h's OpenJobDatabase does
   std::string sql;   // one read-only statement
@@ -219,6 +219,14 @@ struct SqlCheck {
   int64_t messages = 0;
   // Or, instead of sql, on a redis service: which keys, and what of them (no sql then).
   RedisKeyCheck redis = {};
+  // More databases of the sandbox the query reads, by the schema name it gives them
+  // ("ledger" -> "ledger.db": SELECT ... FROM ledger.entries); each must exist, like db.
+  std::map<std::string, std::string> attach = {};
+  // Or, instead of db and sql: a command run in the sandbox (docs/scenarios.md, "Command
+  // checks"): its argv with {workdir} (the sandbox being checked), {scenario_dir} and {dates}
+  // put in place; exit 0 held, any other exit violated, its stdout the explanation.
+  std::vector<std::string> command = {};
+  int64_t timeout_ms = 0;  // a command's; past it, the command is killed and the check violated
   bool operator==(const SqlCheck&) const = default;
 };
 

@@ -83,12 +83,19 @@ std::string PointNameProblem(const std::string& name, bool patterns) {
   return "";
 }
 
-// Each "{name}" (innermost braces) must be a known placeholder.
+bool LooksLikePlaceholder(const std::string& name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(),
+                                      [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
+}
+
+// Each "{name}" (innermost braces, a name of lower-case letters and _) must be a known
+// placeholder; other braces are the job's own (a shell's `printf '{}'`, JSON in an argument).
 void CheckPlaceholders(FieldReader& r, const std::string& where, const std::string& arg) {
   for (size_t open = arg.find('{'); open != std::string::npos; open = arg.find('{', open + 1)) {
     size_t close = arg.find_first_of("{}", open + 1);
     if (close == std::string::npos || arg[close] != '}') continue;
     std::string name = arg.substr(open + 1, close - open - 1);
+    if (!LooksLikePlaceholder(name)) continue;
     if (!OneOf(name, kPlaceholders)) {
       r.Fail(where, "unknown placeholder {" + name + "} (known: " + Join(kPlaceholders) + ")");
     }
@@ -294,6 +301,26 @@ void CheckUnique(FieldReader& r, const std::string& key, const std::vector<std::
 // A message for a terminal: printable, and short enough to read (the path comes first).
 std::string OneLine(const std::string& message) { return Printable(message, 1000); }
 
+// A command check's {scenario_dir} and {dates}, known once the scenario is read; {workdir} is
+// the sandbox the check runs on, put in place then (check/command_checks.cc).
+void PlaceCheckCommands(Scenario& s) {
+  std::error_code ec;
+  std::string dir = fs::absolute(s.file, ec).parent_path().string();
+  std::string dates;
+  for (const auto& d : s.dates) dates += (dates.empty() ? "" : ",") + d;
+  for (auto& [name, check] : s.checks) {
+    for (std::string& arg : check.command) {
+      for (const auto& [token, value] :
+           {std::pair<std::string, std::string>{"{scenario_dir}", dir}, {"{dates}", dates}}) {
+        for (size_t at = arg.find(token); at != std::string::npos;
+             at = arg.find(token, at + value.size())) {
+          arg.replace(at, token.size(), value);
+        }
+      }
+    }
+  }
+}
+
 Scenario ReadScenario(const json& root, const fs::path& file) {
   if (!root.is_object()) throw FieldError("(root): expected an object, got " + DescribeJson(root));
   FieldReader r(root, "");
@@ -389,6 +416,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
   s.trials = static_cast<int>(r.Integer("trials", 0, 10'000'000, &zero));
   if (r.Has("min_exercised")) s.min_exercised = r.Number("min_exercised", 0.0, 1.0, 0.0);
   r.Finish();
+  PlaceCheckCommands(s);
   return s;
 }
 

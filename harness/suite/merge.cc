@@ -98,7 +98,7 @@ Status SameRun(const Shard& a, const Shard& b) {
     const ScenarioResult& x = a.results.scenarios[i];
     const ScenarioResult& y = b.results.scenarios[i];
     if (x.name != y.name || x.file != y.file || x.models != y.models ||
-        x.exhaustive_total != y.exhaustive_total) {
+        x.exhaustive_total != y.exhaustive_total || x.exhaustive_limit != y.exhaustive_limit) {
       return Error::BadInput("shards of different scenario sets: " + both + " ran [" +
                              Names(a.results) + "] and [" + Names(b.results) +
                              "] (or the same names from different files, models or modes)");
@@ -256,8 +256,8 @@ ScenarioResult Fold(const std::vector<Shard>& shards, size_t i, const Journals& 
   s.file = r.file;
   uint64_t seed = shards.front().results.seed;
   for (const auto& [trial, line] : journals.trials) {
-    r.Add(line.plan, line.verdicts, ReplayCommand(s, seed, trial, r.exhaustive_total > 0),
-          line.exercise);
+    r.Add(line.plan, line.verdicts,
+          ReplayCommand(s, seed, trial, r.exhaustive_total > 0, r.exhaustive_limit), line.exercise);
   }
   return r;
 }

@@ -138,7 +138,7 @@ Status StartJournals(const fs::path& dir) {
 class ScenarioTrials {
  public:
   ScenarioTrials(const Scenario& s, const SuiteOptions& o, const TrialOptions& to, fs::path dir,
-                 const std::vector<AttemptFault>& space, std::vector<int> order,
+                 const std::vector<ExhaustiveTry>& space, std::vector<int> order,
                  ScenarioResult& result, const std::vector<CrashPoint>& discovered)
       : s_(s),
         o_(o),
@@ -325,7 +325,9 @@ class ScenarioTrials {
   // which the commit wrote while the trial could become one (a resumed run: before it stopped).
   void FoldIn(std::vector<std::pair<int, FinishedTrial>> trials) {
     for (auto& [trial, t] : trials) {
-      result_.Add(t.plan, t.verdicts, ReplayCommand(s_, o_.seed, trial, o_.exhaustive), t.exercise);
+      result_.Add(t.plan, t.verdicts,
+                  ReplayCommand(s_, o_.seed, trial, o_.exhaustive, result_.exhaustive_limit),
+                  t.exercise);
       for (InvariantResult& inv : result_.invariants) {
         if (inv.examples.empty() || inv.examples.back().trial != trial) continue;
         fs::path file = CounterexamplePath(o_, s_, trial, inv.name);
@@ -357,7 +359,7 @@ class ScenarioTrials {
   const SuiteOptions& o_;
   const TrialOptions& to_;
   const fs::path dir_;
-  const std::vector<AttemptFault>& space_;
+  const std::vector<ExhaustiveTry>& space_;    // trial i tries space_[i] (already spread)
   const std::vector<CrashPoint>& discovered_;  // what the scenario's patterns draw from
   ScenarioResult& result_;
   std::vector<int> order_;  // every trial of this run, in trial order
@@ -384,6 +386,7 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
   auto started = Clock::now();
   result = EmptyResult(s);
   result.interception = InterceptionUsed(s, o.intercept);
+  result.exercise.deferred_to_merge = o.shard.has_value();
   fs::path dir = ScenarioDir(o.out, s.name);
   std::map<int, FinishedTrial> done;
   if (o.resume) {
@@ -395,20 +398,27 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
   } else if (Status st = StartJournals(dir); !st) {
     return st;
   }
-  std::vector<AttemptFault> space;
+  std::vector<ExhaustiveTry> space;  // trial i tries space[i]
   if (o.exhaustive) {
-    std::vector<std::string> unseen;
-    auto points = DiscoverPoints(s, "", to, &unseen);
-    if (!points) return points.error();
-    space = ExhaustiveSpace(s, points.value());
-    DropImpossibleMoments(space, points.value(), unseen);  // an unseen write: after only
-    result.exhaustive_total = static_cast<int>(space.size());
+    auto by_date = DiscoverEveryDate(s, to);
+    if (!by_date) return by_date.error();
+    std::vector<ExhaustiveTry> whole = ExhaustiveTries(s, by_date.value());
+    result.exhaustive_total = static_cast<int>(whole.size());
+    result.exhaustive_dates = static_cast<int>(s.dates.size());
     // Nothing to try is nothing tried: never "0 trials, every invariant held".
-    if (space.empty()) result.exercise.no_points = true;
-    if (o.only_trial && *o.only_trial >= result.exhaustive_total) {
-      return Error::BadInput(s.file.string() + ": --trial " + std::to_string(*o.only_trial) +
-                             " is beyond its " + std::to_string(space.size()) +
-                             " exhaustive combinations");
+    if (whole.empty()) result.exercise.no_points = true;
+    int count = std::min<int>(o.exhaustive_limit, result.exhaustive_total);
+    if (count < result.exhaustive_total) result.exhaustive_limit = count;
+    if (o.only_trial && *o.only_trial >= count) {
+      return Error::BadInput(
+          s.file.string() + ": --trial " + std::to_string(*o.only_trial) + " is beyond its " +
+          (count < result.exhaustive_total
+               ? std::to_string(count) + " trials of --limit " + std::to_string(count)
+               : std::to_string(whole.size()) + " exhaustive combinations"));
+    }
+    // Under a --limit the trials spread over the whole space, never a prefix of it.
+    for (int trial = 0; trial < count; ++trial) {
+      space.push_back(whole[SpreadTrial(trial, count, whole.size())]);
     }
   }
   // A scenario with patterns among its failpoints draws them from the points a fault-free
@@ -424,8 +434,7 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
     // Patterns that match no point the job passes: no trial can kill where the scenario says.
     if (discovered.empty()) result.exercise.no_points = true;
   }
-  int count = o.exhaustive ? std::min<int>(o.exhaustive_limit, static_cast<int>(space.size()))
-                           : TrialsFor(s, o);
+  int count = o.exhaustive ? static_cast<int>(space.size()) : TrialsFor(s, o);
   int first = o.only_trial.value_or(0);
   int last = o.only_trial ? first + 1 : count;
   std::vector<int> order;
@@ -494,10 +503,11 @@ int PlannedTrials(const Scenario& s, const SuiteOptions& o) {
   return o.only_trial ? 1 : ShareOf(TrialsFor(s, o), o.shard);
 }
 
-std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive) {
+std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive, int limit) {
   return "killpoint run " + ShellQuote(AbsolutePath(s.file).string()) +
-         (exhaustive ? " --exhaustive" : "") + " --seed " + std::to_string(seed) + " --trial " +
-         std::to_string(trial) + " --keep";
+         (exhaustive ? " --exhaustive" : "") +
+         (exhaustive && limit > 0 ? " --limit " + std::to_string(limit) : "") + " --seed " +
+         std::to_string(seed) + " --trial " + std::to_string(trial) + " --keep";
 }
 
 Status WriteResultsFile(const fs::path& out, const RunResults& results) {

@@ -76,8 +76,11 @@ std::string InterceptionUsed(const std::vector<Scenario>& scenarios, Interceptio
 // How many trials a sampled (not exhaustive) run gives a scenario (its shard's share).
 int PlannedTrials(const Scenario& s, const SuiteOptions& options);
 
-// The command that runs one trial of a scenario again, keeping its sandbox.
-std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive);
+// The command that runs one trial of a scenario again, keeping its sandbox. `limit`: an
+// exhaustive run's --limit when it tried fewer trials than its combinations (0: none), which
+// decides what each trial tries (SpreadTrial, plan/exhaustive.h).
+std::string ReplayCommand(const Scenario& s, uint64_t seed, int trial, bool exhaustive,
+                          int limit = 0);
 
 // The results; when interrupted (options.stop stopped) the partial ones, with `partial` set.
 Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteOptions& options);

@@ -177,6 +177,16 @@ TEST_F(BadJob, AScriptPathRelativeToTheScenarioNeverRan) {
   EXPECT_THAT(r.out, HasSubstr("jobs/exits-at-once.sh"));  // sh's own message, in the stderr
 }
 
+// Issue 33: the same with a job.setup that ran and wrote the sandbox under the interception:
+// the setup's crash points are not the job's, and the job still never ran (exit 2), not
+// "converges VIOLATED".
+TEST_F(BadJob, ASetupThatRanDoesNotHideAJobThatNeverRan) {
+  CliRun r = Run("relative-script-path-with-setup");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(r.Results()["scenarios"][0]["never_ran"].get<bool>());
+  EXPECT_THAT(r.out, Not(HasSubstr("VIOLATED")));
+}
+
 TEST_F(BadJob, AHungJobIgnoringSigtermIsKilledAtItsTimeout) {
   CliRun r = Run("hangs-ignoring-term");
   EXPECT_EQ(r.exit_code, 0) << r.err;

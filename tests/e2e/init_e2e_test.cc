@@ -101,5 +101,32 @@ TEST_F(Init, MakesTheFolderOfItsOut) {
   EXPECT_EQ(s["job"]["command"][1], (dir_ / "payout.py").string());
 }
 
+// Issue 33: a job that needs a setup step (a table a migration makes) fails under init alone;
+// with --setup the step runs in the sandbox first, and the scenario carries it as job.setup,
+// its script's path portable like the job's.
+TEST_F(Init, RunsASetupStepAndWritesItAsJobSetup) {
+  for (const char* f : {"ledger_setup.py", "ledger_job.py"}) {
+    fs::copy_file(fs::path(KILLPOINT_SOURCE_DIR) / "tests/fixtures/init" / f, dir_ / f);
+  }
+  CliRun alone = Killpoint({"init", "--", "/usr/bin/python3", "ledger_job.py"});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_THAT(alone.err, HasSubstr("no such table: entries"));
+
+  CliRun init = Killpoint({"init", "--setup", "/usr/bin/python3 'ledger_setup.py'", "--dates",
+                           "2026-11-01,2026-11-02", "--", "/usr/bin/python3", "ledger_job.py"});
+  ASSERT_EQ(init.exit_code, 0) << init.out << init.err;
+  EXPECT_THAT(init.out, HasSubstr("job.setup: run once in each trial's fresh sandbox"));
+  auto s = nlohmann::json::parse(Slurp(dir_ / "scenario.json"));
+  EXPECT_EQ(s["job"]["setup"],
+            nlohmann::json::array({"/usr/bin/python3", "{scenario_dir}/ledger_setup.py"}));
+  CliRun run = Run("out-ledger");
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+
+  CliRun unclosed = Killpoint(
+      {"init", "--force", "--setup", "python3 'x.py", "--", "/usr/bin/python3", "ledger_job.py"});
+  EXPECT_EQ(unclosed.exit_code, 2);
+  EXPECT_THAT(unclosed.err, HasSubstr("--setup: an unclosed ' quote"));
+}
+
 }  // namespace
 }  // namespace killpoint::testing

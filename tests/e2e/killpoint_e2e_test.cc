@@ -491,19 +491,95 @@ TEST(Exhaustive, TriesEveryCrashPointMomentAndModelOnce) {
   EXPECT_GT(s["exhaustive_total"].get<int>(), 8);
   EXPECT_EQ(s["trials"], s["exhaustive_total"]);
   EXPECT_THAT(r.out, HasSubstr("combinations tried, all"));
-  // Every kill of an exhaustive run is a distinct (point, occurrence, moment, model).
+  EXPECT_THAT(r.out, HasSubstr("first attempt of each of 2 dates"));
+  // Every kill of an exhaustive run is a distinct (date, point, occurrence, moment, model), on
+  // the last date its plan runs, and both dates are killed.
   std::ifstream in(r.dir / "python-rename-no-dirsync-power" / "trials.jsonl");
-  std::set<std::string> seen;
+  std::set<std::string> seen, dates;
   std::string line;
   while (std::getline(in, line)) {
-    auto plan = nlohmann::json::parse(line)["plan"];
-    EXPECT_TRUE(seen.insert(plan["runs"][0]["attempts"][0].dump()).second) << line;
+    auto killed = nlohmann::json::parse(line)["plan"]["runs"].back();
+    dates.insert(killed["biz_date"].get<std::string>());
+    EXPECT_TRUE(seen.insert(killed.dump()).second) << line;
   }
   EXPECT_EQ(static_cast<int>(seen.size()), s["trials"].get<int>());
+  EXPECT_EQ(dates, (std::set<std::string>{"2026-11-01", "2026-11-02"}));
   nlohmann::json i = Invariant(r.Results(), "python/rename-no-dirsync-power", "no_double_publish");
   EXPECT_EQ(i["status"], "expected, shown");
   EXPECT_THAT(i["examples"][0]["replay"].get<std::string>(),
               HasSubstr("--exhaustive --seed 1 --trial"));
+}
+
+// Issue 33: a save that breaks only once a state exists (an unlink, then the rename) is safe
+// on the first date; --exhaustive kills every date's points and finds it on the second, where
+// it killed only the first date before. Its correct twin holds.
+TEST(Exhaustive, KillsEveryDateAndFindsABugOfTheSecondOnly) {
+  CliRun bug =
+      RunKillpoint("exhaustive-second-date",
+                   {"run", "tests/fixtures/exhaustive/catchup-replace.json", "--exhaustive"});
+  EXPECT_EQ(bug.exit_code, 1) << bug.out << bug.err;
+  nlohmann::json i = Invariant(bug.Results(), "exhaustive/catchup-replace", "no_double_publish");
+  EXPECT_EQ(i["status"], "VIOLATED");
+  ASSERT_FALSE(i["examples"].empty());
+  std::string replay = i["examples"][0]["replay"].get<std::string>();
+  EXPECT_THAT(replay, HasSubstr("--exhaustive --seed"));
+  // The counterexample's kill: after the unlink of the second date's save.
+  std::ifstream in(bug.dir / "exhaustive-catchup-replace" / "trials.jsonl");
+  std::string line;
+  bool unlink_on_the_second_date = false;
+  while (std::getline(in, line)) {
+    auto j = nlohmann::json::parse(line);
+    auto killed = j["plan"]["runs"].back();
+    if (killed["biz_date"] == "2026-11-02" &&
+        killed["attempts"][0]["kill_point"].get<std::string>().starts_with("unlink:"))
+      unlink_on_the_second_date = true;
+  }
+  EXPECT_TRUE(unlink_on_the_second_date);
+
+  CliRun fixed =
+      RunKillpoint("exhaustive-second-date-fixed",
+                   {"run", "tests/fixtures/exhaustive/catchup-correct.json", "--exhaustive"});
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.out << fixed.err;
+
+  // A --limit spreads its trials over both dates instead of stopping inside the first.
+  CliRun limited = RunKillpoint(
+      "exhaustive-limit",
+      {"run", "tests/fixtures/exhaustive/catchup-replace.json", "--exhaustive", "--limit", "6"});
+  EXPECT_THAT(limited.out, HasSubstr("(--limit 6, spread over all of them"));
+  nlohmann::json s = limited.Results()["scenarios"][0];
+  EXPECT_EQ(s["trials"], 6);
+  EXPECT_EQ(s["exhaustive_limit"], 6);
+  std::set<std::string> dates;
+  std::ifstream lin(limited.dir / "exhaustive-catchup-replace" / "trials.jsonl");
+  while (std::getline(lin, line)) {
+    dates.insert(nlohmann::json::parse(line)["plan"]["runs"].back()["biz_date"].get<std::string>());
+  }
+  EXPECT_EQ(dates, (std::set<std::string>{"2026-11-01", "2026-11-02"}));
+  // Its replay line names the limit, and replays the same combination.
+  nlohmann::json li = Invariant(limited.Results(), "exhaustive/catchup-replace", "no_loss");
+  if (!li["examples"].empty()) {
+    EXPECT_THAT(li["examples"][0]["replay"].get<std::string>(), HasSubstr("--limit 6 --seed"));
+  }
+}
+
+// Issue 33: the replay line a run prints (`run FILE --seed S --trial N --keep`, no --out)
+// writes to a folder of its own, killpoint-trial-N, never over the run's killpoint-out.
+TEST(Replay, OneTrialWithoutOutLeavesTheRunsFolderAlone) {
+  fs::path dir = FreshDir("replay-own-folder");
+  fs::create_directories(dir / "killpoint-out");
+  std::ofstream(dir / "killpoint-out" / "results.json") << "{\"the run\": true}";
+  auto p = Spawn({{KILLPOINT_BIN_DIR "/killpoint", "run",
+                   std::string(KILLPOINT_SOURCE_DIR) + "/scenarios/publish-execute-then-mark.json",
+                   "--seed", "9", "--trial", "4"},
+                  {},
+                  dir,
+                  (dir / "cli.out").string(),
+                  (dir / "cli.err").string()});
+  ASSERT_TRUE(p) << p.error().message;
+  ExitStatus st = p.value()->Wait(std::chrono::minutes(2));
+  EXPECT_TRUE(st.exited) << Slurp(dir / "cli.err");
+  EXPECT_EQ(Slurp(dir / "killpoint-out" / "results.json"), "{\"the run\": true}");
+  EXPECT_TRUE(fs::exists(dir / "killpoint-trial-4" / "results.json")) << Slurp(dir / "cli.err");
 }
 
 TEST(Replay, OneTrialReproducesThePlanOfTheFullRun) {

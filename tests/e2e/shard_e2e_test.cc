@@ -136,10 +136,10 @@ TEST_F(Sharded, MergedExamplesNameCopiedCounterexampleFilesAndEveryReportIsWritt
   EXPECT_EQ(Slurp(merged_->dir / "junit.xml").size() > 0, true);
 }
 
-// The first three combinations (before_publish and the downstream's before_commit and
-// after_commit): the fourth, downstream:/publish:after_answer, races the job by nature (its
-// verdict depends on how far the job gets after reading the answer, docs/scenarios.md), and
-// would make the two runs differ by chance.
+// --limit 3 spreads three trials over the 30 combinations of the scenario's three dates: each
+// date's before_publish (combinations 0, 10 and 20). downstream:/publish:after_answer races the
+// job by nature (its verdict depends on how far the job gets after reading the answer,
+// docs/scenarios.md), and would make the two runs differ by chance.
 TEST(ShardExhaustive, ShardsSplitTheEnumeratedCombinationsAndMergeToTheUnshardedRun) {
   std::vector<std::string> args = {"run",
                                    "scenarios/publish-execute-then-mark.json",
@@ -167,6 +167,33 @@ TEST(ShardExhaustive, ShardsSplitTheEnumeratedCombinationsAndMergeToTheUnsharded
   std::string slug = "publish-execute-then-mark";
   EXPECT_EQ(JournalByTrial(merged.dir / slug / "trials.jsonl"),
             JournalByTrial(whole.dir / slug / "trials.jsonl"));
+}
+
+// Issue 33: a shard decides violations, not whether every planned kill fired somewhere. The
+// job writes even.txt in even trials only: the shard of odd trials never reaches the kill
+// planned there, records it (deferred_to_merge) and exits 0; the merge, over every trial,
+// finds it reached, as the unsharded run does. Before, that shard exited 4.
+TEST(ShardExercise, AShardDefersNotExercisedToTheMerge) {
+  const std::vector<std::string> args = {"run", "tests/fixtures/shards/parity.json", "--seed", "5",
+                                         "--quiet"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), args.begin(), args.end());
+    return extra;
+  };
+  CliRun s0 = RunKillpoint("parity-0", with({"--shard", "0/2"}));
+  CliRun s1 = RunKillpoint("parity-1", with({"--shard", "1/2"}));
+  EXPECT_EQ(s0.exit_code, 0) << s0.out << s0.err;
+  EXPECT_EQ(s1.exit_code, 0) << s1.out << s1.err;
+  nlohmann::json odd = s1.Results()["scenarios"][0]["exercise"];
+  EXPECT_EQ(odd["never_reached"], nlohmann::json::array({"open:even.txt"}));
+  EXPECT_EQ(odd["deferred_to_merge"], true);
+  EXPECT_EQ(odd["not_exercised"], false);
+  CliRun merged = Merge("parity-merged", {s0.dir, s1.dir});
+  EXPECT_EQ(merged.exit_code, 0) << merged.out << merged.err;
+  nlohmann::json m = merged.Results()["scenarios"][0];
+  EXPECT_EQ(m["not_exercised"], false);
+  EXPECT_EQ(m["exercise"]["never_reached"], nlohmann::json::array());
+  EXPECT_FALSE(m["exercise"].contains("deferred_to_merge"));
 }
 
 TEST(ShardRefusals, ShardWithTrialIsExitTwo) {

@@ -96,8 +96,14 @@ TEST(TerminalTable, SaysAnExhaustiveRunOfOneTrialRanItByTrial) {
   EXPECT_THAT(table, Not(HasSubstr("--limit")));
   EXPECT_THAT(table, HasSubstr("s (1 trial, "));
   EXPECT_THAT(table, Not(HasSubstr("1 trials")));
+  r.scenarios[0].exhaustive_limit = 1;
+  r.scenarios[0].exhaustive_dates = 2;
   EXPECT_THAT(RenderTable(r, false),
-              HasSubstr("1 of 33 (crash point, moment, model) combinations tried (--limit)"));
+              HasSubstr("exhaustive: 1 of 33 combinations tried (--limit 1,"));
+  EXPECT_EQ(r.scenarios[0].ExhaustiveCoverage(),
+            "1 of 33 combinations tried (--limit 1, spread over all of them: one in every 33.0): "
+            "a kill at every crash point, moment and model of the first attempt of each of 2 "
+            "dates; the attempts after a kill run fault-free");
 }
 
 // A job that never ran: said so with its stderr's last lines, no VIOLATED, no replay line.

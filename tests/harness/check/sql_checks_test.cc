@@ -112,5 +112,59 @@ TEST_F(SqlCheckTest, CheckTrialRunsTheScenariosOwnChecksBesideTheBuiltIns) {
   EXPECT_TRUE(verdicts[1].held);
 }
 
+// "attach": a query over two databases of the sandbox, each by its schema name.
+TEST_F(SqlCheckTest, ReadsAttachedDatabasesByTheirNames) {
+  Db().exec("INSERT INTO order_status VALUES (1, '2026-11-01', 'new'), (2, '2026-11-02', 'new')");
+  {
+    SQLite::Database ledger((f_.dir() / "ledger.db").string(),
+                            SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    ledger.exec("CREATE TABLE settled(biz_date TEXT); INSERT INTO settled VALUES ('2026-11-01')");
+  }
+  SqlCheck c = {"orders.db",
+                "SELECT DISTINCT biz_date FROM order_status WHERE biz_date NOT IN "
+                "(SELECT biz_date FROM ledger.settled)",
+                "a date with orders is not settled", false};
+  c.attach = {{"ledger", "ledger.db"}};
+  Verdict v = Run(c);
+  EXPECT_FALSE(v.held);
+  EXPECT_EQ(v.explanation,
+            "a date with orders is not settled: 1 row in orders.db, biz_date=2026-11-02");
+  c.attach = {{"ledger", "missing.db"}};
+  v = Run(c);
+  EXPECT_FALSE(v.held);
+  EXPECT_THAT(v.explanation, HasSubstr("missing.db does not exist"));
+  EXPECT_FALSE(std::filesystem::exists(f_.dir() / "missing.db"));
+}
+
+// A command check (check/command_checks.cc): exit 0 held with its stdout, another exit
+// violated with its stdout and stderr, a timeout violated, a missing program an Error.
+TEST_F(SqlCheckTest, ACommandHoldsOnExitZeroAndExplainsItsFailure) {
+  SqlCheck c;
+  c.says = "the export is incomplete";
+  c.timeout_ms = 10000;
+  c.command = {"/bin/sh", "-c", "test \"$KILLPOINT_WORKDIR\" = \"$(pwd)\" && echo fine"};
+  auto v = RunCommandCheck("export_ok", c, f_.dir());
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_TRUE(v.value().held) << v.value();
+  EXPECT_EQ(v.value().explanation, "fine");
+  c.command = {"/bin/sh", "-c", "echo 2 rows missing; echo detail >&2; exit 3", "{workdir}"};
+  v = RunCommandCheck("export_ok", c, f_.dir());
+  ASSERT_TRUE(v);
+  EXPECT_FALSE(v.value().held);
+  EXPECT_EQ(v.value().explanation,
+            "the export is incomplete: the command exited with code 3: 2 rows missing; stderr: "
+            "detail");
+  // Its output goes beside the sandbox, and is gone after.
+  EXPECT_TRUE(std::filesystem::is_empty(f_.dir()));
+  c.command = {"/bin/sleep", "10"};
+  c.timeout_ms = 200;
+  v = RunCommandCheck("export_ok", c, f_.dir());
+  ASSERT_TRUE(v);
+  EXPECT_FALSE(v.value().held);
+  EXPECT_THAT(v.value().explanation, HasSubstr("did not finish within 200 ms and was killed"));
+  c.command = {"/no/such/program"};
+  EXPECT_FALSE(RunCommandCheck("export_ok", c, f_.dir()));
+}
+
 }  // namespace
 }  // namespace killpoint

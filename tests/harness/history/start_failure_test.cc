@@ -40,6 +40,18 @@ TEST(StartFailureOf, PointsPassedWithNoCountIsStillBeforeAnyPoint) {
   EXPECT_TRUE(StartFailureOf(events));
 }
 
+// Issue 33: job.setup's file operations, recorded before any attempt and with no date, are the
+// setup's crash points, not the job's: a job that then never starts still never ran.
+TEST(StartFailureOf, TheSetupsCrashPointsAreNotTheJobs) {
+  std::vector<Event> events = NotFoundThrice();
+  Event setup_write = {0, 0, event::kFailpoint, "", 0, 0, {{"point", "write:state.json"}}};
+  events.insert(events.begin() + 1, setup_write);
+  EXPECT_TRUE(StartFailureOf(events));
+  Event job_write = At(event::kFailpoint, 1, {{"point", "write:state.json"}});
+  events.insert(events.begin() + 3, job_write);
+  EXPECT_FALSE(StartFailureOf(events));
+}
+
 TEST(StartFailureOf, ACrashPointOrADownstreamCallMeansTheJobRan) {
   for (Event got_going : {At(event::kFailpoint, 2, {{"point", "after_publish"}, {"hit", 1}}),
                           At(event::kPointsPassed, 2, {{"points", {{"write:state.json", 1}}}}),

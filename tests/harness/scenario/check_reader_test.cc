@@ -148,5 +148,60 @@ TEST(SqlProblem, RejectsWritesEvenBehindWith) {
   EXPECT_NE(SqlProblem(std::string("SELECT 1\0 x", 11)), std::nullopt);
 }
 
+// A command check (docs/scenarios.md, "Command checks"): its argv with {scenario_dir} and
+// {dates} in place and {workdir} left for the run, its timeout and meaning.
+TEST(CommandChecks, AreReadWithTheirPlaceholdersPutInPlace) {
+  nlohmann::json j = nlohmann::json::parse(kWithCheck);
+  j["dates"] = {"2026-11-01", "2026-11-02"};
+  j["checks"]["one_status_per_order"] = {
+      {"command", {"{scenario_dir}/check.py", "{workdir}/out", "{dates}"}},
+      {"timeout_ms", 5000},
+      {"says", "the export is incomplete"}};
+  auto s = ParseScenario(j.dump(), "/srv/jobs/s.json");
+  ASSERT_TRUE(s) << s.error().message;
+  const SqlCheck& c = s.value().checks.at("one_status_per_order");
+  EXPECT_EQ(c.command, (std::vector<std::string>{"/srv/jobs/check.py", "{workdir}/out",
+                                                 "2026-11-01,2026-11-02"}));
+  EXPECT_EQ(c.timeout_ms, 5000);
+  EXPECT_EQ(c.says, "the export is incomplete");
+  EXPECT_TRUE(c.db.empty());
+  j["checks"]["one_status_per_order"].erase("timeout_ms");
+  EXPECT_EQ(ParseScenario(j.dump(), "s.json").value().checks.at("one_status_per_order").timeout_ms,
+            30000);
+}
+
+TEST(CommandChecks, TheirMistakesAreExit2NamingTheField) {
+  struct Case {
+    std::string check, wanted;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"({"command": []})", "checks.one_status_per_order.command: "},
+           {R"({"command": [""]})", "checks.one_status_per_order.command[0]: the program"},
+           {R"({"command": ["x", "{biz_date}"]})", "unknown placeholder {biz_date}"},
+           {R"({"command": ["x"], "db": "a.db"})",
+            "checks.one_status_per_order.db: a check runs a command"},
+           {R"({"command": ["x"], "sql": "SELECT 1"})", "checks.one_status_per_order.sql: "},
+           {R"({"command": ["x"], "timeout_ms": 0})", "checks.one_status_per_order.timeout_ms: "},
+           {R"({"command": ["x"], "shell": true})", "checks.one_status_per_order.shell"},
+       }) {
+    std::string message = ErrorOf(ParseCheckWith("/checks/one_status_per_order", c.check));
+    EXPECT_THAT(message, HasSubstr(c.wanted)) << c.check;
+  }
+}
+
+// "attach": more databases of the sandbox, by schema name.
+TEST(Checks, MayAttachMoreDatabasesByName) {
+  auto s = ParseCheckWith("/checks/one_status_per_order/attach", R"({"ledger": "ledger.db"})");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s.value().checks.at("one_status_per_order").attach,
+            (std::map<std::string, std::string>{{"ledger", "ledger.db"}}));
+  for (const char* bad : {R"({"main": "x.db"})", R"({"Ledger": "x.db"})", R"({"l": "../x.db"})",
+                          R"({"l": "orders.db"})", R"({"l": 3})"}) {
+    EXPECT_THAT(ErrorOf(ParseCheckWith("/checks/one_status_per_order/attach", bad)),
+                HasSubstr("checks.one_status_per_order.attach"))
+        << bad;
+  }
+}
+
 }  // namespace
 }  // namespace killpoint

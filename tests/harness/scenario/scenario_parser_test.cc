@@ -399,6 +399,16 @@ TEST(ScenarioParser, RejectsDeepNestingWithoutRecursing) {
   EXPECT_THAT(ErrorOf(ParseScenario(text, "s.json")), HasSubstr("nested deeper than 32 levels"));
 }
 
+// Braces that are no placeholder name (lower-case letters and _) are the job's own: a shell's
+// `printf '{}'`, JSON in an argument (issue 33: a setup with `printf '{}' > state.json`).
+TEST(ScenarioParser, LeavesBracesThatAreNoPlaceholderAlone) {
+  auto s = ParseWith("/job/command",
+                     R"(["/bin/sh", "-c", "printf '{}' > s.json; echo '{\"a\": 1}' {workdir}"])");
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_THAT(ErrorOf(ParseWith("/job/command", R"(["x", "{work_dir}"])")),
+              HasSubstr("unknown placeholder {work_dir}"));
+}
+
 // std::regex recursed once per character: a 300 kB failpoint name overflowed the stack.
 TEST(ScenarioParser, RejectsHugeStringsWithoutRecursing) {
   EXPECT_THAT(ErrorOf(ParseWith("/failpoints/0", "\"" + std::string(300000, 'a') + " \"")),

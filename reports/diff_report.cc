@@ -189,8 +189,8 @@ std::string RenderDiffMarkdown(const RunDiff& d) {
   if (!rows.empty()) out += "\n" + std::string(kDiffHead) + rows;
   for (const InvariantChange* c : d.Of(Change::kNewViolation)) {
     if (c->replay.empty()) continue;
-    out += fmt::format("\n**New violation** \u00B7 {} \u00B7 `{}`:\n\n",
-                       MarkdownEscape(c->scenario), MarkdownEscape(c->invariant)) +
+    out += fmt::format("\n**New violation** \u00B7 {} \u00B7 {}:\n\n", MarkdownEscape(c->scenario),
+                       MarkdownCode(c->invariant)) +
            DiffFence(c->replay);
   }
   for (const std::string& s : d.scenarios_added) out += "\n- scenario added: " + MarkdownEscape(s);

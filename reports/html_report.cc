@@ -22,7 +22,7 @@ h1{font-size:1.6em;margin-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid 
 .ok{background:#e3f6e8;color:#14532d}.bad{background:#fde2e1;color:#7f1d1d}
 table{border-collapse:collapse;margin:.6em 0}th,td{border:1px solid #ddd;padding:.3em .6em;text-align:left;vertical-align:top}
 th{background:#f5f5f7}tr>th:first-child{white-space:nowrap}.held{background:#e3f6e8}.violated{background:#dc2626;color:#fff;font-weight:600}
-.shown{background:#fde68a}.notshown{background:#e9d5ff}.na{color:#aaa}
+.shown{background:#fde68a}.notexercised{background:#fed7aa;color:#7c2d12;font-weight:600;outline:2px dashed #c2410c;outline-offset:-2px}.warn{background:#ffedd5;color:#7c2d12}.notshown{background:#e9d5ff}.na{color:#aaa}
 td.heat{text-align:center;min-width:4.5em}.matrix td{font-size:.9em;min-width:8em;max-width:18em}th.rot{font-weight:500;font-size:.85em}
 .matrix th.name{position:sticky;left:0;z-index:1;background:#fff;white-space:nowrap}.matrix tr.fam th{background:#eef2f7;border-top:2px solid #94a3b8}
 .matrix .inv{font:12px ui-monospace,monospace;font-weight:400;white-space:nowrap}.wide{margin:0 calc(50% - 50vw + 1em)}.matrix td.violated .inv{color:#fff}
@@ -42,6 +42,7 @@ using html::E;
 
 struct Tally {
   std::vector<std::string> violations;  // "<a>scenario</a>: invariant ..." lines, already HTML
+  int violating_trials = 0;             // summed over those invariants: a trial may count twice
   int shown = 0;
   std::vector<std::string> not_shown;
   std::vector<std::string> not_exercised;  // scenarios whose planned kills did not fire
@@ -68,6 +69,7 @@ Tally Count(const std::vector<ScenarioRef>& scenarios) {
         case InvariantStatus::kViolated:
           t.violations.push_back(fmt::format("{} violated in {} of {} trials", where, r.violated,
                                              r.held + r.violated));
+          t.violating_trials += r.violated;
           break;
         case InvariantStatus::kShown:
           ++t.shown;
@@ -99,8 +101,17 @@ std::string VerdictBox(const ReportData& report, const std::vector<ScenarioRef>&
   std::string head =
       t.violations.empty()
           ? fmt::format("<b>Every must-hold invariant held</b> in {} of {}.", trials, of)
-          : fmt::format("<b>A must-hold invariant was violated</b>: {} in {} of {}.",
-                        Plural(t.violations.size(), "violation"), trials, of);
+          : fmt::format("<b>A must-hold invariant was violated</b>: {}, violated {} over {} of {}.",
+                        Plural(t.violations.size(), "invariant"),
+                        t.violating_trials == 1 ? std::string("once")
+                                                : fmt::format("{} times", t.violating_trials),
+                        trials, of);
+  if (t.violations.empty() && report.Partial()) {
+    head = fmt::format(
+        "<b>Interrupted</b>: no must-hold invariant was violated in the {} that finished, of {} "
+        "(partial results: the rest never ran).",
+        trials, of);
+  }
   if (t.violations.empty() && !t.not_exercised.empty()) {
     head = fmt::format(
         "<b>Not exercised</b>: in {} of {} planned kills never fired, so their invariants were "
@@ -111,8 +122,11 @@ std::string VerdictBox(const ReportData& report, const std::vector<ScenarioRef>&
     head = fmt::format("<b>The job never ran</b> in {} of {} scenarios: no verdict for them.",
                        t.never_ran.size(), scenarios.size());
   }
-  bool ok = t.violations.empty() && t.not_exercised.empty() && t.never_ran.empty();
-  std::string out = fmt::format("<div class=\"verdict {}\">{}", ok ? "ok" : "bad", head);
+  bool ok =
+      t.violations.empty() && t.not_exercised.empty() && t.never_ran.empty() && !report.Partial();
+  // Not exercised alone is orange: the gate fails (exit 4), but nothing was found broken.
+  const char* box = ok ? "ok" : t.violations.empty() && t.never_ran.empty() ? "warn" : "bad";
+  std::string out = fmt::format("<div class=\"verdict {}\">{}", box, head);
   if (!t.never_ran.empty()) out += List(t.never_ran);
   if (!t.violations.empty()) out += List(t.violations);
   if (!t.not_exercised.empty()) out += "<p>Not exercised:</p>" + List(t.not_exercised);
@@ -163,7 +177,7 @@ const char* CssClass(InvariantStatus s) {
     case InvariantStatus::kNotDemonstrated:
       return "notshown";
     case InvariantStatus::kNotExercised:
-      return "violated";
+      return "notexercised";  // not the red of a violation: nothing was found, nothing tested
   }
   return "";
 }

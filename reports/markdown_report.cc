@@ -23,7 +23,7 @@ const char* VerdictText(InvariantStatus s) {
     case InvariantStatus::kNotDemonstrated:
       return "\u2796 expected, not demonstrated";
     case InvariantStatus::kNotExercised:
-      return "\u274C **NOT EXERCISED**";
+      return "\U0001F7E0 **NOT EXERCISED**";  // an orange circle: not a violation's red cross
   }
   return "";
 }
@@ -149,7 +149,7 @@ std::string Exercise(const std::vector<ScenarioRef>& scenarios) {
     const ScenarioResult& s = ref.result();
     if (s.exercise.Explanation().empty()) continue;
     std::string line =
-        fmt::format("- {}**{}**: {}\n", s.NotExercised() ? "\u274C not exercised: " : "",
+        fmt::format("- {}**{}**: {}\n", s.NotExercised() ? "\U0001F7E0 not exercised: " : "",
                     MarkdownEscape(s.name), MarkdownEscape(s.exercise.Explanation()));
     (s.NotExercised() ? failing : notes) += line;
     noted += !s.NotExercised();
@@ -216,8 +216,8 @@ std::string Counterexamples(const std::vector<ScenarioRef>& scenarios) {
     }
     const Counterexample& c = picks[i].invariant->examples.front();
     out += fmt::format(
-        "**{}** \u00B7 `{}` ({}) \u00B7 trial {}: {}\n\n", MarkdownEscape(picks[i].scenario->name),
-        MarkdownEscape(picks[i].invariant->name),
+        "**{}** \u00B7 {} ({}) \u00B7 trial {}: {}\n\n", MarkdownEscape(picks[i].scenario->name),
+        MarkdownCode(picks[i].invariant->name),
         picks[i].invariant->expectation == kMustHold ? "must hold" : "expected to break", c.trial,
         MarkdownEscape(c.explanation));
     if (std::string hint = picks[i].invariant->Hint(); !hint.empty())
@@ -232,6 +232,21 @@ std::string Counterexamples(const std::vector<ScenarioRef>& scenarios) {
 }
 
 }  // namespace
+
+std::string MarkdownCode(const std::string& text) {
+  std::string clean = SanitizeText(text);
+  for (char& c : clean) {
+    if (c == '\n' || c == '\t' || c == '\r') c = ' ';
+  }
+  size_t longest = 0, run = 0;
+  for (char c : clean) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  std::string fence(longest + 1, '`');
+  bool pad = !clean.empty() && (clean.front() == '`' || clean.back() == '`');
+  return fence + (pad ? " " : "") + clean + (pad ? " " : "") + fence;
+}
 
 std::string MarkdownEscape(const std::string& text) {
   std::string out;
@@ -263,8 +278,11 @@ std::string RenderMarkdown(const ReportData& report) {
   std::string verdict =
       report.NeverRan() ? "## killpoint: \u274C a scenario's job never ran (no verdict)\n\n"
       : report.MustHoldViolated() ? "## killpoint: \u274C a must-hold invariant was violated\n\n"
-      : report.NotExercised() ? "## killpoint: \u274C a scenario was not exercised (see below)\n\n"
-                              : "## killpoint: \u2705 every must-hold invariant held\n\n";
+      : report.NotExercised()
+          ? "## killpoint: \U0001F7E0 a scenario was not exercised (see below)\n\n"
+      : report.Partial() ? "## killpoint: \u23F8\uFE0F interrupted: no must-hold invariant was "
+                           "violated in the finished trials (partial results)\n\n"
+                         : "## killpoint: \u2705 every must-hold invariant held\n\n";
   // With a baseline, the changes lead; the verdict of the run alone follows as a line.
   std::string out = verdict;
   if (report.baseline) {

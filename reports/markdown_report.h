@@ -18,4 +18,8 @@ std::string RenderMarkdown(const ReportData& report);
 // Escapes text for a Markdown paragraph or table cell: one line, markup characters escaped.
 std::string MarkdownEscape(const std::string& text);
 
+// Text as one inline code span: nothing escaped inside (GitHub shows a backslash there as
+// written), a fence of backticks longer than any run of them in the text, one line.
+std::string MarkdownCode(const std::string& text);
+
 }  // namespace killpoint

@@ -22,6 +22,11 @@ bool ReportData::NeverRan() const {
                      [](const RunReport& r) { return r.results.NeverRan(); });
 }
 
+bool ReportData::Partial() const {
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const RunReport& r) { return !r.results.partial.empty(); });
+}
+
 bool ReportData::MustHoldViolated() const {
   return std::any_of(runs.begin(), runs.end(),
                      [](const RunReport& r) { return r.results.MustHoldViolated(); });

@@ -35,6 +35,9 @@ struct ReportData {
   bool MustHoldViolated() const;
   bool NotExercised() const;
   bool NeverRan() const;
+  // A run of the report was interrupted (results.partial): what held, held in its finished
+  // trials only, and no report may say "every must-hold invariant held".
+  bool Partial() const;
   int Trials() const;
 };
 

@@ -21,7 +21,7 @@ const char* ColorOf(InvariantStatus s) {
     case InvariantStatus::kNotDemonstrated:
       return "\033[35m";
     case InvariantStatus::kNotExercised:
-      return "\033[1;31m";
+      return "\033[1;38;5;208m";  // bold orange: not the red of a violation
   }
   return "";
 }

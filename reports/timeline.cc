@@ -11,6 +11,7 @@
 #include "plan/crash_point.h"
 #include "run/mid_cut.h"
 #include "scenario/net_point.h"
+#include "util/printable.h"
 
 namespace killpoint {
 namespace {
@@ -77,9 +78,23 @@ class Builder {
     }
     if (e.type == event::kFinalPass) return FinalPass(e);
     if (e.type == event::kSetup) {
-      notes_.push_back(
-          fmt::format("setup exited {}{}", Int(e.data, "exit_code"),
-                      Str(e.data, "stderr").empty() ? "" : ": " + Str(e.data, "stderr")));
+      // One labelled line for job.setup, however many files it made (its crash points are
+      // the setup's own, recorded before any attempt): issue 33 found 33 bare lines here.
+      std::string passed;
+      for (size_t i = 0; i < setup_points_.size() && i < kSetupPointsNamed; ++i)
+        passed += (i == 0 ? "" : ", ") + setup_points_[i];
+      if (setup_points_.size() > kSetupPointsNamed) passed += ", ...";
+      notes_.push_back(fmt::format(
+          "job.setup exited {}{}{}", Int(e.data, "exit_code"),
+          setup_points_.empty() ? ""
+                                : fmt::format(", passing {} crash points of its own ({})",
+                                              setup_points_.size(), passed),
+          Str(e.data, "stderr").empty() ? "" : ": " + Str(e.data, "stderr")));
+      setup_points_.clear();
+      return;
+    }
+    if (e.type == event::kFailpoint && e.biz_date.empty()) {  // job.setup's, before its end
+      setup_points_.push_back(Str(e.data, "point"));
       return;
     }
     if (e.type == event::kTrialStart || e.type == event::kTrialEnd) return;
@@ -157,6 +172,7 @@ class Builder {
   }
 
   void Publish(const Event& e, Lane* lane) {
+    called_downstream_ = true;
     PublishData p = PublishOf(e);
     const std::string& key = p.key;
     Date(key, p.biz_date);
@@ -267,7 +283,7 @@ class Builder {
     if (e.type == event::kExit && InstanceOf(e) >= 2) {
       ExitData exit = ExitOf(e);
       std::string how = HowItEnded(exit);
-      const std::string& err = exit.stderr_tail;
+      const std::string err = LinesJoined(exit.stderr_tail);
       return Mark{MarkKind::kOverlap, how,
                   "ended: " + how + (err.empty() ? "" : " | stderr: " + err)};
     }
@@ -533,15 +549,19 @@ class Builder {
       }
       if (!last) continue;
       auto dd = date_deliveries_.find(date);
+      // A job that never called the downstream delivers nothing by design: no "never
+      // delivered" then (issue 33), only how its date ended.
       std::string delivered =
-          dd == date_deliveries_.end()
+          !called_downstream_ && keys_.empty() ? ""
+          : dd == date_deliveries_.end()
               ? "never delivered"
               : fmt::format("delivered {}{}{}", Times(dd->second.size()),
                             options_.duplicates_per_date && dd->second.size() > 1
                                 ? " (DUPLICATE: under "
                                 : " (under ",
                             Keys(dd->second) + ")");
-      timeline_.final_state.push_back(fmt::format("{}: {}; last attempt {} {}{}", date, delivered,
+      timeline_.final_state.push_back(fmt::format("{}: {}last attempt {} {}{}", date,
+                                                  delivered.empty() ? "" : delivered + "; ",
                                                   last->Title(), last->outcome,
                                                   last->succeeded ? ""
                                                   : last->gave_up ? ", gave up"
@@ -552,6 +572,9 @@ class Builder {
   TimelineOptions options_;
   Timeline timeline_;
   std::vector<std::string> notes_;
+  bool called_downstream_ = false;         // a publish event, committed or not, in the trial
+  std::vector<std::string> setup_points_;  // job.setup's crash points, until its setup event
+  static constexpr size_t kSetupPointsNamed = 5;
   std::map<LaneKey, size_t> lanes_;
   std::map<std::pair<std::string, int>, int64_t>
       waits_;  // (date, trigger) -> waits since its last attempt

@@ -56,6 +56,10 @@ std::optional<SQLite::Database> OpenJobDatabase(const std::filesystem::path& fil
 
 using Checkers = std::map<std::string, Checker>;
 
+// The most an explanation built from what the job left (rows, a command's output, an
+// integrity check) may hold, as every report shows it whole.
+inline constexpr size_t kExplanationBytes = 600;
+
 // The built-in invariants of this stage by name: all of scenario/vocabulary.h's names but
 // journal_complete, which reads the harness's own journals (results/checkers.h has them all).
 const Checkers& BuiltinCheckers();

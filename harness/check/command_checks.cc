@@ -18,20 +18,13 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int64_t kOutputBytes = 64 * 1024;  // kept of each stream
-constexpr size_t kExplanationBytes = 600;
 
 // What a stream of the command said, on one line.
 std::string Head(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
-  std::string out = text.str();
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  // One line, its lines joined by " | ", rather than escaped newlines in every report.
-  for (size_t at = out.find('\n'); at != std::string::npos; at = out.find('\n', at + 3)) {
-    out.replace(at, 1, " | ");
-  }
-  return out;
+  return LinesJoined(text.str());  // one line, rather than escaped newlines in every report
 }
 
 std::string Substituted(std::string arg, const std::string& workdir) {

@@ -15,15 +15,16 @@ namespace fs = std::filesystem;
 // How much of a job's stderr a converges verdict quotes: its end, where a traceback names
 // the exception.
 constexpr size_t kStderrQuoted = 240;
+constexpr int kIntegrityRows = 10;  // problems PRAGMA integrity_check lists at most
 
 // A job's stderr in one line: its trailing newlines dropped, then its last kStderrQuoted bytes
 // from a line's start where one is near ("..." before them when cut), escaped.
 std::string StderrLine(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  s = LinesJoined(s);
   if (s.size() <= kStderrQuoted) return Printable(s);
   size_t from = s.size() - kStderrQuoted;
-  if (size_t line = s.find('\n', from); line != std::string::npos && line < s.size() - 40)
-    from = line + 1;
+  if (size_t line = s.find(" | ", from); line != std::string::npos && line < s.size() - 40)
+    from = line + 3;
   while (from < s.size() && (static_cast<unsigned char>(s[from]) & 0xC0) == 0x80) ++from;
   return "..." + Printable(s.substr(from));
 }
@@ -45,9 +46,13 @@ std::optional<std::string> DatabaseProblem(const CheckInput& in) {
   try {
     auto d = OpenJobDatabase(in.workdir / in.scenario.check.db);
     if (!d) return std::nullopt;
-    std::string result = d->execAndGet("PRAGMA integrity_check").getString();
+    // Its first problems, cut like every explanation (issue 33: thousands of characters).
+    SQLite::Statement q(*d, "PRAGMA integrity_check(" + std::to_string(kIntegrityRows) + ")");
+    std::string result;
+    while (q.executeStep()) result += (result.empty() ? "" : "\n") + q.getColumn(0).getString();
     if (result == "ok") return std::nullopt;
-    return in.scenario.check.db + " fails PRAGMA integrity_check: " + result;
+    return Printable(in.scenario.check.db + " fails PRAGMA integrity_check: " + LinesJoined(result),
+                     kExplanationBytes);
   } catch (const SQLite::Exception& e) {
     return in.scenario.check.db + " cannot be opened: " + e.what();
   }

@@ -53,9 +53,7 @@ std::string LastExit(const CheckInput& in, const std::string& date) {
   for (auto it = in.events.rbegin(); it != in.events.rend(); ++it) {
     if (it->type != event::kExit || it->biz_date != date) continue;
     const ExitData exit = ExitOf(*it);
-    std::string err = exit.stderr_tail;
-    while (!err.empty() && err.back() == '\n') err.pop_back();
-    err = Printable(err, 160);
+    std::string err = Printable(LinesJoined(exit.stderr_tail), 160);
     return "its last attempt exited with code " + std::to_string(exit.code) +
            (err.empty() ? "" : " (stderr: " + err + ")");
   }

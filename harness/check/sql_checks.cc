@@ -11,7 +11,6 @@ namespace {
 constexpr int kRowsShown = 3;        // rows named in an explanation
 constexpr int kRowsCounted = 10000;  // beyond this the count is "10000+"
 constexpr size_t kValueBytes = 60;   // one value's printed size
-constexpr size_t kExplanationBytes = 600;
 
 std::string Row(SQLite::Statement& q) {
   std::string row;

@@ -67,6 +67,21 @@ bool IsInvisibleCodePoint(uint32_t cp) {
          (cp >= 0xfff9 && cp <= 0xfffb);    // interlinear annotations
 }
 
+std::string LinesJoined(std::string_view text) {
+  std::string out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") != std::string_view::npos)
+      out += (out.empty() ? "" : " | ") + std::string(line);
+    start = end + 1;
+  }
+  return out;
+}
+
 std::string Printable(std::string_view text, size_t max_size) {
   std::string out;
   out.reserve(std::min(text.size(), max_size));

@@ -16,6 +16,11 @@ namespace killpoint {
 // At most `max_size` bytes (plus "..." when cut), never cutting an escape or a UTF-8 character.
 std::string Printable(std::string_view text, size_t max_size = std::string::npos);
 
+// A program's output on one line: its lines (\r\n or \n) joined by " | ", blank ones and the
+// trailing newline dropped, so that a report shows "a | b" where Printable would show "a\x0ab".
+// Nothing is escaped here: Printable still follows.
+std::string LinesJoined(std::string_view text);
+
 // True for a code point a terminal or a browser shows as nothing, or that reorders the text
 // around it: C1 controls, bidi marks, embeddings, overrides and isolates, zero-width spaces and
 // joiners, the BOM.

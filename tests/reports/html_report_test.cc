@@ -71,6 +71,9 @@ TEST(HtmlReport, ShowsTheVerdictFirstWithViolationsAndTradeOffs) {
   ASSERT_NE(verdict, std::string::npos);
   EXPECT_LT(verdict, html.find("Strategies &times; invariants"));
   EXPECT_THAT(html, HasSubstr("<b>no_loss</b> violated in 1 of 4 trials"));
+  // Issue 33: the count is of invariants, said so, and of the trials that violated them.
+  EXPECT_THAT(html, HasSubstr("<b>A must-hold invariant was violated</b>: 1 invariant, violated "
+                              "once over 4 trials of"));
   EXPECT_THAT(html, HasSubstr("Expected trade-offs: 1 shown, 1 not demonstrated."));
   EXPECT_THAT(html,
               HasSubstr("<b>state_readable</b> was expected to break but held in all 4 trials"));

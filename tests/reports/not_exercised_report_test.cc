@@ -65,6 +65,40 @@ TEST(NotExercised, MarkdownAndHtmlSayItToo) {
   EXPECT_THAT(html, Not(HasSubstr("Every must-hold invariant held")));
 }
 
+// Issue 33: not exercised is the gate's failure, not a violation: orange, never a violation's
+// red, in the HTML (its cells and its verdict box), the Markdown and the terminal.
+TEST(NotExercised, IsOrangeNotTheRedOfAViolation) {
+  std::string html = RenderHtml(NeverFired());
+  EXPECT_THAT(html, HasSubstr("class=\"verdict warn\""));
+  EXPECT_THAT(html, HasSubstr("notexercised"));
+  EXPECT_THAT(html, Not(HasSubstr("class=\"violated\"")));
+  std::string md = RenderMarkdown(SingleRunReport(NeverFired()));
+  EXPECT_THAT(md, HasSubstr("\U0001F7E0 **NOT EXERCISED**"));
+  EXPECT_THAT(md, Not(HasSubstr("\u274C")));
+  std::string table = RenderTable(NeverFired(), true);
+  EXPECT_THAT(table, HasSubstr("\033[1;38;5;208m"));
+  EXPECT_THAT(table, Not(HasSubstr("\033[1;31m")));
+}
+
+// Issue 33: an interrupted run's reports never say "every must-hold invariant held": only its
+// finished trials were judged.
+TEST(PartialResults, NeverReadEveryInvariantHeld) {
+  RunResults r = NeverFired();
+  r.scenarios[0] = ScenarioResult{};
+  r.scenarios[0].name = "py/held";
+  r.scenarios[0].invariants = {{"converges", kMustHold, 7, 0, {}, {}}};
+  r.scenarios[0].trials = 7;
+  r.partial = "interrupted by SIGINT";
+  std::string md = RenderMarkdown(SingleRunReport(r));
+  EXPECT_THAT(md, HasSubstr("interrupted: no must-hold invariant was violated in the finished "
+                            "trials (partial results)"));
+  EXPECT_THAT(md, Not(HasSubstr("every must-hold invariant held")));
+  std::string html = RenderHtml(r);
+  EXPECT_THAT(html, HasSubstr("<b>Interrupted</b>: no must-hold invariant was violated"));
+  EXPECT_THAT(html, Not(HasSubstr("Every must-hold invariant held")));
+  EXPECT_THAT(html, HasSubstr("class=\"verdict warn\""));
+}
+
 // Issue 21: the summary stays short: a scenario not exercised is in view (it fails the gate);
 // one whose kills did not all fire but that passed its min_exercised is a note, folded.
 TEST(NotExercised, MarkdownFoldsTheNotesOfScenariosThatPassedTheirThreshold) {
@@ -74,7 +108,7 @@ TEST(NotExercised, MarkdownFoldsTheNotesOfScenariosThatPassedTheirThreshold) {
   r.scenarios[1].exercise.min_exercised = 0.0;
   ASSERT_FALSE(r.scenarios[1].NotExercised());
   std::string md = RenderMarkdown(SingleRunReport(r));
-  size_t failing = md.find("- \u274C not exercised: **py/mkstemp**");
+  size_t failing = md.find("- \U0001F7E0 not exercised: **py/mkstemp**");
   size_t fold = md.find("<details><summary>1 scenario that passed its threshold all the same");
   ASSERT_NE(failing, std::string::npos) << md;
   ASSERT_NE(fold, std::string::npos) << md;

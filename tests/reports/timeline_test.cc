@@ -253,6 +253,34 @@ TEST(Timeline, SaysOnePointNotOnePoints) {
             "fsync:f x1");
 }
 
+// Issue 33: job.setup's crash points (no date, before any attempt) are one labelled note, not
+// a bare line each among the final state's.
+TEST(Timeline, SummarizesTheSetupsCrashPointsInOneLabelledNote) {
+  std::vector<Event> events;
+  for (int i = 0; i < 33; ++i) {
+    events.push_back(
+        Ev(i, 0, event::kFailpoint, "", 0, 0, {{"point", "mkdir:repo/d" + std::to_string(i)}}));
+  }
+  events.push_back(Ev(40, 0, event::kSetup, "", 0, 0, {{"exit_code", 0}, {"stderr", ""}}));
+  events.push_back(Ev(41, 0, "spawn", "2026-11-01", 1, 1));
+  Timeline t = BuildTimeline(events);
+  ASSERT_EQ(t.notes.size(), 1u);
+  EXPECT_EQ(t.notes[0],
+            "job.setup exited 0, passing 33 crash points of its own (mkdir:repo/d0, mkdir:repo/d1, "
+            "mkdir:repo/d2, mkdir:repo/d3, mkdir:repo/d4, ...)");
+  for (const std::string& line : t.final_state) EXPECT_THAT(line, Not(HasSubstr("mkdir:")));
+}
+
+// Issue 33: a job that never calls the downstream (a CSV export, a git commit) is not said to
+// have "never delivered" its dates: the final state says how each date ended.
+TEST(Timeline, AJobWithoutADownstreamIsNotSaidToHaveNeverDelivered) {
+  std::vector<Event> events = {Ev(0, 0, "spawn", "2026-11-01", 1, 1),
+                               Ev(1, 5, event::kExit, "2026-11-01", 1, 1, {{"code", 0}})};
+  Timeline t = BuildTimeline(events);
+  ASSERT_EQ(t.final_state.size(), 1u);
+  EXPECT_EQ(t.final_state[0], "2026-11-01: last attempt 2026-11-01 #1 a1 exit 0");
+}
+
 // A write the shim did not see (docs/syscall-shim.md, "Unseen writes") says so, where the
 // shim noticed it, whether passed one way, passed or killed at.
 TEST(Timeline, SaysWhichWritesTheShimDidNotSee) {

@@ -63,6 +63,29 @@ TEST(StateReadable, ChecksTheDatabaseToo) {
   EXPECT_THAT(v.explanation, HasSubstr("settle.db"));
 }
 
+// Issue 33: a database whose index lost 2,000 rows fails integrity_check on every row; the
+// explanation names the first problems, one line, cut like any other (600 bytes).
+TEST(StateReadable, CutsAnIntegrityCheckOfManyProblems) {
+  CheckFixture f;
+  {
+    SQLite::Database db((f.dir() / "settle.db").string(),
+                        SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec("CREATE TABLE t(a TEXT, b TEXT); CREATE INDEX i ON t(a)");
+    SQLite::Transaction tx(db);
+    for (int i = 0; i < 2000; ++i)
+      db.exec("INSERT INTO t VALUES ('k" + std::to_string(i) + "', 'x')");
+    tx.commit();
+    db.exec("PRAGMA writable_schema=ON");
+    db.exec("UPDATE sqlite_master SET sql = 'CREATE INDEX i ON t(b)' WHERE name = 'i'");
+  }
+  Verdict v = f.Check("state_readable");
+  EXPECT_FALSE(v.held);
+  EXPECT_THAT(v.explanation, HasSubstr("settle.db fails PRAGMA integrity_check: row 1 missing "
+                                       "from index i | row 2 missing from index i | "));
+  EXPECT_LE(v.explanation.size(), 603u);
+  EXPECT_EQ(v.explanation.find('\n'), std::string::npos);
+}
+
 TEST(Converges, NeedsTheLastAttemptOfEveryDateToSucceed) {
   CheckFixture f;
   f.Exit("2026-11-01", 137);

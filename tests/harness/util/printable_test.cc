@@ -38,5 +38,14 @@ TEST(Printable, CutsTheOutputNotTheInput) {
   EXPECT_EQ(Printable("abc", 3), "abc");
 }
 
+// Issue 33: a program's output in a report reads "a | b", not "a\x0ab".
+TEST(LinesJoined, JoinsLinesAndDropsBlankOnes) {
+  EXPECT_EQ(LinesJoined("Traceback:\n  File x\r\nValueError: bad\n\n"),
+            "Traceback: |   File x | ValueError: bad");
+  EXPECT_EQ(LinesJoined(""), "");
+  EXPECT_EQ(LinesJoined("one"), "one");
+  EXPECT_EQ(Printable(LinesJoined("a\nb")), "a | b");
+}
+
 }  // namespace
 }  // namespace killpoint

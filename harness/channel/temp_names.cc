@@ -18,9 +18,18 @@ void TempNames::End(const std::string& path) {
 }
 
 void TempNames::Clear() {
+  past_.insert(ended_.begin(), ended_.end());
+  past_.insert(alias_.begin(), alias_.end());
   alias_.clear();
   ended_.clear();
   created_ = 0;
+}
+
+std::string TempNames::Known(const std::string& path) const {
+  for (const auto* table : {&alias_, &ended_, &past_}) {
+    if (auto it = table->find(path); it != table->end()) return it->second;
+  }
+  return path;
 }
 
 std::string TempNames::Rename(const std::string& point, bool excl, bool one_way) {

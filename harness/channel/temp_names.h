@@ -23,13 +23,20 @@ class TempNames {
   // falls back on the aliases that ended, where a HIT, always on time, never does, but for an
   // unlink: a cleanup of the old path after the rename (Go's deferred os.Remove) keeps it too.
   std::string Rename(const std::string& point, bool excl, bool one_way = false);
+  // A new attempt: its files are numbered from <tmp1> again. The aliases of the attempts
+  // before are kept for Known.
   void Clear();
+  // The alias a sandbox path had in this attempt or an earlier one of the trial, else the path:
+  // what the persistence models report (a rollback's files) under the names every other event
+  // uses, so that a replay meets the same history (issue 33).
+  std::string Known(const std::string& path) const;
 
  private:
   std::string Alias(const std::string& path, bool one_way) const;
   void End(const std::string& path);
   std::map<std::string, std::string> alias_;  // real sandbox path -> "dir/<tmpN>"
   std::map<std::string, std::string> ended_;  // renamed away or unlinked: for late SEEN lines
+  std::map<std::string, std::string> past_;   // the earlier attempts' aliases, for Known
   int created_ = 0;
 };
 

@@ -8,6 +8,16 @@
 
 namespace killpoint {
 
+std::vector<std::string> AttemptState::WithAliases(std::vector<std::string> changes) {
+  std::lock_guard lock(mu_);
+  for (std::string& change : changes) {
+    size_t colon = change.find(": ");
+    if (colon == std::string::npos) continue;
+    change = temp_names_.Known(change.substr(0, colon)) + change.substr(colon);
+  }
+  return changes;
+}
+
 void AttemptState::Arm(const AttemptFault& fault, bool track) {
   std::lock_guard lock(mu_);
   fault_ = fault;

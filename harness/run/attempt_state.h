@@ -65,6 +65,10 @@ class AttemptState {
   // At the first hit of a planned pause or overlap point it holds the job (kHold) instead.
   HitAnswer OnHit(const FailpointHit& hit);
 
+  // A rollback's lines ("PATH: what the model did") with each temporary file's path under its
+  // alias (TempNames::Known), as every other event names it.
+  std::vector<std::string> WithAliases(std::vector<std::string> changes);
+
   // The downstream's handler at one of its crash points (downstream/downstream.h): a hit like the
   // shim's, killed before (or, planned "after", right after) the moment; returns whether it
   // killed. Recorded as a failpoint event only where the planned kill may fall, or with

@@ -262,7 +262,8 @@ class TrialDriver {
                                             SeedPurpose::kTornCutOfOldPlans, {{}, 0, attempt}));
     auto changes = durability_.Apply(fault.model, seed);
     if (!changes) return changes.error();
-    history_.Add(event::kRollback, {{"model", fault.model}, {"changes", changes.value()}});
+    history_.Add(event::kRollback,
+                 {{"model", fault.model}, {"changes", attempt_.WithAliases(changes.value())}});
     return Ok();
   }
 

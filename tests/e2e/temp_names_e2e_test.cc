@@ -175,5 +175,21 @@ TEST(Replay, ACounterexampleOnATempFileReplaysTheSameEvents) {
   EXPECT_THAT(replay.out, HasSubstr("<tmp1>"));
 }
 
+// Issue 33: a rollback names the temporary file it removed by its alias, as every other event
+// does: the raw mkstemp name made a replay report "history differs".
+TEST(Replay, ARollbackOfATempFileNamesItByItsAlias) {
+  CliRun r = RunKillpoint("mkstemp-power", {"run", kDir + "python-mkstemp-power.json"});
+  ASSERT_NE(r.exit_code, 2) << r.out << r.err;
+  std::string history = Slurp(r.dir / "fixture-python-mkstemp-power" / "history.jsonl");
+  EXPECT_THAT(history, HasSubstr("\"<tmp1>: its name was never made durable"));
+  // no raw state.XXXXXXXX.tmp anywhere
+  EXPECT_THAT(history, ::testing::Not(::testing::ContainsRegex("state\\.[A-Za-z0-9_]+\\.tmp")));
+  fs::path dir = r.dir / "fixture-python-mkstemp-power" / "counterexamples";
+  ASSERT_TRUE(fs::exists(dir)) << r.out;
+  CliRun replay = RunKillpoint("mkstemp-power-replay",
+                               {"replay", fs::directory_iterator(dir)->path().string()});
+  EXPECT_THAT(replay.out, HasSubstr("history: the same events in the same order as recorded"));
+}
+
 }  // namespace
 }  // namespace killpoint::testing

@@ -79,5 +79,20 @@ TEST(TempNames, NamedPointsAndPlainFilesKeepTheirNames) {
   EXPECT_EQ(t.Rename("open:again", true), "open:<tmp1>");  // a new attempt counts from 1
 }
 
+// Issue 33: a path's alias stays known after its rename and after the attempt (a rollback is
+// reported once the attempt was killed, a stale file of attempt 1 rolled back in attempt 2).
+TEST(TempNames, KnowsAnAliasAfterItsRenameAndAcrossAttempts) {
+  TempNames names;
+  EXPECT_EQ(names.Rename("open:state.k3x9.tmp", true), "open:<tmp1>");
+  EXPECT_EQ(names.Known("state.k3x9.tmp"), "<tmp1>");
+  names.Rename("rename:state.k3x9.tmp:state.json", false);
+  EXPECT_EQ(names.Known("state.k3x9.tmp"), "<tmp1>");
+  names.Clear();
+  EXPECT_EQ(names.Rename("open:state.q7w2.tmp", true), "open:<tmp1>");
+  EXPECT_EQ(names.Known("state.k3x9.tmp"), "<tmp1>");
+  EXPECT_EQ(names.Known("state.q7w2.tmp"), "<tmp1>");
+  EXPECT_EQ(names.Known("state.json"), "state.json");
+}
+
 }  // namespace
 }  // namespace killpoint

@@ -2,11 +2,15 @@
 
 #include <rapidcheck.h>
 
+#include <algorithm>
+
 #include "counterexample/final_state.h"
 #include "explore/schedule_gen.h"
 #include "history/start_failure.h"
+#include "plan/point_pattern.h"
 #include "proc/interrupt.h"
 #include "results/checkers.h"
+#include "run/discovery.h"
 #include "service/server_pool.h"
 
 namespace killpoint {
@@ -159,6 +163,13 @@ class SilentListener : public rc::detail::TestListener {
 Result<ExploreOutcome> Explore(const Scenario& s, const ExploreOptions& o) {
   if (s.dates.empty())
     return Error::BadInput(s.file.string() + ": dates: explore needs at least one");
+  // Patterns draw from the points a fault-free run passes, as `run` plans them.
+  std::vector<CrashPoint> discovered;
+  if (std::any_of(s.failpoints.begin(), s.failpoints.end(), IsPointPattern)) {
+    auto points = DiscoverPoints(s, "", o.trial);
+    if (!points) return points.error();
+    discovered = std::move(points.value());
+  }
   Search search(s, o);
   rc::detail::TestParams params;
   params.seed = o.seed;
@@ -170,9 +181,10 @@ Result<ExploreOutcome> Explore(const Scenario& s, const ExploreOptions& o) {
   metadata.id = s.name;
   metadata.description = "explore " + s.name;
   SilentListener listener;
-  rc::detail::checkProperty(
-      rc::detail::toProperty([&] { search.Property(*GenSchedule(s, o.seed, o.all_faults)); }),
-      metadata, params, listener, {});
+  rc::detail::checkProperty(rc::detail::toProperty([&] {
+                              search.Property(*GenSchedule(s, o.seed, o.all_faults, discovered));
+                            }),
+                            metadata, params, listener, {});
   if (search.error()) return *search.error();
   return std::move(search.outcome());
 }

@@ -15,6 +15,7 @@
 
 #include <rapidcheck.h>
 
+#include "plan/crash_point.h"
 #include "plan/plan.h"
 #include "scenario/scenario.h"
 
@@ -39,8 +40,11 @@ struct FaultSwitches {
 };
 FaultSwitches SwitchesOf(const Scenario& scenario, bool all_faults);
 
-// The scenario must outlive the generator. Plans carry `seed` and trial 0.
-rc::Gen<Plan> GenSchedule(const Scenario& scenario, uint64_t seed, bool all_faults = false);
+// The scenario and `discovered` must outlive the generator. Plans carry `seed` and trial 0.
+// `discovered`: the points a fault-free run passed (run/discovery.h), from which a failpoint
+// pattern draws its kills, as `run` does; empty, a pattern kills at its first matches.
+rc::Gen<Plan> GenSchedule(const Scenario& scenario, uint64_t seed, bool all_faults = false,
+                          const std::vector<CrashPoint>& discovered = {});
 
 // The attempts a schedule spawns at most: every fault-carrying attempt of every firing.
 int FaultedAttempts(const Plan& plan);

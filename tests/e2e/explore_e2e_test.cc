@@ -103,6 +103,17 @@ TEST(Explore, CorrectStrategyShowsNothingAndSaysHowToSearchAgain) {
       << r.out;
 }
 
+// Issue 33: a pattern draws its kills from the points a fault-free run passes, as run plans
+// them. The job's state write is the second match of "write:*" (a log line comes first):
+// explore used to kill at the first match only and reported "no violation in 100 schedules".
+TEST(Explore, APatternKillsAtEveryPointItMatches) {
+  CliRun r = RunKillpoint(
+      "explore-pattern",
+      {"explore", "tests/fixtures/explore/log-then-state.json", "--trials", "100", "--seed", "1"});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("kill@write:state.json"), std::string::npos) << r.out;
+}
+
 TEST(Explore, UnknownInvariantIsBadInput) {
   CliRun r = RunKillpoint("explore-bad",
                           {"explore", "scenarios/settle-upsert.json", "--invariant", "no_such"});

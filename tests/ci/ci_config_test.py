@@ -150,6 +150,16 @@ def test_github(source, killpoint, correct, buggy, tmp):
           "github: the report was not uploaded")
     check("every must-hold invariant held" in open(summary).read(),
           "github: no step summary")
+    # A first pull request: the base branch has no results yet. The run gates alone, with a
+    # notice, instead of exit 2 on a missing baseline (issue 33).
+    first = os.path.join(tmp, "gh-first")
+    os.makedirs(first)
+    ok, out = run_action(action, {"scenarios": correct, "killpoint": killpoint, "trials": "2",
+                                  "baseline": os.path.join(first, "never-downloaded")},
+                         first, os.path.join(tmp, "gh-first-artifacts"),
+                         os.path.join(tmp, "gh-first-summary.md"))
+    check(ok and out["exit-code"] == "0",
+          f"github: a first run without its baseline exit-code {out.get('exit-code')}")
     # The pull request: two shards of the matrix, then the merge against the base.
     pr, artifacts = os.path.join(tmp, "gh-pr"), os.path.join(tmp, "gh-pr-artifacts")
     os.makedirs(pr)
@@ -190,22 +200,29 @@ def run_gitlab_job(job, variables, work, extra_env):
 def artifacts_exist(job, work, what):
     for path in job["artifacts"]["paths"]:
         check(os.path.exists(os.path.join(work, path)), f"{what}: artifact {path} missing")
-    junit = job["artifacts"]["reports"]["junit"]
-    check(os.path.isfile(os.path.join(work, junit)), f"{what}: junit report {junit} missing")
+    junit = job["artifacts"].get("reports", {}).get("junit")
+    if junit:
+        check(os.path.isfile(os.path.join(work, junit)), f"{what}: junit report {junit} missing")
 
 
 def test_gitlab(source, killpoint, correct, buggy, tmp):
     with open(os.path.join(source, "ci/gitlab/killpoint.gitlab-ci.yml")) as f:
         template = yaml.safe_load(f)
     variables = dict(template["variables"], KILLPOINT=killpoint, KILLPOINT_TRIALS="2")
-    run, merge = template[".killpoint-run"], template[".killpoint-merge"]
+    run, shard, merge = (template[".killpoint-run"], template[".killpoint-shard"],
+                         template[".killpoint-merge"])
+    # Only the jobs that gate give the test report and the merge request's link: a shard's
+    # junit.xml does not exist, and N shards would each add the same link (issue 33).
+    check("reports" not in shard["artifacts"] and "expose_as" not in shard["artifacts"],
+          "gitlab: a shard job reports junit or exposes a link")
     # The target branch, sharded: parallel: 2, then the merge.
     base = os.path.join(tmp, "gl-base")
     os.makedirs(base)
     for node in (1, 2):
-        rc = run_gitlab_job(run, dict(variables, KILLPOINT_SCENARIOS=correct), base,
+        rc = run_gitlab_job(shard, dict(variables, KILLPOINT_SCENARIOS=correct), base,
                             {"CI_NODE_INDEX": str(node), "CI_NODE_TOTAL": "2"})
         check(rc == 0, f"gitlab: shard job {node} exit {rc}")
+        artifacts_exist(shard, base, f"gitlab shard {node}")
     rc = run_gitlab_job(merge, variables, base, {})
     check(rc == 0, f"gitlab: merge exit {rc}")
     artifacts_exist(merge, base, "gitlab merge")
@@ -221,6 +238,14 @@ def test_gitlab(source, killpoint, correct, buggy, tmp):
     rc = run_gitlab_job(run, dict(variables, KILLPOINT_SCENARIOS=buggy, KILLPOINT_FAIL_ON="none",
                                   KILLPOINT_BASELINE=os.path.join(base, "killpoint-out")), mr, {})
     check(rc == 0, f"gitlab: --fail-on none exit {rc}")
+    # The first merge request of a project: the target branch has no results yet. The run
+    # gates alone, with a note, instead of exit 2 on a missing baseline (issue 33).
+    first = os.path.join(tmp, "gl-first")
+    os.makedirs(first)
+    rc = run_gitlab_job(run, dict(variables, KILLPOINT_SCENARIOS=correct,
+                                  KILLPOINT_BASELINE=os.path.join(first, "never-fetched")), first, {})
+    check(rc == 0, f"gitlab: a first run without its baseline exit {rc}, not 0")
+    artifacts_exist(run, first, "gitlab first run")
 
 
 def main():

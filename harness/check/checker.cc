@@ -79,7 +79,7 @@ Result<std::vector<Verdict>> CheckTrial(const CheckInput& input, const Checkers&
     }
   }
   for (Verdict& v : out) {
-    if (!v.held) v.hint = FixHint(v.invariant, input.events);
+    if (!v.held) v.hint = FixHint(v.invariant, input.events, input.scenario.check);
   }
   return out;
 }

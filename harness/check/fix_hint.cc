@@ -3,6 +3,8 @@
 #include <optional>
 #include <set>
 
+#include "plan/crash_point.h"
+
 namespace killpoint {
 namespace {
 
@@ -64,8 +66,18 @@ std::string RenameSource(const std::vector<Event>& events, size_t until, const s
   return source;
 }
 
-// A rollback that undid a name (a rename or creation) or unsynced data.
-std::string LostSave(const std::vector<Event>& events) {
+// Which of the job's state files `file` is: "state" (check.state_file), "db" (check.db or its
+// -journal), "wal" (its -wal), or "" for any other file.
+std::string StateRole(const std::string& file, const CheckParams& check) {
+  if (!check.state_file.empty() && file == check.state_file) return "state";
+  if (check.db.empty()) return "";
+  if (file == check.db || file == check.db + "-journal") return "db";
+  return file == check.db + "-wal" ? "wal" : "";
+}
+
+// A rollback that undid the job's state: a name (a rename or creation) or unsynced data of its
+// state file, or a commit of its database.
+std::string LostSave(const std::vector<Event>& events, const CheckParams& check) {
   for (size_t i = 0; i < events.size(); ++i) {
     if (events[i].type != event::kRollback) continue;
     std::string model = Str(events[i], "model");
@@ -73,6 +85,15 @@ std::string LostSave(const std::vector<Event>& events) {
       if (!change.is_string()) continue;
       std::string text = change.get<std::string>();
       std::string file = text.substr(0, text.find(": "));
+      std::string role = StateRole(file, check);
+      if (role.empty()) continue;  // not what the retry reads: no cause the history shows
+      if (role == "wal" || role == "db") {
+        return "the crash (" + model + " model) undid a commit of " + check.db + " (" + file +
+               ": " + text.substr(file.size() + 2) +
+               "): SQLite synced less than it committed. Set PRAGMA synchronous=FULL (with "
+               "journal_mode=WAL, NORMAL does not sync the WAL at each commit)" +
+               kSaveRecipes;
+      }
       if (Contains(text, "no fsync of its directory") || Contains(text, "no fsync since it was")) {
         std::string source = RenameSource(events, i, file);
         return (source.empty() ? file + " was created or renamed into place"
@@ -93,14 +114,23 @@ std::string LostSave(const std::vector<Event>& events) {
 }
 
 // A kill in the middle of writing, with no rollback: the job wrote its state in place.
-std::string TornInPlace(const std::string& invariant, const std::vector<Event>& events) {
+std::string TornInPlace(const std::string& invariant, const std::vector<Event>& events,
+                        const CheckParams& check) {
   const Event* kill = nullptr;
   bool failed_after = false;
   for (const Event& e : events) {
     if (e.type == event::kRollback) return "";
     std::string point = Str(e, "point");
-    if (e.type == event::kKill && !kill &&
-        (Str(e, "when") == "mid" || Contains(point, "mid_write") || point.rfind("write:", 0) == 0))
+    // In the middle of a write, before it, or right after an open that truncated the file
+    // (open(..., "w")): each leaves a state cut short.
+    bool truncated = point.rfind("open:", 0) == 0 && Str(e, "when") == "after";
+    // At a file operation, only one on the job's state: another file's cut breaks nothing
+    // the next attempt reads.
+    bool on_state =
+        !IsSyscallPoint(point) || !StateRole(std::string(SyscallPath(point)), check).empty();
+    if (e.type == event::kKill && !kill && on_state &&
+        (Str(e, "when") == "mid" || Contains(point, "mid_write") || point.rfind("write:", 0) == 0 ||
+         truncated))
       kill = &e;
     if (kill && e.type == event::kExit && e.biz_date == kill->biz_date &&
         !e.data.value("killed_by_harness", false) && e.data.value("code", 0) != 0)
@@ -196,9 +226,10 @@ bool CountsLoss(const std::string& invariant) {
 
 }  // namespace
 
-std::string FixHint(const std::string& invariant, const std::vector<Event>& events) {
-  if (std::string h = LostSave(events); !h.empty()) return h;
-  if (std::string h = TornInPlace(invariant, events); !h.empty()) return h;
+std::string FixHint(const std::string& invariant, const std::vector<Event>& events,
+                    const CheckParams& check) {
+  if (std::string h = LostSave(events, check); !h.empty()) return h;
+  if (std::string h = TornInPlace(invariant, events, check); !h.empty()) return h;
   if (CountsDeliveries(invariant)) return Republished(events);
   if (CountsLoss(invariant)) return MarkedFirst(events);
   return "";

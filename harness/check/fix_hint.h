@@ -2,9 +2,15 @@
 // say how to fix it. One rule per common cause, tried in order; the first that matches names
 // the cause. A pure function of the invariant and the events: tests pin each rule.
 //
-//   lost rename   a rollback undid a file whose name was never made durable: the rename (or
-//                 creation) reached the disk but its folder was never fsync'ed
-//   lost writes   a rollback undid writes to a file that was never fsync'ed before its rename
+//   lost rename   a rollback undid the state the job reads on start (check.state_file), whose
+//                 name was never made durable: the rename (or creation) reached the disk but
+//                 its folder was never fsync'ed
+//   lost writes   a rollback undid writes to that state, never fsync'ed before its rename
+//   lost commit   a rollback undid a commit of the job's SQLite database (check.db, its -wal or
+//                 -journal): its synchronous setting
+// A rollback of any other file (a temporary file lost before its rename, SQLite's -shm that it
+// rebuilds on open, a lock table, an export the retry does not read) is no cause: the history
+// does not show the retry reading it (issue 33 found each of these blamed).
 //   torn in place the state file was unreadable after a kill in the middle of writing it in
 //                 place (no rollback needed)
 //   republished   an attempt delivered a date and was killed before recording it; a later
@@ -17,11 +23,14 @@
 #include <vector>
 
 #include "history/event.h"
+#include "scenario/scenario.h"
 
 namespace killpoint {
 
 // The hint for a violation of `invariant` in a trial of these events; empty when no rule
-// matches (the explanation and the timeline then have to do).
-std::string FixHint(const std::string& invariant, const std::vector<Event>& events);
+// matches (the explanation and the timeline then have to do). `check` says which files are the
+// job's state (check.state_file, check.db): the only losses a hint may blame.
+std::string FixHint(const std::string& invariant, const std::vector<Event>& events,
+                    const CheckParams& check);
 
 }  // namespace killpoint

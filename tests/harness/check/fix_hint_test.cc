@@ -9,6 +9,13 @@ namespace {
 using ::testing::HasSubstr;
 
 const std::string kHintDay = "2026-11-01";
+const CheckParams kHintCheck = {"ledger.db",
+                                "state.json"};  // the job's state: what a hint may blame
+
+std::string Hint(const std::string& invariant, const std::vector<Event>& events,
+                 const CheckParams& check = kHintCheck) {
+  return FixHint(invariant, events, check);
+}
 
 Event HintEv(std::string type, int attempt, nlohmann::json data) {
   static int64_t seq = 0;
@@ -38,14 +45,14 @@ TEST(FixHint, ARenameWhoseFolderWasNeverFsyncedNamesTheRenameAndTheSaveRecipes) 
                    "state.json: its name was never made durable (no fsync of its directory), gone"),
       HintPublish(2),
       HintExit(2, 0)};
-  std::string hint = FixHint("no_double_publish", events);
+  std::string hint = Hint("no_double_publish", events);
   EXPECT_THAT(hint, HasSubstr("the rename of state.json.tmp to state.json reached the disk, but "
                               "its folder was never fsync'ed"));
   EXPECT_THAT(hint, HasSubstr("(power model) lost state.json"));
   EXPECT_THAT(hint, HasSubstr("docs/persistence-models.md, \"Common save recipes"));
   // Without the syscall point, the file is still named.
   events.erase(events.begin());
-  EXPECT_THAT(FixHint("no_double_publish", events),
+  EXPECT_THAT(Hint("no_double_publish", events),
               HasSubstr("state.json was created or renamed into place, but its folder"));
 }
 
@@ -53,7 +60,7 @@ TEST(FixHint, WritesNeverFsyncedBeforeTheRename) {
   std::vector<Event> events = {
       HintKill(1, "after_rename", "power"), HintExit(1, 137),
       HintRollback(1, "state.json: 40 bytes before the crash, 0 after (un-synced writes lost)")};
-  std::string hint = FixHint("state_readable", events);
+  std::string hint = Hint("state_readable", events);
   EXPECT_THAT(hint, HasSubstr("undid writes to state.json that were never made durable (40 bytes "
                               "before the crash, 0 after (un-synced writes lost))"));
   EXPECT_THAT(hint, HasSubstr("fsync the new file before renaming it into place"));
@@ -61,54 +68,115 @@ TEST(FixHint, WritesNeverFsyncedBeforeTheRename) {
 
 TEST(FixHint, AStateFileTornInPlace) {
   std::vector<Event> events = {HintKill(1, "mid_write"), HintExit(1, 137), HintExit(2, 3)};
-  EXPECT_THAT(FixHint("converges", events),
+  EXPECT_THAT(Hint("converges", events),
               HasSubstr("killed at mid_write while writing its state in place"));
-  EXPECT_THAT(FixHint("state_readable", {HintKill(1, "write:state.json"), HintExit(1, 137)}),
+  EXPECT_THAT(Hint("state_readable", {HintKill(1, "write:state.json"), HintExit(1, 137)}),
               HasSubstr("write the new state to a temporary file"));
   // A converges violation with no attempt of that date failing after the kill is something else.
-  EXPECT_EQ(FixHint("converges", {HintKill(1, "mid_write"), HintExit(1, 137), HintExit(2, 0)}), "");
+  EXPECT_EQ(Hint("converges", {HintKill(1, "mid_write"), HintExit(1, 137), HintExit(2, 0)}), "");
   Event other_date = HintExit(1, 1);
   other_date.biz_date = "2026-11-02";
-  EXPECT_EQ(FixHint("converges", {HintKill(1, "mid_write"), HintExit(1, 137), other_date}), "");
+  EXPECT_EQ(Hint("converges", {HintKill(1, "mid_write"), HintExit(1, 137), other_date}), "");
 }
 
 TEST(FixHint, PublishedAgainAfterAKillBetweenDeliveryAndRecord) {
   std::vector<Event> events = {HintPublish(1), HintKill(1, "after_publish"), HintExit(1, 137),
                                HintPublish(2), HintExit(2, 0)};
-  std::string hint = FixHint("no_double_publish", events);
+  std::string hint = Hint("no_double_publish", events);
   EXPECT_THAT(hint, HasSubstr("attempt 1 of 2026-11-01 delivered it and was killed at "
                               "after_publish before it recorded the delivery; attempt 2 of "
                               "2026-11-01 delivered it again without asking the downstream"));
   EXPECT_THAT(hint, HasSubstr("Side effects: the order decides the failure"));
-  EXPECT_EQ(FixHint("one_delivery_per_key", events), hint);
+  EXPECT_EQ(Hint("one_delivery_per_key", events), hint);
   // The retry asked the downstream first: another cause, no hint.
   events.insert(events.begin() + 3, HintEv("query", 2, {{"key", "k"}, {"count", 0}}));
-  EXPECT_EQ(FixHint("no_double_publish", events), "");
+  EXPECT_EQ(Hint("no_double_publish", events), "");
 }
 
 TEST(FixHint, MarkedDoneBeforeDelivering) {
   std::vector<Event> events = {HintKill(1, "before_publish"), HintExit(1, 137), HintExit(2, 0)};
-  std::string hint = FixHint("no_loss", events);
+  std::string hint = Hint("no_loss", events);
   EXPECT_THAT(hint, HasSubstr("attempt 1 of 2026-11-01 was killed at before_publish before "
                               "delivering it, and attempt 2 of 2026-11-01 exited 0 without "
                               "delivering it: the job recorded the date as done"));
   events.insert(events.begin() + 2, HintEv("alert", 2, {{"key", "k"}, {"reason", "intent"}}));
-  EXPECT_THAT(FixHint("no_loss", events), HasSubstr("found the intent and alerted instead of "
-                                                    "asking the downstream"));
+  EXPECT_THAT(Hint("no_loss", events), HasSubstr("found the intent and alerted instead of "
+                                                 "asking the downstream"));
   // A downstream that failed the first attempt, with no kill: the same cause.
-  EXPECT_THAT(FixHint("no_loss", {HintExit(1, 1), HintExit(2, 0)}),
+  EXPECT_THAT(Hint("no_loss", {HintExit(1, 1), HintExit(2, 0)}),
               HasSubstr("attempt 1 of 2026-11-01 exited with code 1 before delivering it"));
   // Delivered in the end: not lost, no hint.
-  EXPECT_EQ(FixHint("no_silent_loss", {HintKill(1, "before_publish"), HintExit(1, 137),
-                                       HintPublish(2), HintExit(2, 0)}),
+  EXPECT_EQ(Hint("no_silent_loss",
+                 {HintKill(1, "before_publish"), HintExit(1, 137), HintPublish(2), HintExit(2, 0)}),
             "");
 }
 
 TEST(FixHint, NoRuleNoHint) {
   std::vector<Event> events = {HintPublish(1), HintKill(1, "after_publish"), HintExit(1, 137),
                                HintPublish(2)};
-  EXPECT_EQ(FixHint("one_row_per_date", events), "");
-  EXPECT_EQ(FixHint("no_double_publish", {HintPublish(1), HintPublish(1)}), "");
+  EXPECT_EQ(Hint("one_row_per_date", events), "");
+  EXPECT_EQ(Hint("no_double_publish", {HintPublish(1), HintPublish(1)}), "");
+}
+
+// Issue 33's false hints. A double publish by notify-before-mark, where the power cut also lost
+// an export the retry never reads: the cause is the order, not the export's folder.
+TEST(FixHint, ALostFileTheRetryDoesNotReadIsNoCause) {
+  std::vector<Event> events = {
+      HintEv("failpoint", 1, {{"point", "rename:export.tmp:export.csv"}}),
+      HintPublish(1),
+      HintKill(1, "after_publish", "power"),
+      HintExit(1, 137),
+      HintRollback(1,
+                   "export.csv: its name was never made durable (no fsync of its directory), gone"),
+      HintPublish(2),
+      HintExit(2, 0)};
+  std::string hint = Hint("no_double_publish", events);
+  EXPECT_THAT(hint, HasSubstr("delivered it again without asking the downstream"));
+  EXPECT_THAT(hint, ::testing::Not(HasSubstr("export.csv")));
+  // A temporary file lost before its rename, SQLite's -shm, LMDB's lock table: never a cause.
+  for (const char* lost :
+       {"<tmp1>: its name was never made durable (no fsync of its directory), gone",
+        "ledger.db-shm: 32768 bytes before the crash, 0 after (un-synced writes lost)",
+        "lock.mdb: 8192 bytes before the crash, 0 after (un-synced writes lost)"}) {
+    EXPECT_EQ(Hint("state_readable",
+                   {HintKill(1, "after_commit", "power"), HintExit(1, 137), HintRollback(1, lost)}),
+              "")
+        << lost;
+  }
+  // Without a state named in the scenario, no loss is blamed.
+  EXPECT_EQ(Hint("state_readable",
+                 {HintKill(1, "after_rename", "power"), HintExit(1, 137),
+                  HintRollback(
+                      1, "state.json: 40 bytes before the crash, 0 after (un-synced writes lost)")},
+                 CheckParams{"", ""}),
+            "");
+}
+
+// SQLite in WAL mode with synchronous=NORMAL loses its last commit under power: the WAL was
+// cut back. The fix is the synchronous setting, not the rename recipe.
+TEST(FixHint, ALostCommitOfTheDatabaseNamesItsSynchronousSetting) {
+  std::vector<Event> events = {
+      HintKill(1, "after_commit", "power"), HintExit(1, 137),
+      HintEv("rollback", 1,
+             {{"model", "power"},
+              {"changes",
+               {"ledger.db-shm: 32768 bytes before the crash, 0 after (un-synced writes lost)",
+                "ledger.db-wal: 8272 bytes before the crash, 32 after (un-synced writes lost)"}}})};
+  std::string hint = Hint("commits_survive", events);
+  EXPECT_THAT(hint, HasSubstr("undid a commit of ledger.db (ledger.db-wal: 8272 bytes"));
+  EXPECT_THAT(hint, HasSubstr("PRAGMA synchronous=FULL"));
+  EXPECT_THAT(hint, ::testing::Not(HasSubstr("-shm")));
+}
+
+// A kill right after open(..., "w") of the state truncated it: the in-place hint.
+TEST(FixHint, AKillRightAfterTheStatesTruncatingOpen) {
+  Event kill = HintKill(1, "open:state.json");
+  kill.data["when"] = "after";
+  EXPECT_THAT(Hint("state_readable", {kill, HintExit(1, 137)}),
+              HasSubstr("killed after open:state.json while writing its state in place"));
+  // The same on another file: not the state, no hint.
+  kill.data["point"] = "open:run.log";
+  EXPECT_EQ(Hint("state_readable", {kill, HintExit(1, 137)}), "");
 }
 
 }  // namespace

@@ -77,6 +77,29 @@ std::string NeverRanLines(const ScenarioResult& s) {
   return out;
 }
 
+// The names that changed between two fault-free runs and the shapes they were planned by
+// (plan/unstable_names.h); a point never reached that is one of them says so.
+std::string RenamedLines(const ScenarioResult& s) {
+  if (s.renamed.empty()) return "";
+  constexpr size_t kShown = 3;
+  std::string out = "  names that change between runs, planned by their shape:\n";
+  for (size_t i = 0; i < s.renamed.size() && i < kShown; ++i) {
+    out += Wrap("    ", Printable(s.renamed[i].shape + " (was " + s.renamed[i].name + ")"));
+  }
+  if (s.renamed.size() > kShown) out += fmt::format("    and {} more\n", s.renamed.size() - kShown);
+  for (const std::string& p : s.exercise.NeverReached()) {
+    for (const RenamedPoint& r : s.renamed) {
+      if (r.name != p) continue;
+      out += Wrap("  ", Printable(p +
+                                  " never came again: its name changed between two "
+                                  "fault-free runs; list it by a pattern, such as " +
+                                  r.shape));
+      break;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string RenderTable(const RunResults& results, bool color, std::optional<int> only_trial) {
@@ -106,6 +129,7 @@ std::string RenderTable(const RunResults& results, bool color, std::optional<int
       out += Wrap(
           s.exercise.deferred_to_merge ? "  never reached in this shard: " : "  never reached: ",
           never);
+    out += RenamedLines(s);
     // A path may come from the job's own arguments: escaped (util/printable.h), one line.
     for (const std::string& note : s.OutsideWriteNotes())
       out += Wrap("  OUTSIDE THE SANDBOX: ", Printable(note));

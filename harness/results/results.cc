@@ -397,6 +397,8 @@ void to_json(nlohmann::json& j, const ScenarioResult& r) {
   if (!r.interception.empty()) j["interception"] = r.interception;
   if (r.exhaustive_dates > 0) j["exhaustive_dates"] = r.exhaustive_dates;
   if (r.exhaustive_limit > 0) j["exhaustive_limit"] = r.exhaustive_limit;
+  for (const RenamedPoint& p : r.renamed)
+    j["renamed_points"].push_back({{"name", p.name}, {"shape", p.shape}});
 }
 void from_json(const nlohmann::json& j, ScenarioResult& r) {
   j.at("name").get_to(r.name);
@@ -406,6 +408,9 @@ void from_json(const nlohmann::json& j, ScenarioResult& r) {
   j.at("exhaustive_total").get_to(r.exhaustive_total);
   r.exhaustive_dates = j.value("exhaustive_dates", 0);
   r.exhaustive_limit = j.value("exhaustive_limit", 0);
+  if (auto it = j.find("renamed_points"); it != j.end() && it->is_array()) {
+    for (const auto& p : *it) r.renamed.push_back({p.value("name", ""), p.value("shape", "")});
+  }
   j.at("trials_by_model").get_to(r.trials_by_model);
   j.at("invariants").get_to(r.invariants);
   j.at("points").get_to(r.points);

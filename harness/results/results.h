@@ -13,6 +13,7 @@
 #include "check/verdict.h"
 #include "history/exercise.h"
 #include "plan/plan.h"
+#include "plan/unstable_names.h"
 
 namespace killpoint {
 
@@ -166,6 +167,9 @@ struct ScenarioResult {
   // An exhaustive run's --limit when it was below exhaustive_total: its trials are spread over
   // every combination (plan/exhaustive.h, SpreadTrial); 0 when every combination was tried.
   int exhaustive_limit = 0;
+  // Points whose names a second fault-free discovery did not repeat, and the shape they were
+  // planned by (plan/unstable_names.h); empty when none changed or nothing was discovered.
+  std::vector<RenamedPoint> renamed;
   std::vector<InvariantResult> invariants;
   std::map<std::string, PointStat> points;
   // By the models of each trial's kills, their names joined by '+' ("power+torn").

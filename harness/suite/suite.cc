@@ -21,6 +21,7 @@
 #include "plan/exhaustive.h"
 #include "plan/planner.h"
 #include "plan/point_pattern.h"
+#include "plan/unstable_names.h"
 #include "proc/interrupt.h"
 #include "results/checkers.h"
 #include "results/journal.h"
@@ -402,6 +403,15 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
   if (o.exhaustive) {
     auto by_date = DiscoverEveryDate(s, to);
     if (!by_date) return by_date.error();
+    // A second run tells the names that change from run to run: planned by their shape.
+    auto again = DiscoverEveryDate(s, to);
+    if (!again) return again.error();
+    for (size_t d = 0; d < by_date.value().size() && d < again.value().size(); ++d) {
+      std::vector<RenamedPoint> renamed;
+      by_date.value()[d].points =
+          PlanUnstableNamesByShape(by_date.value()[d].points, again.value()[d].points, &renamed);
+      for (RenamedPoint& r : renamed) result.renamed.push_back(std::move(r));
+    }
     std::vector<ExhaustiveTry> whole = ExhaustiveTries(s, by_date.value());
     result.exhaustive_total = static_cast<int>(whole.size());
     result.exhaustive_dates = static_cast<int>(s.dates.size());
@@ -430,7 +440,9 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
   if (!o.exhaustive && !s.failpoints.empty() && draws_from_discovery) {
     auto points = DiscoverPoints(s, "", to);
     if (!points) return points.error();
-    discovered = std::move(points.value());
+    auto again = DiscoverPoints(s, "", to);  // the names that change: planned by their shape
+    if (!again) return again.error();
+    discovered = PlanUnstableNamesByShape(points.value(), again.value(), &result.renamed);
     // Patterns that match no point the job passes: no trial can kill where the scenario says.
     if (discovered.empty()) result.exercise.no_points = true;
   }

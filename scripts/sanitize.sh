@@ -102,8 +102,8 @@ asan_targets=(killpoint kp-settle kp-publish kp-retry kp-catalogue kp-sqlite-com
   e2e_test explore_e2e_test report_e2e_test shard_e2e_test interrupt_e2e_test
   process_faults_e2e_test malformed_scenarios_test bad_jobs_test settlement_schema_e2e_test
   exercise_e2e_test temp_names_e2e_test services_e2e_test proxy_test baseline_e2e_test
-  init_e2e_test page_cut_e2e_test command_checks_e2e_test)
-asan_not_run='^(e2e_test|package_deb|explore_e2e_test|interrupt_e2e_test\.Resumed|sqlite_guarantees_test|parallel_e2e_test|corpus_fast|foreign_fast|interception_e2e_test_NOT_BUILT|InterruptProperty\..*|Dogfood\..*|services_e2e_test\.RedisService|services_e2e_test\.MariadbService|RabbitmqService\..*|PostgresStopped\..*|services_e2e_test\.ServerFaults|ServerPauseStopped\..*|format|format_check_catches_a_misformatted_file|stage_order|stage_order_catches_an_upward_include|ci_config)$'
+  init_e2e_test page_cut_e2e_test)
+asan_not_run='^(e2e_test|package_deb|command_checks_e2e_test_NOT_BUILT|explore_e2e_test|interrupt_e2e_test\.Resumed|sqlite_guarantees_test|parallel_e2e_test|corpus_fast|foreign_fast|interception_e2e_test_NOT_BUILT|InterruptProperty\..*|Dogfood\..*|services_e2e_test\.RedisService|services_e2e_test\.MariadbService|RabbitmqService\..*|PostgresStopped\..*|services_e2e_test\.ServerFaults|ServerPauseStopped\..*|format|format_check_catches_a_misformatted_file|stage_order|stage_order_catches_an_upward_include|ci_config)$'
 
 run_asan_tests() {
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -E "$asan_not_run"

@@ -193,7 +193,7 @@ def run_gitlab_job(job, variables, work, extra_env):
     env.update(extra_env)
     script = os.path.join(work, "job.sh")
     with open(script, "w") as f:
-        f.write("\n".join(job["script"]) + "\n")
+        f.write("\n".join(job.get("before_script", []) + job["script"]) + "\n")
     return subprocess.call(["bash", "-eo", "pipefail", script], cwd=work, env=env)
 
 
@@ -248,17 +248,89 @@ def test_gitlab(source, killpoint, correct, buggy, tmp):
     artifacts_exist(run, first, "gitlab first run")
 
 
+# --- Installing killpoint from its .deb ----------------------------------------------------
+
+FAKE_APT = """#!/bin/bash
+# The test's apt-get: "install" unpacks each .deb into $KP_TEST_ROOT (dpkg-deb -x, no root,
+# nothing installed on the machine) and puts its killpoint on the PATH the test gave the job.
+case "$1" in
+  update) exit 0 ;;
+  install)
+    shift
+    for arg; do
+      case "$arg" in
+        -*) ;;
+        *) dpkg-deb -x "$arg" "$KP_TEST_ROOT" && ln -sf "$KP_TEST_ROOT/usr/bin/killpoint" "$KP_TEST_BIN/killpoint" ;;
+      esac
+    done ;;
+  *) echo "apt-get $*: not played by this test" >&2; exit 2 ;;
+esac
+"""
+
+
+def fake_installer(tmp, name):
+    """A PATH folder with the test's apt-get and a sudo that runs its command."""
+    root, bin_dir = os.path.join(tmp, name + "-root"), os.path.join(tmp, name + "-bin")
+    os.makedirs(root)
+    os.makedirs(bin_dir)
+    for tool, text in (("apt-get", FAKE_APT), ("sudo", "#!/bin/sh\nexec \"$@\"\n")):
+        path = os.path.join(bin_dir, tool)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+    return {"KP_TEST_ROOT": root, "KP_TEST_BIN": bin_dir,
+            "PATH": bin_dir + os.pathsep + os.environ["PATH"]}
+
+
+def test_install(source, deb, correct, tmp):
+    """Both templates as a user writes them: killpoint is not on the machine; `deb` installs it
+    (issue 33: neither template installed killpoint, so neither ran as written)."""
+    saved = dict(os.environ)
+    try:
+        os.environ.update(fake_installer(tmp, "gh-install"))
+        work = os.path.join(tmp, "gh-install")
+        os.makedirs(work)
+        ok, out = run_action(os.path.join(source, "ci/github/action.yml"),
+                             {"scenarios": correct, "trials": "2", "deb": deb}, work,
+                             os.path.join(tmp, "gh-install-artifacts"),
+                             os.path.join(tmp, "gh-install-summary.md"))
+        check(ok and out["exit-code"] == "0",
+              f"github: a run installing {deb} exit-code {out.get('exit-code')}")
+        reports_in(os.path.join(work, "killpoint-out"), "github install")
+        check(os.path.islink(os.path.join(os.environ["KP_TEST_BIN"], "killpoint")),
+              "github: the install step did not install killpoint from the .deb")
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    with open(os.path.join(source, "ci/gitlab/killpoint.gitlab-ci.yml")) as f:
+        template = yaml.safe_load(f)
+    work = os.path.join(tmp, "gl-install")
+    os.makedirs(work)
+    env = fake_installer(tmp, "gl-install")
+    rc = run_gitlab_job(template[".killpoint-run"],
+                        dict(template["variables"], KILLPOINT_SCENARIOS=correct,
+                             KILLPOINT_TRIALS="2", KILLPOINT_DEB=deb), work, env)
+    check(rc == 0, f"gitlab: a run installing {deb} exit {rc}")
+    check(os.path.islink(os.path.join(env["KP_TEST_BIN"], "killpoint")),
+          "gitlab: before_script did not install killpoint from the .deb")
+    reports_in(os.path.join(work, "killpoint-out"), "gitlab install")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--source", required=True)
-    parser.add_argument("--killpoint", required=True)
+    parser.add_argument("--killpoint", help="the killpoint the templates run")
+    parser.add_argument("--deb", help="instead: install this .deb through the templates first")
     a = parser.parse_args()
     correct = os.path.join(a.source, "tests/fixtures/baseline/correct.json")
     buggy = os.path.join(a.source, "tests/fixtures/baseline/buggy.json")
     tmp = tempfile.mkdtemp(prefix="kp-ci-config-")
     try:
-        test_github(a.source, os.path.abspath(a.killpoint), correct, buggy, tmp)
-        test_gitlab(a.source, os.path.abspath(a.killpoint), correct, buggy, tmp)
+        if a.deb:
+            test_install(a.source, os.path.abspath(a.deb), correct, tmp)
+        else:
+            test_github(a.source, os.path.abspath(a.killpoint), correct, buggy, tmp)
+            test_gitlab(a.source, os.path.abspath(a.killpoint), correct, buggy, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if FAILURES:

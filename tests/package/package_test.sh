@@ -8,6 +8,7 @@
 # docs beside its own real path, not in the build.
 set -euo pipefail
 build=$(cd "$1" && pwd)
+src=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kp-package.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -70,4 +71,9 @@ for s in r["scenarios"]:
     assert not s["never_ran"], s["name"] + " never ran"
     assert s["exercise"]["trials_with_kill"] > 0, s["name"] + ": no kill fired (the shim?)"
 PY
+# The CI templates as a user writes them, killpoint installed from this .deb by their own
+# install step (apt-get played by unpacking: tests/ci/ci_config_test.py --deb).
+cd "$tmp"
+python3 "$src/tests/ci/ci_config_test.py" --source "$src" --deb "$deb" \
+  || fail "the CI templates did not run from the .deb (above)"
 echo "package_test: ok"

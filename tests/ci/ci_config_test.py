@@ -44,6 +44,8 @@ def lookup(path, ctx):
         return ctx["steps"].get(parts[1], {}).get(parts[3], "")
     if path == "github.action_path":
         return ctx["action_path"]
+    if parts[0] == "github" and parts[1] in ctx["github"]:
+        return ctx["github"][parts[1]]
     raise ValueError("expression not understood by this test: " + path)
 
 
@@ -70,7 +72,11 @@ def substitute(text, ctx):
     return EXPR.sub(lambda m: str(evaluate(m.group(1), ctx)), str(text))
 
 
-def run_action(action_file, inputs, work, artifacts, step_summary):
+# The event a run plays (github.*), and where actions/cache keeps its entries.
+PUSH = {"event_name": "push", "ref_name": "main", "base_ref": "", "run_id": "1"}
+
+
+def run_action(action_file, inputs, work, artifacts, step_summary, github=None, cache=None):
     """Runs a composite action; returns (ok, outputs)."""
     with open(action_file) as f:
         action = yaml.safe_load(f)
@@ -79,7 +85,8 @@ def run_action(action_file, inputs, work, artifacts, step_summary):
         check(k in given, f"{action_file}: no input {k}")
     given.update(inputs)
     ctx = {"inputs": given, "steps": {}, "ok": True,
-           "action_path": os.path.dirname(os.path.abspath(action_file))}
+           "action_path": os.path.dirname(os.path.abspath(action_file)),
+           "github": github or PUSH, "cache": cache or os.path.join(artifacts, "..", "cache")}
     for step in action["runs"]["steps"]:
         condition = step.get("if", "success()")
         if not evaluate(str(condition), ctx):
@@ -124,6 +131,20 @@ def play_uses(step, ctx, work, artifacts):
             if fnmatch.fnmatch(name, args["pattern"]):
                 shutil.copytree(os.path.join(artifacts, name),
                                 os.path.join(work, args["path"], name), dirs_exist_ok=True)
+    elif step["uses"].startswith("actions/cache/save@"):
+        # An entry per key; its path must be the one restore asks for, as the real cache's
+        # version is computed from it.
+        entry = os.path.join(ctx["cache"], args["key"])
+        shutil.copytree(os.path.join(work, args["path"]), os.path.join(entry, args["path"]))
+    elif step["uses"].startswith("actions/cache/restore@"):
+        # The exact key, else the newest entry whose key starts with a restore key.
+        keys = sorted(os.listdir(ctx["cache"])) if os.path.isdir(ctx["cache"]) else []
+        hit = [k for k in keys if k == args["key"]] or [
+            k for k in keys if k.startswith(args.get("restore-keys", "\0")) and
+            os.path.isdir(os.path.join(ctx["cache"], k, args["path"]))]
+        if hit:
+            shutil.copytree(os.path.join(ctx["cache"], hit[-1], args["path"]),
+                            os.path.join(work, args["path"]), dirs_exist_ok=True)
     else:
         raise ValueError("step not played by this test: " + step["uses"])
 
@@ -160,6 +181,29 @@ def test_github(source, killpoint, correct, buggy, tmp):
                          os.path.join(tmp, "gh-first-summary.md"))
     check(ok and out["exit-code"] == "0",
           f"github: a first run without its baseline exit-code {out.get('exit-code')}")
+    # baseline-cache (issue 33: the templates never fetched a baseline): a push to main keeps
+    # its results in the cache; a pull request against main restores the newest and compares.
+    cache = os.path.join(tmp, "gh-cache")
+    main_run = os.path.join(tmp, "gh-main")
+    os.makedirs(main_run)
+    ok, out = run_action(action, {"scenarios": correct, "killpoint": killpoint, "trials": "2",
+                                  "baseline-cache": "true"},
+                         main_run, os.path.join(tmp, "gh-main-artifacts"),
+                         os.path.join(tmp, "gh-main-summary.md"), PUSH, cache)
+    check(ok and os.path.isdir(os.path.join(cache, "killpoint-baseline-main-1")),
+          "github: a push with baseline-cache saved no baseline")
+    pr_run = os.path.join(tmp, "gh-pr-cached")
+    os.makedirs(pr_run)
+    pull = {"event_name": "pull_request", "ref_name": "7/merge", "base_ref": "main",
+            "run_id": "2"}
+    ok, out = run_action(action, {"scenarios": buggy, "killpoint": killpoint, "trials": "2",
+                                  "baseline-cache": "true"},
+                         pr_run, os.path.join(tmp, "gh-pr-cached-artifacts"),
+                         os.path.join(tmp, "gh-pr-cached-summary.md"), pull, cache)
+    check(not ok and out["exit-code"] == "1",
+          f"github: a pull request against the cached baseline exit-code {out.get('exit-code')}")
+    check(os.path.isfile(os.path.join(pr_run, "killpoint-out/diff.json")),
+          "github: the pull request was not compared with the cached baseline")
     # The pull request: two shards of the matrix, then the merge against the base.
     pr, artifacts = os.path.join(tmp, "gh-pr"), os.path.join(tmp, "gh-pr-artifacts")
     os.makedirs(pr)

@@ -237,7 +237,10 @@ def run_gitlab_job(job, variables, work, extra_env):
     env.update(extra_env)
     script = os.path.join(work, "job.sh")
     with open(script, "w") as f:
-        f.write("\n".join(job.get("before_script", []) + job["script"]) + "\n")
+        lines = []
+        for item in job.get("before_script", []) + job["script"]:  # anchors nest lists
+            lines.extend(item if isinstance(item, list) else [item])
+        f.write("\n".join(lines) + "\n")
     return subprocess.call(["bash", "-eo", "pipefail", script], cwd=work, env=env)
 
 
@@ -290,6 +293,32 @@ def test_gitlab(source, killpoint, correct, buggy, tmp):
                                   KILLPOINT_BASELINE=os.path.join(first, "never-fetched")), first, {})
     check(rc == 0, f"gitlab: a first run without its baseline exit {rc}, not 0")
     artifacts_exist(run, first, "gitlab first run")
+    # KILLPOINT_BASELINE_JOB (issue 33: the template never fetched a baseline): a merge request
+    # downloads the target branch's artifacts of that job through the jobs API (curl played by
+    # a copy of the target branch's artifacts, zipped as GitLab serves them), then compares.
+    archive = shutil.make_archive(os.path.join(tmp, "gl-artifacts"), "zip", base, "killpoint-out")
+    fake = os.path.join(tmp, "gl-fake-bin")
+    os.makedirs(fake)
+    with open(os.path.join(fake, "curl"), "w") as f:
+        f.write('#!/bin/bash\n# The jobs API: the asked job on main has the artifacts, others none.\n'
+                'out=; for a; do [ "$prev" = --output ] && out=$a; prev=$a; done\n'
+                f'case "${{@: -1}}" in *"/jobs/artifacts/main/download?job=killpoint-merge") '
+                f'cp {archive} "$out" ;; *) echo "curl: (22) 404" >&2; exit 22 ;; esac\n')
+    os.chmod(os.path.join(fake, "curl"), 0o755)
+    api = {"PATH": fake + os.pathsep + os.environ["PATH"], "CI_JOB_TOKEN": "t",
+           "CI_API_V4_URL": "https://gitlab.example/api/v4", "CI_PROJECT_ID": "1",
+           "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}
+    fetched = os.path.join(tmp, "gl-fetched")
+    os.makedirs(fetched)
+    rc = run_gitlab_job(run, dict(variables, KILLPOINT_SCENARIOS=buggy,
+                                  KILLPOINT_BASELINE_JOB="killpoint-merge"), fetched, api)
+    check(rc == 1, f"gitlab: a merge request against the fetched baseline exit {rc}, not 1")
+    check(os.path.isfile(os.path.join(fetched, "killpoint-out/diff.json")),
+          "gitlab: the merge request was not compared with the fetched baseline")
+    # A target branch without those artifacts yet: the run gates alone.
+    rc = run_gitlab_job(run, dict(variables, KILLPOINT_SCENARIOS=correct,
+                                  KILLPOINT_BASELINE_JOB="no-such-job"), fetched, api)
+    check(rc == 0, f"gitlab: a merge request whose target has no results yet exit {rc}, not 0")
 
 
 # --- Installing killpoint from its .deb ----------------------------------------------------

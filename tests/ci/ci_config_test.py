@@ -324,8 +324,9 @@ def test_gitlab(source, killpoint, correct, buggy, tmp):
 # --- Installing killpoint from its .deb ----------------------------------------------------
 
 FAKE_APT = """#!/bin/bash
-# The test's apt-get: "install" unpacks each .deb into $KP_TEST_ROOT (dpkg-deb -x, no root,
-# nothing installed on the machine) and puts its killpoint on the PATH the test gave the job.
+# The test's apt-get: "install" unpacks each .deb file into $KP_TEST_ROOT (dpkg-deb -x, no
+# root, nothing installed on the machine) and puts its killpoint on the PATH the test gave the
+# job; a package named from Debian's archive is taken as there.
 case "$1" in
   update) exit 0 ;;
   install)
@@ -333,7 +334,8 @@ case "$1" in
     for arg; do
       case "$arg" in
         -*) ;;
-        *) dpkg-deb -x "$arg" "$KP_TEST_ROOT" && ln -sf "$KP_TEST_ROOT/usr/bin/killpoint" "$KP_TEST_BIN/killpoint" ;;
+        *.deb) dpkg-deb -x "$arg" "$KP_TEST_ROOT" && ln -sf "$KP_TEST_ROOT/usr/bin/killpoint" "$KP_TEST_BIN/killpoint" ;;
+        *) ;;  # a package of Debian's archive (curl): this machine has what the test needs
       esac
     done ;;
   *) echo "apt-get $*: not played by this test" >&2; exit 2 ;;

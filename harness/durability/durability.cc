@@ -132,7 +132,10 @@ std::string Ext4Loss(const std::string& before, const std::string& after) {
     return "committed before its data was written back: the zero-length file of delayed allocation";
   std::string why = "data not written back before the last journal commit lost";
   if (size_t zeros = NewZeros(before, after)) {
-    why += "; " + std::to_string(zeros) + " zero bytes where the committed size outran the data";
+    why += "; " + std::to_string(zeros) +
+           " bytes inside the committed size read as zeros (the journal recorded the size, set "
+           "by a truncate or by an append inside the last block, before the data was written "
+           "back)";
   }
   return why;
 }

@@ -460,7 +460,8 @@ TEST_F(DurabilityTest, Ext4AppendInsideTheLastBlockComesBackAsZeros) {
   };
   auto changes = Crash(kModelExt4Ordered, {{"log", "abc"}}, append);
   EXPECT_EQ(Read("log"), std::string("abc\0\0\0", 6));
-  EXPECT_THAT(changes, ::testing::Contains(HasSubstr("3 zero bytes")));
+  EXPECT_THAT(changes,
+              ::testing::Contains(HasSubstr("3 bytes inside the committed size read as zeros")));
   Crash(kModelPower, {{"log", "abc"}}, append);
   EXPECT_EQ(Read("log"), "abc");
   // A file ending on a block boundary: the append needs a new block, delayed, so cut.
@@ -474,6 +475,29 @@ TEST_F(DurabilityTest, Ext4AppendInsideTheLastBlockComesBackAsZeros) {
     Op("fdatasync:log");
   });
   EXPECT_EQ(Read("log"), "abcdef");
+}
+
+TEST_F(DurabilityTest, Ext4WriteIntoAFileATruncateExtendedKeepsItsSizeAndLosesTheData) {
+  // ftruncate grows the file (a committed size), a write lands past the first block, some
+  // other fsync commits: the size stays, the data reads as zeros. The line must not say the
+  // size grew: it was the same before the crash and after.
+  auto changes = Crash(kModelExt4Ordered, {{"data", "abc"}}, [&] {
+    Op("truncate:data");
+    fs::resize_file(work_ / "data", 8192);
+    Op("write:data");
+    std::fstream out(work_ / "data", std::ios::binary | std::ios::in | std::ios::out);
+    out.seekp(5000);
+    out << "xyz";
+    out.close();
+    SyncAnotherFile();
+  });
+  std::string expected("abc");
+  expected.resize(8192, '\0');
+  EXPECT_EQ(Read("data"), expected);
+  EXPECT_THAT(changes, ::testing::Contains(::testing::AllOf(
+                           HasSubstr("data: 8192 bytes before the crash, 8192 after"),
+                           HasSubstr("3 bytes inside the committed size read as zeros"))));
+  EXPECT_THAT(changes, ::testing::Not(::testing::Contains(HasSubstr("outran"))));
 }
 
 TEST_F(DurabilityTest, Ext4CommitsEveryNameOperationSoFarAtAnyFsync) {

@@ -54,7 +54,12 @@ class PosixControlChannel : public ControlChannel {
 
   bool WaitIdle(std::chrono::milliseconds timeout) override {
     std::unique_lock lock(idle_mu_);
-    return idle_cv_.wait_for(lock, timeout, [&] { return open_ == 0 && !PendingConnection(); });
+    // The backlog first, the count next, as in Reset: a connection is counted before accept4
+    // takes it from the backlog, so no connection slips between the two looks. (A count the
+    // loop copied at the end of its pass was stale between an accept and that end: a job that
+    // had reported and exited read as idle, and its reports were lost to its attempt.)
+    return idle_cv_.wait_for(lock, timeout,
+                             [&] { return !PendingConnection() && connections_open_.load() == 0; });
   }
 
   void Answer(uint64_t connection, HitAnswer answer) override {
@@ -87,8 +92,7 @@ class PosixControlChannel : public ControlChannel {
         ApplyReset();  // after the read: a Reset that wrote since wakes the next pass
         SendHeldAnswers();
       }
-      std::lock_guard lock(idle_mu_);
-      open_ = clients_.size();
+      std::lock_guard lock(idle_mu_);  // a waiter checks under it: no wake-up is lost
       idle_cv_.notify_all();
     }
   }
@@ -248,7 +252,6 @@ class PosixControlChannel : public ControlChannel {
   std::vector<std::pair<uint64_t, HitAnswer>> answers_;  // guarded by answers_mu_
   std::mutex idle_mu_;
   std::condition_variable idle_cv_;
-  size_t open_ = 0;  // clients_.size() after the loop's last pass; guarded by idle_mu_
   std::thread thread_;
 };
 

@@ -44,6 +44,8 @@ struct ChildSetup : bp::extend::handler {
   pid_t parent;              // the harness, before the vfork
   const sigset_t* job_mask;  // the spawning thread's mask, which the job starts with
   int cgroup_procs;          // the run's cgroup.procs (job_cgroup.h), -1: none
+  const std::string*
+      cwd;  // the job's working folder (empty: the harness's): entered, or the child fails
 
   template <class Executor>
   void on_setup(Executor& e) const {
@@ -63,6 +65,19 @@ struct ChildSetup : bp::extend::handler {
     if (::getppid() != parent) ::_exit(127);
     ::dup2(stdout_fd, STDOUT_FILENO);  // the pipes' own fds are close-on-exec
     ::dup2(stderr_fd, STDERR_FILENO);
+    // Boost's start_dir ignores chdir's failure, and the job then ran in the harness's own
+    // folder (a job that deleted its sandbox wrote its retry's files there, issue 34). The
+    // attempt fails as such instead: exit 127, the reason on its stderr.
+    if (!cwd->empty() && ::chdir(cwd->c_str()) != 0) {
+      const char* why = ::strerrordesc_np(errno);
+      constexpr char kPrefix[] = "killpoint: cannot enter the job's working folder ";
+      (void)!::write(STDERR_FILENO, kPrefix, sizeof kPrefix - 1);
+      (void)!::write(STDERR_FILENO, cwd->data(), cwd->size());
+      (void)!::write(STDERR_FILENO, ": ", 2);
+      if (why) (void)!::write(STDERR_FILENO, why, std::strlen(why));
+      (void)!::write(STDERR_FILENO, "\n", 1);
+      ::_exit(127);
+    }
     // Nothing else of the harness reaches the job: with parallel trials another thread may
     // have opened a descriptor without O_CLOEXEC (a library's) just before this fork. Marked
     // close-on-exec rather than closed, so that Boost's exec-error pipe still works. ENOSYS
@@ -313,8 +328,8 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
   std::unique_lock spawning(g_spawn_mu);
   std::optional<SignalsBlocked> blocked(std::in_place);
   ++g_jobs;  // from here until the PosixProcess is destroyed, or the spawn failed
-  bp::child child(exe, bp::args(args), bp::start_dir(r.cwd.string()), bp::std_in < bp::null,
-                  bp::posix::use_vfork,
+  std::string cwd = r.cwd.string();
+  bp::child child(exe, bp::args(args), bp::std_in < bp::null, bp::posix::use_vfork,
                   ChildSetup{{},
                              out.value().write_end(),
                              err.value().write_end(),
@@ -322,7 +337,8 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
                              env.envp(),
                              ::getpid(),
                              blocked->old(),
-                             JobCgroupProcsFd()},
+                             JobCgroupProcsFd(),
+                             &cwd},
                   ec);
   blocked.reset();
   spawning.unlock();  // vfork: the child has exec'd (or failed to) by now

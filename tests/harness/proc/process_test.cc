@@ -77,6 +77,22 @@ TEST_F(ProcessTest, KillGroupEndsTheJobWithSigkill) {
   EXPECT_EQ(s.signal, SIGKILL);
 }
 
+// A job that deleted its sandbox: the next attempt must fail as such, never run in the
+// harness's own folder (Boost's start_dir ignored chdir's failure, issue 34).
+TEST_F(ProcessTest, AWorkingFolderThatCannotBeEnteredFailsTheJob) {
+  SpawnRequest r = Shell("pwd; touch written-here");
+  r.cwd = dir_ / "gone";
+  auto p = Spawn(r);
+  ASSERT_TRUE(p) << p.error().message;
+  ExitStatus s = p.value()->Wait(10s);
+  EXPECT_TRUE(s.exited);
+  EXPECT_EQ(s.code, 127);
+  EXPECT_EQ(Read("out"), "");
+  EXPECT_EQ(Read("err"), "killpoint: cannot enter the job's working folder " +
+                             (dir_ / "gone").string() + ": No such file or directory\n");
+  EXPECT_FALSE(fs::exists(fs::current_path() / "written-here"));
+}
+
 TEST_F(ProcessTest, RejectsAMissingProgramClearly) {
   auto p = Spawn({{"/no/such/job"}, {}, dir_, dir_ / "out", dir_ / "err"});
   ASSERT_FALSE(p);

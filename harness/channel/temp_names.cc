@@ -36,7 +36,7 @@ std::string TempNames::Rename(const std::string& point, bool excl, bool one_way)
   std::string op(SyscallOp(point));
   if (op.empty()) return point;
   std::string path = point.substr(op.size() + 1);
-  if (op == "open" && excl) {
+  if (op == "open" && excl && !keep_.count(path)) {
     size_t slash = path.rfind('/');
     std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
     alias_[path] = dir + "<tmp" + std::to_string(++created_) + ">";

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace killpoint {
@@ -23,6 +24,11 @@ class TempNames {
   // falls back on the aliases that ended, where a HIT, always on time, never does, but for an
   // unlink: a cleanup of the old path after the rename (Go's deferred os.Remove) keeps it too.
   std::string Rename(const std::string& point, bool excl, bool one_way = false);
+  // Paths (relative to the sandbox) the scenario names as the job's own (check.state_file,
+  // check.db and SQLite's files beside it): never aliased, whoever creates them. GNU cp
+  // creates a missing destination with O_EXCL, so a state file copied into place looked
+  // temporary, and the models' rollbacks and the hints lost its name (issue 33).
+  void Keep(std::set<std::string> paths) { keep_ = std::move(paths); }
   // A new attempt: its files are numbered from <tmp1> again. The aliases of the attempts
   // before are kept for Known.
   void Clear();
@@ -37,6 +43,7 @@ class TempNames {
   std::map<std::string, std::string> alias_;  // real sandbox path -> "dir/<tmpN>"
   std::map<std::string, std::string> ended_;  // renamed away or unlinked: for late SEEN lines
   std::map<std::string, std::string> past_;   // the earlier attempts' aliases, for Known
+  std::set<std::string> keep_;                // Keep's paths
   int created_ = 0;
 };
 

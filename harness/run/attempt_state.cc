@@ -69,6 +69,11 @@ void AttemptState::SetOutsidePlaces(OutsidePlaces places) {
   places_ = std::move(places);
 }
 
+void AttemptState::KeepNames(std::set<std::string> paths) {
+  std::lock_guard lock(mu_);
+  temp_names_.Keep(std::move(paths));
+}
+
 bool AttemptState::Finish() {
   std::lock_guard lock(mu_);
   // Before the points passed, which a counterexample's history rebuilds right before the exit

@@ -52,6 +52,9 @@ class AttemptState {
   // Where the trial's sandbox and the temporary folders are, to name the writes outside the
   // sandbox (channel/outside_path.h). Before the first attempt.
   void SetOutsidePlaces(OutsidePlaces places);
+  // The sandbox paths the scenario names as the job's state: never temporary (TempNames::Keep).
+  // Before the first attempt.
+  void KeepNames(std::set<std::string> paths);
   // Detaches the process and records the points passed one way and the writes outside the
   // sandbox (an outside_writes event); returns whether the planned kill happened. Call it once
   // the control channel is idle (ControlChannel::WaitIdle).

@@ -70,6 +70,9 @@ class TrialDriver {
         attempt_(&history_, s.UsesShim() ? &durability_ : nullptr),
         services_(services) {
     attempt_.SetOutsidePlaces(OutsidePlacesOf());
+    std::set<std::string> own = {s.check.db, s.check.db + "-journal", s.check.db + "-wal"};
+    if (!s.check.state_file.empty()) own.insert(s.check.state_file);
+    attempt_.KeepNames(std::move(own));
   }
 
   // Whatever way Run returned: the services let go of this trial before its history goes.

@@ -2,7 +2,8 @@
 # Runs the foreign corpus (tests/foreign/scenarios) through killpoint and prints one row per
 # scenario: trials, kills fired of those planned, the models they ran under, the exit code, the
 # must-hold invariants violated (in how many trials, by model), what expected.tsv expects,
-# OK or WRONG and the row's class (right, false-alarm, silent-pass, missed, error: summarize.py).
+# OK or WRONG and the row's class (right, false-alarm, false-hint, silent-pass, missed, error:
+# summarize.py).
 # A correct form must exit 0 with nothing violated; a buggy form must exit 1 naming
 # no_double_publish, and nothing but what its bug can break too (expected.tsv). A scenario
 # whose job is not built (no go, no rustc, no python3-lmdb) is SKIPPED, not counted.
@@ -88,7 +89,7 @@ while IFS=$'\t' read -r stem want_exits must_break _models also; do
 done < "$here/expected.tsv"
 
 column -t -s $'\t' "$out/table.tsv"
-for class in right false-alarm silent-pass missed error; do
+for class in right false-alarm false-hint silent-pass missed error; do
   printf '%s %s  ' "$class" "$(awk -F'\t' -v c="$class" 'NR > 1 && $9 == c' "$out/table.tsv" | wc -l)"
 done
 echo

@@ -13,6 +13,12 @@ under which models), the expectation, OK or WRONG, and the row's class:
                allows it
   false-alarm  a correct form failed, or a buggy form was caught but also accused of
                breaking an invariant its bug cannot break
+  false-hint   the verdict is right but a fix hint is not (every job here is an at-most-once
+               export: it marks the date sent, then POSTs). A correct form's hint blames its
+               save ("never made durable", "never fsync'ed", "fsync the", "in place",
+               "synchronous="); a buggy form's says the date was "delivered again" for want
+               of a record, where its record was lost; or a buggy form whose scenario names
+               check.state_file has no hint naming that file on MUST_BREAK
   silent-pass  a buggy form passed (exit 0): a CI gate would let it through
   missed       a buggy form failed for another reason than its bug (MUST_BREAK held), or was
                not exercised (exit 4) where that is not allowed; a correct form not exercised
@@ -23,6 +29,7 @@ Exit status 0 for right, 1 otherwise."""
 import collections
 import json
 import os
+import re
 import sys
 
 out, stem, code, want_exits, must_break, also = sys.argv[1:7]
@@ -55,6 +62,27 @@ if os.path.exists(results):
                     if e.get("type") == "kill":
                         models[e.get("data", {}).get("model", "?")] += 1
 
+# The fix hints of every example, by invariant, and the state file the scenario names.
+hints = collections.defaultdict(list)
+state_file = ""
+if os.path.exists(results):
+    for sc in run.get("scenarios", []):
+        for inv in sc.get("invariants", []):
+            hints[inv["name"]] += [x.get("hint", "") for x in inv.get("examples", [])]
+        try:
+            with open(sc.get("file", "")) as f:
+                state_file = json.load(f).get("check", {}).get("state_file", "")
+        except (OSError, ValueError):
+            pass
+BLAMES_SAVE = re.compile(r"never made durable|never fsync'ed|fsync the|in place|synchronous=")
+false_hints = []
+if must_break == "-":
+    false_hints = [h for hs in hints.values() for h in hs if BLAMES_SAVE.search(h)]
+else:
+    false_hints = [h for hs in hints.values() for h in hs if "delivered it again" in h]
+    if code == 1 and state_file and not any(state_file in h for h in hints.get(must_break, [])):
+        false_hints.append(f"no hint on {must_break} names {state_file}")
+
 names = set(violated)
 if code in (2, 3) and code not in want:
     klass = "error"
@@ -69,6 +97,8 @@ elif code == 0:
     klass = "silent-pass"
 else:
     klass = "missed"
+if klass == "right" and false_hints:
+    klass = "false-hint"
 
 expected = f"exit {want_exits}" + ("" if must_break == "-" else f" {must_break}")
 shown = []
@@ -79,4 +109,6 @@ row = [stem, str(trials), f"{fired}/{planned}",
        ",".join(f"{m}:{n}" for m, n in sorted(models.items())) or "-", str(code),
        " ".join(shown) or "-", expected, "OK" if klass == "right" else "WRONG", klass]
 print("\t".join(row))
+for h in false_hints[:3]:
+    print(f"{stem}: false hint: {h[:300]}", file=sys.stderr)
 sys.exit(0 if klass == "right" else 1)

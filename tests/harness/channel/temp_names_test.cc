@@ -94,5 +94,22 @@ TEST(TempNames, KnowsAnAliasAfterItsRenameAndAcrossAttempts) {
   EXPECT_EQ(names.Known("state.json"), "state.json");
 }
 
+// cp creates a missing destination with O_EXCL: the state file the scenario names keeps its
+// name, in points and in what the models report, while an unnamed exclusive create is still
+// a temporary file.
+TEST(TempNames, TheScenariosStateFileIsNeverTemporary) {
+  TempNames names;
+  names.Keep({"sent.json"});
+  EXPECT_EQ(Names(names, {{"open:sent.json.tmp", false},
+                          {"open:sent.json", true},
+                          {"close:sent.json", false},
+                          {"open:other.json", true}}),
+            (std::vector<std::string>{"open:sent.json.tmp", "open:sent.json", "close:sent.json",
+                                      "open:<tmp1>"}));
+  names.Clear();
+  EXPECT_EQ(names.Known("sent.json"), "sent.json");
+  EXPECT_EQ(names.Known("other.json"), "<tmp1>");
+}
+
 }  // namespace
 }  // namespace killpoint

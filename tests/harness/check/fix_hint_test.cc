@@ -58,12 +58,84 @@ TEST(FixHint, ARenameWhoseFolderWasNeverFsyncedNamesTheRenameAndTheSaveRecipes) 
 
 TEST(FixHint, WritesNeverFsyncedBeforeTheRename) {
   std::vector<Event> events = {
+      HintEv("failpoint", 1, {{"point", "write:state.json.tmp"}}),
+      HintEv("failpoint", 1, {{"point", "rename:state.json.tmp:state.json"}}),
       HintKill(1, "after_rename", "power"), HintExit(1, 137),
       HintRollback(1, "state.json: 40 bytes before the crash, 0 after (un-synced writes lost)")};
   std::string hint = Hint("state_readable", events);
   EXPECT_THAT(hint, HasSubstr("undid writes to state.json that were never made durable (40 bytes "
                               "before the crash, 0 after (un-synced writes lost))"));
   EXPECT_THAT(hint, HasSubstr("fsync the new file before renaming it into place"));
+  // Without file operations in the history, how the job saved is not known: no recipe assumed.
+  events.erase(events.begin(), events.begin() + 2);
+  hint = Hint("state_readable", events);
+  EXPECT_THAT(hint, HasSubstr("make them durable (fsync) before the job acts on them"));
+  EXPECT_THAT(hint, ::testing::Not(HasSubstr("fsync the new file before renaming it into place")));
+}
+
+// Stores through a mapping (or writes in place) never synced: the fix is msync(MS_SYNC) or
+// fsync, not "before renaming" a file the job never renamed (issue 33, the foreign mmap job).
+TEST(FixHint, WritesMadeInPlaceNeverSynced) {
+  std::vector<Event> events = {
+      HintEv("failpoint", 1, {{"point", "open:state.json"}}),
+      HintEv("failpoint", 1, {{"point", "close:state.json"}}),
+      HintKill(1, "downstream:/publish:after_commit", "power"),
+      HintExit(1, 137),
+      HintRollback(1,
+                   "state.json: 4096 bytes before the crash, 4096 after (un-synced writes "
+                   "lost)"),
+      HintPublish(1),
+      HintPublish(2),
+      HintExit(2, 0)};
+  std::string hint = Hint("no_double_publish", events);
+  EXPECT_THAT(hint, HasSubstr("that the job made in place and never made durable"));
+  EXPECT_THAT(hint, HasSubstr("msync(MS_SYNC) for a mapping"));
+  EXPECT_THAT(hint, ::testing::Not(HasSubstr("before renaming it into place")));
+}
+
+// The first date's save was rolled back and its retry delivered it once, as it should; the
+// second date was lost because the job marks it done before delivering. The hint names the
+// second date's cause, never the first date's harmless rollback (issue 33: a correct O_SYNC
+// job was told its folder was never fsync'ed).
+TEST(FixHint, ARollbackOnAnotherDateIsNoCause) {
+  auto on = [](Event e, const std::string& date) {
+    e.biz_date = date;
+    if (e.data.contains("biz_date")) e.data["biz_date"] = date;
+    return e;
+  };
+  std::vector<Event> events = {
+      on(HintEv("failpoint", 1, {{"point", "rename:state.json.tmp:state.json"}}), "2026-11-01"),
+      on(HintKill(1, "rename:state.json.tmp:state.json", "ext4-ordered"), "2026-11-01"),
+      on(HintExit(1, 137), "2026-11-01"),
+      on(HintRollback(1,
+                      "state.json: its name was never committed to the journal (no fsync "
+                      "since it was created or renamed), gone"),
+         "2026-11-01"),
+      on(HintPublish(2), "2026-11-01"),
+      on(HintExit(2, 0), "2026-11-01"),
+      on(HintKill(1, "close:.", "ext4-ordered"), "2026-11-02"),
+      on(HintExit(1, 137), "2026-11-02"),
+      on(HintExit(2, 0), "2026-11-02")};
+  std::string hint = Hint("no_loss", events);
+  EXPECT_THAT(hint, HasSubstr("attempt 1 of 2026-11-02 was killed at close:. before delivering"));
+  EXPECT_THAT(hint, ::testing::Not(HasSubstr("folder was never fsync'ed")));
+  // The same date: attempt 1's save was rolled back and redone by attempt 2, whose kill after
+  // the save made the loss; attempt 3 exited 0. The hint names attempt 2, and no rollback.
+  std::vector<Event> same = {
+      HintKill(1, "fsync:.", "torn"),
+      HintExit(1, 137),
+      HintRollback(1,
+                   "state.json: its name was never made durable (no fsync of its directory), "
+                   "gone"),
+      HintEv("failpoint", 2, {{"point", "rename:state.json.tmp:state.json"}}),
+      HintKill(2, "close:.", "torn"),
+      HintExit(2, 137),
+      HintExit(3, 0)};
+  hint = Hint("no_loss", same);
+  EXPECT_THAT(hint, HasSubstr("attempt 2 of 2026-11-01 was killed at close:. before delivering "
+                              "it, and attempt 3 of 2026-11-01 exited 0"));
+  // A state check still sees every date's rollback.
+  EXPECT_THAT(Hint("state_readable", events), HasSubstr("folder was never fsync'ed"));
 }
 
 TEST(FixHint, AStateFileTornInPlace) {
@@ -88,6 +160,20 @@ TEST(FixHint, PublishedAgainAfterAKillBetweenDeliveryAndRecord) {
                               "2026-11-01 delivered it again without asking the downstream"));
   EXPECT_THAT(hint, HasSubstr("Side effects: the order decides the failure"));
   EXPECT_EQ(Hint("one_delivery_per_key", events), hint);
+  // A crash that undid a file the job keeps, in a scenario that names no state file (an LMDB
+  // store), may have undone its record: "before it recorded" is no longer what the history
+  // shows. A temporary file or SQLite's -shm holds no record.
+  std::vector<Event> rolled = events;
+  rolled.insert(rolled.begin() + 3,
+                HintRollback(1,
+                             "sent.lmdb/data.mdb: 8192 bytes before the crash, 8192 after "
+                             "(un-synced writes lost)"));
+  const CheckParams kNoStateFile = {"settle.db", ""};
+  EXPECT_EQ(Hint("no_double_publish", rolled, kNoStateFile), "");
+  rolled[3] = HintRollback(1,
+                           "<tmp1>: its name was never made durable (no fsync of its "
+                           "directory), gone");
+  EXPECT_EQ(Hint("no_double_publish", rolled, kNoStateFile), hint);
   // The retry asked the downstream first: another cause, no hint.
   events.insert(events.begin() + 3, HintEv("query", 2, {{"key", "k"}, {"count", 0}}));
   EXPECT_EQ(Hint("no_double_publish", events), "");
@@ -164,8 +250,41 @@ TEST(FixHint, ALostCommitOfTheDatabaseNamesItsSynchronousSetting) {
                 "ledger.db-wal: 8272 bytes before the crash, 32 after (un-synced writes lost)"}}})};
   std::string hint = Hint("commits_survive", events);
   EXPECT_THAT(hint, HasSubstr("undid a commit of ledger.db (ledger.db-wal: 8272 bytes"));
+  EXPECT_THAT(hint, HasSubstr("the WAL was not synced when the transaction committed"));
   EXPECT_THAT(hint, HasSubstr("PRAGMA synchronous=FULL"));
   EXPECT_THAT(hint, ::testing::Not(HasSubstr("-shm")));
+}
+
+// DELETE mode at synchronous=FULL loses a commit when the journal's unlink is undone: telling
+// that job to "set synchronous=FULL" would be false; EXTRA syncs the folder after the unlink.
+TEST(FixHint, AJournalBackFromTheDeadNamesExtraNotFull) {
+  std::vector<Event> events = {
+      HintKill(1, "close:ledger.db", "power"), HintExit(1, 137),
+      HintRollback(1,
+                   "ledger.db-journal: back with 12824 bytes (its removal or replacement was never "
+                   "made durable)")};
+  std::string hint = Hint("commits_survive", events);
+  EXPECT_THAT(hint, HasSubstr("never fsync'ed the folder"));
+  EXPECT_THAT(hint, HasSubstr("PRAGMA synchronous=EXTRA"));
+  EXPECT_THAT(hint, ::testing::Not(HasSubstr("Set PRAGMA synchronous=FULL")));
+  // The database's own writes lost, in DELETE mode at OFF: FULL is the fix.
+  events[2] = HintRollback(1,
+                           "ledger.db: 12288 bytes before the crash, 12288 after (un-synced "
+                           "writes lost)");
+  EXPECT_THAT(Hint("commits_survive", events), HasSubstr("synchronous=OFF syncs nothing"));
+}
+
+// A date the scheduler fired twice has two attempt 1s: the hint tells them apart.
+TEST(FixHint, TheSecondRunOfADateIsNamed) {
+  Event first = HintPublish(1);
+  Event kill = HintKill(1, "after_publish");
+  Event exit = HintExit(1, 137);
+  for (Event* e : {&first, &kill, &exit}) e->trigger = 1;
+  Event again = HintPublish(1);
+  again.trigger = 2;
+  std::string hint = Hint("no_double_publish", {first, kill, exit, again});
+  EXPECT_THAT(hint, HasSubstr("attempt 1 of 2026-11-01 delivered it"));
+  EXPECT_THAT(hint, HasSubstr("attempt 1 of 2026-11-01 (its run 2) delivered it again"));
 }
 
 // A kill right after open(..., "w") of the state truncated it: the in-place hint.

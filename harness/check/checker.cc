@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "check/fix_hint.h"
+#include "util/path_probe.h"
 #include "util/printable.h"
 
 namespace killpoint {
@@ -15,8 +16,30 @@ std::vector<std::string> CheckInput::Dates() const {
   return out;
 }
 
+void ThrowUnlessSqliteCanOpen(const std::filesystem::path& file) {
+  // SQLite opens the database, and its -journal, -wal and -shm beside it by name, following
+  // symlinks: each must be a regular file, or absent but the database itself. A FIFO would
+  // block SQLite's open for ever; a loop, a dangling link or a folder fails here with its
+  // reason rather than in SQLite's "unable to open database file".
+  for (const char* side : {"", "-journal", "-wal", "-shm"}) {
+    std::filesystem::path path = file;
+    path += side;
+    Result<bool> present = Present(path);
+    if (!present) throw SQLite::Exception(present.error().message);
+    if (!present.value() && *side) continue;
+    std::error_code ec;
+    std::filesystem::file_status st = std::filesystem::status(path, ec);
+    if (ec) throw SQLite::Exception("cannot open " + path.string() + ": " + ec.message());
+    if (!std::filesystem::is_regular_file(st))
+      throw SQLite::Exception("cannot open " + path.string() + ": it is not a regular file");
+  }
+}
+
 std::optional<SQLite::Database> OpenJobDatabase(const std::filesystem::path& file) {
-  if (!std::filesystem::exists(file)) return std::nullopt;
+  Result<bool> present = Present(file);
+  if (!present) throw SQLite::Exception(present.error().message);
+  if (!present.value()) return std::nullopt;
+  ThrowUnlessSqliteCanOpen(file);
   return SQLite::Database(file.string(), SQLite::OPEN_READWRITE);
 }
 

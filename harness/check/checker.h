@@ -51,8 +51,12 @@ Error Misconfigured(const CheckInput& in, const std::string& field, const std::s
 // one the job never writes.
 bool LastAttemptSucceeded(const CheckInput& in);
 
-// Opens a database as the job's next start would (see above). Throws SQLite::Exception.
+// Opens a database as the job's next start would (see above); nullopt when there is none.
+// Throws SQLite::Exception, also when the database or a -journal, -wal or -shm beside it is
+// not a regular file (a FIFO would block SQLite's open; issue 34).
 std::optional<SQLite::Database> OpenJobDatabase(const std::filesystem::path& file);
+// The same test for a database about to be ATTACHed: throws SQLite::Exception.
+void ThrowUnlessSqliteCanOpen(const std::filesystem::path& file);
 
 using Checkers = std::map<std::string, Checker>;
 

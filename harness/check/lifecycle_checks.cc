@@ -5,6 +5,7 @@
 
 #include "check/checker.h"
 #include "util/atomic_file.h"
+#include "util/path_probe.h"
 #include "util/printable.h"
 
 namespace killpoint {
@@ -33,7 +34,9 @@ std::string StderrLine(std::string s) {
 std::optional<std::string> StateFileProblem(const CheckInput& in) {
   if (in.scenario.check.state_file.empty()) return std::nullopt;
   fs::path state = in.workdir / in.scenario.check.state_file;
-  if (!fs::exists(state)) return std::nullopt;
+  Result<bool> present = Present(state);
+  if (!present) return present.error().message;
+  if (!present.value()) return std::nullopt;
   auto text = ReadFile(state);
   if (!text) return text.error().message;
   auto parsed = nlohmann::json::parse(text.value(), nullptr, false);

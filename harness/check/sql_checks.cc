@@ -56,6 +56,7 @@ Verdict RunSqlCheck(const std::string& name, const SqlCheck& check,
         return Verdict::Violated(
             name, file + " does not exist, so the check cannot hold (" + check.says + ")");
       }
+      ThrowUnlessSqliteCanOpen(workdir / file);
       SQLite::Statement attach(*db, "ATTACH DATABASE ? AS \"" + alias + "\"");
       attach.bind(1, (workdir / file).string());
       attach.exec();

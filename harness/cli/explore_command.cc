@@ -12,6 +12,7 @@
 #include "proc/interrupt.h"
 #include "proc/orphan_guard.h"
 #include "results/layout.h"
+#include "results/output_lock.h"
 #include "run/sandbox.h"
 #include "scenario/scenario_parser.h"
 #include "suite/suite.h"
@@ -94,6 +95,8 @@ int Execute(const ExploreArgs& a) {
   }
   auto text = ReadFile(s.file);
   if (!text) return Report(text.error());
+  auto lock = OutputLock::Take(a.out, "killpoint explore");
+  if (!lock) return Report(lock.error());
   // Before any thread, as `killpoint run` (docs/hardening.md "The harness interrupted"): the
   // guard kills what the jobs left if the explorer dies, the handlers stop it cleanly.
   if (Status st = StartOrphanGuard(); !st) return Report(st.error());

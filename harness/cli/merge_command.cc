@@ -14,6 +14,7 @@
 #include "reports/terminal.h"
 #include "reports/terminal_table.h"
 #include "results/layout.h"
+#include "results/output_lock.h"
 #include "suite/merge.h"
 
 namespace killpoint {
@@ -33,6 +34,8 @@ int Execute(const MergeArgs& a) {
   std::vector<fs::path> dirs(a.shards.begin(), a.shards.end());
   auto baseline = BaselineOption(a.baseline, a.fail_on);
   if (!baseline) return Report(baseline.error());
+  auto lock = OutputLock::Take(a.out, "killpoint merge");
+  if (!lock) return Report(lock.error());
   auto merged = MergeShards(dirs, a.out);
   if (!merged) return Report(merged.error());
   // The reports, as `killpoint run` writes them into its output folder.

@@ -23,6 +23,7 @@
 #include "reports/terminal.h"
 #include "reports/terminal_table.h"
 #include "results/layout.h"
+#include "results/output_lock.h"
 #include "scenario/scenario_parser.h"
 #include "suite/shard.h"
 #include "suite/suite.h"
@@ -137,6 +138,9 @@ int Execute(const RunArgs& a) {
   if (a.resume && a.trial)
     return Report(
         Error::BadInput("--resume and --trial cannot be combined: --trial makes one trial"));
+  // Held until the reports are written: a second command into OUT exits 2 naming this one.
+  auto lock = OutputLock::Take(a.out, "killpoint run");
+  if (!lock) return Report(lock.error());
   // Before any thread: the guard is forked, and threads inherit the signal handling.
   if (Status s = StartOrphanGuard(); !s) return Report(s.error());
   InstallInterruptHandlers();

@@ -2,6 +2,7 @@
 
 #include "check/checker.h"
 #include "util/atomic_file.h"
+#include "util/path_probe.h"
 
 namespace killpoint {
 namespace {
@@ -18,10 +19,6 @@ nlohmann::json ColumnValue(const SQLite::Column& c) {
 
 nlohmann::json Database(const std::filesystem::path& file) {
   nlohmann::json out = {{"file", file.filename().string()}};
-  if (!std::filesystem::exists(file)) {
-    out["missing"] = true;
-    return out;
-  }
   try {
     auto db = OpenJobDatabase(file);
     if (!db) {
@@ -61,7 +58,12 @@ nlohmann::json Database(const std::filesystem::path& file) {
 
 nlohmann::json StateFile(const std::filesystem::path& file) {
   nlohmann::json out = {{"file", file.filename().string()}};
-  if (!std::filesystem::exists(file)) {
+  Result<bool> present = Present(file);
+  if (!present) {
+    out["error"] = present.error().message;
+    return out;
+  }
+  if (!present.value()) {
     out["missing"] = true;
     return out;
   }

@@ -168,7 +168,7 @@ Result<ExploreOutcome> Explore(const Scenario& s, const ExploreOptions& o) {
   if (std::any_of(s.failpoints.begin(), s.failpoints.end(), IsPointPattern)) {
     auto points = DiscoverPoints(s, "", o.trial);
     if (!points) return points.error();
-    discovered = std::move(points.value());
+    discovered = KillablePoints(s, std::move(points.value()));
   }
   Search search(s, o);
   rc::detail::TestParams params;

@@ -6,6 +6,7 @@ namespace fs = std::filesystem;
 
 fs::path ResultsFile(const fs::path& out) { return out / "results.json"; }
 fs::path RunManifestFile(const fs::path& out) { return out / "run.json"; }
+fs::path LockFile(const fs::path& out) { return out / ".killpoint.lock"; }
 fs::path DiffFile(const fs::path& out) { return out / "diff.json"; }
 fs::path ScenarioDir(const fs::path& out, const std::string& scenario_name) {
   return out / Slug(scenario_name);

@@ -2,6 +2,7 @@
 //
 //   OUT/results.json                     the results (results.h), written last, atomically
 //   OUT/run.json                         the run's options, for --resume (suite/run_manifest.h)
+//   OUT/.killpoint.lock                  held while a command writes OUT (output_lock.h)
 //   OUT/<slug>/trials.jsonl              per scenario: a line per finished trial (journal.h)
 //   OUT/<slug>/history.jsonl             per scenario: each finished trial's events
 //   OUT/<slug>/counterexamples/          per scenario: trial-N-INVARIANT.json,
@@ -18,6 +19,7 @@ namespace killpoint {
 
 std::filesystem::path ResultsFile(const std::filesystem::path& out);
 std::filesystem::path RunManifestFile(const std::filesystem::path& out);
+std::filesystem::path LockFile(const std::filesystem::path& out);
 // OUT/diff.json: the run against its baseline (diff.h), written by `run --baseline`.
 std::filesystem::path DiffFile(const std::filesystem::path& out);
 // OUT/<slug>: the folder of one scenario's journals and counterexamples (Slug).

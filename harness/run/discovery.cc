@@ -56,6 +56,12 @@ Result<std::vector<CrashPoint>> DiscoverPoints(Scenario s, std::string date,
   return std::move(found.value().front().points);
 }
 
+std::vector<CrashPoint> KillablePoints(const Scenario& scenario, std::vector<CrashPoint> points) {
+  if (scenario.UsesShim()) return points;
+  std::erase_if(points, [](const CrashPoint& p) { return IsSyscallPoint(p.name); });
+  return points;
+}
+
 Result<std::vector<DatePoints>> DiscoverEveryDate(Scenario s, const TrialOptions& options) {
   std::vector<std::string> dates = s.dates;
   return Discover(std::move(s), dates, options);

@@ -23,4 +23,10 @@ Result<std::vector<CrashPoint>> DiscoverPoints(Scenario scenario, std::string da
 // ran (a job whose second date takes another path than its first shows it here).
 Result<std::vector<DatePoints>> DiscoverEveryDate(Scenario scenario, const TrialOptions& options);
 
+// The points a trial of `scenario` can be killed at. Discovery always loads the shim (to list
+// every point), but a scenario that does not (Scenario::UsesShim: no syscall point named, no
+// model but process) runs its trials without it, where no syscall point fires: a pattern such
+// as "*" must not plan one (issue 34: every such trial was "not exercised").
+std::vector<CrashPoint> KillablePoints(const Scenario& scenario, std::vector<CrashPoint> points);
+
 }  // namespace killpoint

@@ -442,7 +442,8 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
     if (!points) return points.error();
     auto again = DiscoverPoints(s, "", to);  // the names that change: planned by their shape
     if (!again) return again.error();
-    discovered = PlanUnstableNamesByShape(points.value(), again.value(), &result.renamed);
+    discovered =
+        KillablePoints(s, PlanUnstableNamesByShape(points.value(), again.value(), &result.renamed));
     // Patterns that match no point the job passes: no trial can kill where the scenario says.
     if (discovered.empty()) result.exercise.no_points = true;
   }
@@ -474,7 +475,11 @@ Status RunScenario(const Scenario& s, const SuiteOptions& o, const TrialOptions&
 bool NothingToResume(const fs::path& out) {
   std::error_code ec;
   if (!fs::exists(out, ec)) return !ec;
-  return fs::is_directory(out, ec) && fs::is_empty(out, ec);
+  if (!fs::is_directory(out, ec)) return false;
+  for (fs::directory_iterator it(out, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path() != LockFile(out)) return false;  // the lock the command itself holds
+  }
+  return !ec;
 }
 
 // Writes OUT/run.json for a new run, or checks it for --resume (then the run keeps its start).

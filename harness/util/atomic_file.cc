@@ -1,6 +1,7 @@
 #include "util/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -79,14 +80,36 @@ Status AppendDurably(const std::filesystem::path& path, std::string_view content
 }
 
 Result<std::string> ReadFile(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    return Error::BadInput("cannot read " + path.string() + ": it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::BadInput("cannot read " + path.string() + ": " + std::strerror(errno));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  // O_NONBLOCK: a FIFO (a job may leave one where its state was) opens at once rather than
+  // waiting for a writer, and is refused below; a regular file ignores the flag.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return Error::BadInput(Describe("cannot read", path));
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    std::string what = S_ISDIR(st.st_mode)                          ? "a directory, "
+                       : S_ISFIFO(st.st_mode)                       ? "a FIFO, "
+                       : S_ISSOCK(st.st_mode)                       ? "a socket, "
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device, "
+                                                                    : "";
+    ::close(fd);
+    return Error::BadInput("cannot read " + path.string() + ": it is " + what +
+                           "not a regular file");
+  }
+  std::string out;
+  char chunk[64 * 1024];
+  for (;;) {
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      std::string error = Describe("cannot read", path);
+      ::close(fd);
+      return Error::BadInput(error);
+    }
+    if (n == 0) break;
+    out.append(chunk, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
 }
 
 }  // namespace killpoint

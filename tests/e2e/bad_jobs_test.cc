@@ -256,6 +256,35 @@ TEST_F(BadJob, AJobWritingWithoutEndIsStoppedByTheFileSizeLimit) {
   ExpectNoTemporaryDirectoryLeft();
 }
 
+// Issue 34: a symlink loop at check.db and a FIFO at the state file made the checks throw
+// (exit 134, the sandbox left behind) or could block on the FIFO.
+TEST_F(BadJob, ASandboxLeftWithASymlinkLoopAndAFifoIsJudgedNotAborted) {
+  CliRun r = Run("damages-its-sandbox");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  nlohmann::json i = Invariant(r.Results(), "bad-jobs/damages-its-sandbox", "state_readable");
+  EXPECT_EQ(i["status"], "VIOLATED");
+  EXPECT_THAT(i["examples"][0]["explanation"].get<std::string>(),
+              HasSubstr("state.json: it is a FIFO, not a regular file"));
+  ExpectNoTemporaryDirectoryLeft();
+}
+
+// Issue 34: the retry of a job that deleted its sandbox ran in killpoint's own folder.
+TEST_F(BadJob, ARetryWhoseSandboxWasDeletedFailsAndNeverRunsElsewhere) {
+  fs::remove(fs::path(KILLPOINT_SOURCE_DIR) / "retry-was-here");
+  CliRun r = Run("deletes-its-sandbox");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  auto exits = OfType(Events(r, "bad-jobs-deletes-its-sandbox"), event::kExit);
+  ASSERT_GE(exits.size(), 2u);
+  EXPECT_EQ(exits[0].data["code"], 1);
+  for (size_t n = 1; n < exits.size(); ++n) {
+    EXPECT_EQ(exits[n].data["code"], 127);
+    EXPECT_THAT(exits[n].data["stderr"].get<std::string>(),
+                HasSubstr("cannot enter the job's working folder"));
+  }
+  EXPECT_FALSE(fs::exists(fs::path(KILLPOINT_SOURCE_DIR) / "retry-was-here"));
+  ExpectNoTemporaryDirectoryLeft();
+}
+
 TEST_F(BadJob, KeepLeavesTheSandboxesAndOnlyThem) {
   CliRun r = Run("exits-at-once", {"--keep"});
   EXPECT_EQ(r.exit_code, 2) << r.err;  // the job never ran

@@ -161,6 +161,41 @@ TEST_F(Interrupt, SigtermStopsTheRunWritesPartialResultsAndExits143) {
   InterruptWith(SIGTERM, 143, "interrupted by SIGTERM");
 }
 
+// Issue 34: two runs into one --out both exited 0 and mixed their trials. The second one, a
+// merge or an explore into that folder, exits 2 naming the first, and writes nothing there;
+// once the first is killed (kill -9: no cleanup), the lock is free again.
+TEST_F(Interrupt, ASecondCommandIntoTheSameOutIsRefusedNamingTheFirst) {
+  HangAt(2);
+  Harness first(root_, SlowJobArgs());
+  ASSERT_TRUE(Eventually([&] { return Hanging(); })) << first.Err();
+  std::string results_before = Slurp(out_ / "results.json");
+  std::vector<std::string> explore = {
+      "explore", "--real-disk", "tests/fixtures/interrupt/slow-job.json", "--out", out_.string()};
+  for (const auto& [args, head] :
+       {std::pair{SlowJobArgs(), std::vector<std::string>{"run", "--real-disk"}},
+        std::pair{std::vector<std::string>{}, explore}}) {
+    Harness second(root_, args, head);
+    EXPECT_EQ(second.Wait(), 2) << second.Err();
+    EXPECT_THAT(second.Err(), HasSubstr(out_.string() + " is being written by killpoint run (pid " +
+                                        std::to_string(first.pid())));
+    EXPECT_THAT(second.Err(), HasSubstr("give this command another --out"));
+  }
+  Harness merge(root_, {"--out", out_.string(), out_.string()}, {"merge"});
+  EXPECT_EQ(merge.Wait(), 2) << merge.Err();
+  EXPECT_THAT(merge.Err(), HasSubstr("is being written by killpoint run"));
+  EXPECT_EQ(Slurp(out_ / "results.json"), results_before);
+  ASSERT_EQ(::kill(first.pid(), SIGKILL), 0);
+  first.Wait();
+  fs::remove(root_ / "pids" / "hang-at");
+  Harness resumed(root_, [&] {
+    auto a = SlowJobArgs();
+    a.push_back("--resume");
+    return a;
+  }());
+  EXPECT_EQ(resumed.Wait(), 0) << resumed.Err();
+  EXPECT_EQ(Results()["trials"], 6);
+}
+
 TEST_F(Interrupt, SigkillOfTheHarnessKillsTheJobsProcessesWithIt) {
   HangAt(2);
   Harness h(root_, SlowJobArgs());

@@ -35,5 +35,25 @@ TEST(Discovery, AnUnseenWriteIsKilledAfterItOnly) {
   EXPECT_THAT(KillMoments("write:f", "close"), ::testing::ElementsAre(std::string(kAfter)));
 }
 
+// Issue 34: `failpoints: ["*"]` on a scenario without the shim planned kills at syscall points
+// (discovery always loads the shim), which its trials never pass: every such trial was "not
+// exercised". They are left out; with the shim they stay.
+TEST(Discovery, ATrialWithoutTheShimIsNeverPlannedAtASyscallPoint) {
+  std::vector<CrashPoint> points = {{"open:python-job.done", 1},
+                                    {"py_before_mark", 1},
+                                    {"write:python-job.done", 1},
+                                    {"downstream:/publish:before_commit", 1}};
+  Scenario s;
+  s.failpoints = {"*"};
+  EXPECT_EQ(
+      KillablePoints(s, points),
+      (std::vector<CrashPoint>{{"py_before_mark", 1}, {"downstream:/publish:before_commit", 1}}));
+  s.syscall_points = true;
+  EXPECT_EQ(KillablePoints(s, points), points);
+  s.syscall_points = false;
+  s.models = {PersistenceModel::kProcess, PersistenceModel::kPower};  // power loads the shim
+  EXPECT_EQ(KillablePoints(s, points), points);
+}
+
 }  // namespace
 }  // namespace killpoint

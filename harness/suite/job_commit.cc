@@ -1,10 +1,16 @@
 #include "suite/job_commit.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 
+#include "util/absolute_path.h"
+#include "util/atomic_file.h"
+#include "util/digest.h"
 #include "util/shell_quote.h"
 
 namespace killpoint {
@@ -54,6 +60,36 @@ std::string CommitOf(const fs::path& dir) {
   return cache[dir] = commit;
 }
 
+// The first executable `name` in $PATH, or "" (the job is started the same way).
+fs::path SearchPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (size_t at = 0; at <= dirs.size();) {
+    size_t end = dirs.find(':', at);
+    if (end == std::string::npos) end = dirs.size();
+    fs::path candidate = fs::path(dirs.substr(at, end - at)) / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    at = end + 1;
+  }
+  return {};
+}
+
+// The file's FNV-1a 64 digest, read once per version of the file (an interpreter is several
+// megabytes and every scenario names it): the cache is keyed by size and modification time.
+std::string FileDigest(const std::string& file) {
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) return "unreadable";
+  std::string key = file + "\n" + std::to_string(st.st_size) + "\n" +
+                    std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
+  static std::mutex mu;
+  static std::map<std::string, std::string> cache;
+  std::lock_guard lock(mu);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  auto bytes = ReadFile(file);
+  return cache[key] = bytes ? Fnv1a64Hex(bytes.value()) : "unreadable";
+}
+
 }  // namespace
 
 std::vector<fs::path> JobFolders(const Scenario& s, const fs::path& bindir) {
@@ -69,6 +105,24 @@ std::vector<fs::path> JobFolders(const Scenario& s, const fs::path& bindir) {
       out.push_back(fs::absolute(p, ec).parent_path());
   }
   out.push_back(scenario_dir);
+  return out;
+}
+
+std::map<std::string, std::string> JobFileDigests(const Scenario& s, const fs::path& bindir) {
+  std::error_code ec;
+  fs::path scenario_dir = fs::absolute(s.file, ec).parent_path();
+  std::map<std::string, std::string> vars = {{"bindir", bindir.string()},
+                                             {"scenario_dir", scenario_dir.string()}};
+  std::map<std::string, std::string> out;
+  for (const auto* command : {&s.job.command, &s.job.setup}) {
+    for (size_t i = 0; i < command->size(); ++i) {
+      fs::path p = Fill((*command)[i], vars);
+      if (i == 0 && !p.has_parent_path()) p = SearchPath(p.string());
+      if (p.empty() || !fs::is_regular_file(p, ec)) continue;
+      std::string file = AbsolutePath(p).string();
+      if (!out.count(file)) out[file] = FileDigest(file);
+    }
+  }
   return out;
 }
 

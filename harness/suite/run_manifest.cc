@@ -5,7 +5,9 @@
 #include "results/layout.h"
 #include "suite/job_commit.h"
 #include "suite/suite.h"
+#include "util/absolute_path.h"
 #include "util/atomic_file.h"
+#include "util/digest.h"
 #include "util/json_error.h"
 
 namespace killpoint {
@@ -15,22 +17,14 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 constexpr const char* kFormat = "killpoint-run/1";
 
-std::string Digest(std::string_view bytes) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
-}
-
 Json ToJson(const RunManifest& m) {
   Json scenarios = Json::array();
   for (const auto& s : m.scenarios) {
-    scenarios.push_back(
-        {{"name", s.name}, {"file", s.file}, {"digest", s.digest}, {"job_commit", s.job_commit}});
+    scenarios.push_back({{"name", s.name},
+                         {"file", s.file},
+                         {"digest", s.digest},
+                         {"job_commit", s.job_commit},
+                         {"job_files", s.job_files}});
   }
   Json j = {{"format", kFormat},          {"killpoint_version", m.killpoint_version},
             {"started_at", m.started_at}, {"seed", m.seed},
@@ -61,8 +55,9 @@ RunManifest FromJson(const Json& j) {
   for (size_t i = 0; i < scenarios.size(); ++i) {
     const Json& s = scenarios.at(i);
     m.scenarios.push_back({s.at("name").get<std::string>(), s.at("file").get<std::string>(),
-                           s.at("digest").get<std::string>(),
-                           s.at("job_commit").get<std::string>()});
+                           s.at("digest").get<std::string>(), s.at("job_commit").get<std::string>(),
+                           // absent in a run.json of before issue 34: not checked
+                           s.value("job_files", std::map<std::string, std::string>{})});
   }
   return m;
 }
@@ -100,7 +95,8 @@ Result<RunManifest> MakeManifest(const std::vector<Scenario>& scenarios, const S
   for (const Scenario& s : scenarios) {
     auto text = ReadFile(s.file);
     if (!text) return text.error();
-    m.scenarios.push_back({s.name, s.file.string(), Digest(text.value()), JobCommit(s, o.bindir)});
+    m.scenarios.push_back({s.name, AbsolutePath(s.file).string(), Fnv1a64Hex(text.value()),
+                           JobCommit(s, o.bindir), JobFileDigests(s, o.bindir)});
   }
   return m;
 }
@@ -158,13 +154,28 @@ Status SameTrials(const RunManifest& then, const RunManifest& now, const std::st
   for (size_t i = 0; i < then.scenarios.size(); ++i) {
     const ManifestScenario& a = then.scenarios[i];
     const ManifestScenario& b = now.scenarios[i];
-    if (a.name != b.name || a.file != b.file)
+    // The same file however it was named (relative then, absolute now, "a/../b").
+    if (a.name != b.name || AbsolutePath(a.file) != AbsolutePath(b.file))
       return Differs(file, "the scenario set", Names(then), Names(now));
     if (a.digest != b.digest)
       return Differs(file, "scenario file " + a.file, "digest " + a.digest,
                      b.digest + " (it was edited)");
     if (a.job_commit != b.job_commit) {
       return Differs(file, "the job of " + a.name, "at commit " + a.job_commit, b.job_commit);
+    }
+    if (a.job_files.empty()) continue;  // a run.json of before issue 34
+    for (const auto& [path, digest] : a.job_files) {
+      auto it = b.job_files.find(path);
+      if (it == b.job_files.end())
+        return Differs(file, "the job file " + path + " of " + a.name, "digest " + digest,
+                       "gone from the job's command");
+      if (it->second != digest)
+        return Differs(file, "the job file " + path + " of " + a.name, "digest " + digest,
+                       it->second + " (it was changed)");
+    }
+    for (const auto& [path, digest] : b.job_files) {
+      if (!a.job_files.count(path))
+        return Differs(file, "the job of " + a.name, "without " + path, "with it");
     }
   }
   // After the scenarios, which decide whether any is intercepted ("none"): the backend decides

@@ -1,13 +1,15 @@
 // OUT/run.json: what a run was asked to do, written when it starts, so that
 // `killpoint run ... --out OUT --resume` can refuse to continue it with anything else. A resumed
 // run must make the very trials the interrupted one would have made: same scenarios (by name,
-// file and content), seed, trial count, exhaustive mode and limit, shard, single trial, job
-// commit, killpoint version and interception backend (--intercept, when a scenario is
-// intercepted: InterceptionUsed). Where the sandboxes go, --keep and the report paths may differ.
+// file and content; the files of its job, by digest), seed, trial count, exhaustive mode and limit,
+// shard, single trial, job commit, killpoint version and interception backend (--intercept, when a
+// scenario is intercepted: InterceptionUsed). Where the sandboxes go, --keep and the report paths
+// may differ.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +27,8 @@ struct ManifestScenario {
   std::string file;
   std::string digest;      // FNV-1a 64 of the scenario file's bytes, hex
   std::string job_commit;  // job_commit.h
+  // The files the job runs and their digests (JobFileDigests): path -> FNV-1a 64 hex.
+  std::map<std::string, std::string> job_files = {};
   bool operator==(const ManifestScenario&) const = default;
 };
 

@@ -121,6 +121,54 @@ TEST(RunManifest, RecordsTheBackendOnlyWhenAScenarioIsIntercepted) {
   fs::remove_all(dir);
 }
 
+// Issue 34: a resume after the job's script changed mixed two versions of the job in one
+// verdict (job_commit is empty outside git). The files the job runs are recorded by digest,
+// and a changed one is refused by name; a scenario named by another path is the same.
+TEST(RunManifest, AChangedJobFileIsRefusedNamingTheFile) {
+  fs::path dir = fs::temp_directory_path() / ("kp-manifest-job-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  Scenario s;
+  s.name = "export";
+  s.file = dir / "export.json";
+  s.job.command = {"python3", "{scenario_dir}/job.py", "--day", "{biz_date}"};
+  s.job.setup = {"{scenario_dir}/setup.sh"};
+  std::ofstream(s.file) << "{}";
+  std::ofstream(dir / "job.py") << "print('v1')\n";
+  std::ofstream(dir / "setup.sh") << "true\n";
+  SuiteOptions o;
+  o.bindir = dir;
+  auto then = MakeManifest({s}, o, "then");
+  ASSERT_TRUE(then) << then.error().message;
+  const auto& files = then.value().scenarios[0].job_files;
+  std::string job = (dir / "job.py").string();
+  EXPECT_TRUE(files.count(job)) << ::testing::PrintToString(files);
+  EXPECT_TRUE(files.count((dir / "setup.sh").string()));
+  EXPECT_EQ(files.size(), 3u) << "python3 found on PATH, the script, the setup";
+  EXPECT_EQ(Why(then.value(), then.value()), "");
+  std::ofstream(dir / "job.py", std::ios::trunc) << "print('version 2')\n";  // a new size
+  auto changed = MakeManifest({s}, o, "now");
+  ASSERT_TRUE(changed) << changed.error().message;
+  EXPECT_THAT(
+      Why(then.value(), changed.value()),
+      HasSubstr("the job file " + job + " of export was digest " + files.at(job) + ", now " +
+                changed.value().scenarios[0].job_files.at(job) + " (it was changed)"));
+  // The same scenario by a relative path with a detour: not another scenario set.
+  RunManifest relative = then.value();
+  relative.scenarios[0].file = fs::relative(dir, fs::current_path()).string() + "/../" +
+                               dir.filename().string() + "/export.json";
+  EXPECT_EQ(Why(relative, then.value()), "");
+  // Recorded in run.json, and a run.json of before the field is not held against a resume.
+  ASSERT_TRUE(WriteManifest(dir, then.value()));
+  auto read = ReadManifest(dir);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read.value().scenarios[0].job_files, files);
+  RunManifest old = then.value();
+  old.scenarios[0].job_files.clear();
+  EXPECT_EQ(Why(old, changed.value()), "");
+  fs::remove_all(dir);
+}
+
 TEST(RunManifest, RoundTripsThroughItsFileAndMissingOrDamagedIsBadInput) {
   fs::path dir = fs::temp_directory_path() / ("kp-manifest-" + std::to_string(::getpid()));
   fs::remove_all(dir);

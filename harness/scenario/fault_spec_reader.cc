@@ -112,7 +112,9 @@ NetSpec ReadNet(FieldReader r) {
                  "net:<service>:UPDATE (docs/services.md)");
     }
   }
+  r.Unique("points", n.points);
   n.actions = r.Strings("actions", true, false);
+  r.Unique("actions", n.actions);
   for (size_t i = 0; i < n.actions.size(); ++i) {
     bool fits = false;
     for (const auto& point : n.points) {

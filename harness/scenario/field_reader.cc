@@ -1,6 +1,7 @@
 #include "scenario/field_reader.h"
 
 #include <cmath>
+#include <set>
 
 #include "util/closest_name.h"
 
@@ -108,6 +109,15 @@ std::vector<std::string> FieldReader::Strings(const std::string& key, bool requi
     out.push_back(item.get<std::string>());
   }
   return out;
+}
+
+void FieldReader::Unique(const std::string& key, const std::vector<std::string>& values) const {
+  std::set<std::string> seen;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!seen.insert(values[i]).second) {
+      Fail(key + "[" + std::to_string(i) + "]", "'" + values[i] + "' is listed twice");
+    }
+  }
 }
 
 std::map<std::string, std::string> FieldReader::StringMap(const std::string& key) {

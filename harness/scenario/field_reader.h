@@ -28,6 +28,9 @@ class FieldReader {
   double Number(const std::string& key, double min, double max, double fallback);
   bool Boolean(const std::string& key, bool fallback);
   std::vector<std::string> Strings(const std::string& key, bool required, bool allow_empty);
+  // Fails at the second of two equal values of the list `key` ("'x' is listed twice"): a
+  // value listed twice would weigh twice in a draw (issue 34).
+  void Unique(const std::string& key, const std::vector<std::string>& values) const;
   std::map<std::string, std::string> StringMap(const std::string& key);
   // A list of integers, each from min to max; a missing list reads as empty.
   std::vector<int64_t> Integers(const std::string& key, int64_t min, int64_t max);

@@ -207,6 +207,7 @@ DownstreamSpec ReadDownstream(FieldReader r) {
                                                       kCommitNoAnswer + ", " + kDelay + ")");
     }
   }
+  r.Unique("faults", d.faults);
   d.fault_probability = r.Number("fault_probability", 0.0, 1.0, 0.0);
   const std::string by_key = kDedupeByKey;
   d.dedupe_by = r.String("dedupe_by", &by_key);
@@ -289,15 +290,6 @@ void CheckScenarioName(FieldReader& r, const std::string& name) {
 }
 
 // Fails at the second occurrence of a value in a list.
-void CheckUnique(FieldReader& r, const std::string& key, const std::vector<std::string>& values) {
-  std::set<std::string> seen;
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (!seen.insert(values[i]).second) {
-      r.Fail(key + "[" + std::to_string(i) + "]", "'" + values[i] + "' is listed twice");
-    }
-  }
-}
-
 // A message for a terminal: printable, and short enough to read (the path comes first).
 std::string OneLine(const std::string& message) { return Printable(message, 1000); }
 
@@ -339,10 +331,16 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
              "expected a date YYYY-MM-DD, got '" + s.dates[i] + "'");
     }
   }
-  CheckUnique(r, "dates", s.dates);
+  r.Unique("dates", s.dates);
   s.failpoints = ReadNames(r, "failpoints", nullptr);
   s.hold_points = ReadNames(r, "hold_points", nullptr);
   for (size_t i = 0; i < s.hold_points.size(); ++i) {
+    if (s.hold_points[i].starts_with("downstream:")) {
+      r.Fail("hold_points[" + std::to_string(i) + "]",
+             "'" + s.hold_points[i] +
+                 "' is a downstream point: the downstream kills there, it never holds the job "
+                 "(list it in failpoints)");
+    }
     if (std::count(s.failpoints.begin(), s.failpoints.end(), s.hold_points[i])) {
       r.Fail("hold_points[" + std::to_string(i) + "]",
              "'" + s.hold_points[i] +
@@ -365,7 +363,7 @@ Scenario ReadScenario(const json& root, const fs::path& file) {
     else
       r.Fail("models[" + std::to_string(i) + "]", m.error().message);
   }
-  CheckUnique(r, "models", models);
+  r.Unique("models", models);
   s.retry = ReadRetry(r.Object("retry"));
   if (r.Has("job_retry")) s.job_retry = ReadRetry(r.Object("job_retry"), true);
   s.downstream = ReadDownstream(r.Object("downstream"));

@@ -54,8 +54,8 @@ inline std::string InterceptionLine(const Scenario& s, Interception intercept) {
 
 inline void AddSandboxOptions(CLI::App* cmd, SandboxArgs* args) {
   cmd->add_option("--sandbox-root", args->root,
-                  "Folder for the trials' sandboxes (default: a new one in /dev/shm when it is RAM "
-                  "with 512 MiB "
+                  "Folder in which the run makes its own for the trials' sandboxes, removed at "
+                  "its end unless --keep (default: in /dev/shm when it is RAM with 512 MiB "
                   "free, else in $TMPDIR)");
   cmd->add_flag("--real-disk", args->real_disk,
                 "Put the sandboxes in $TMPDIR (unless --sandbox-root) and let every fsync of the "

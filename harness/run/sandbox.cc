@@ -74,10 +74,15 @@ std::filesystem::path RamFolder() {
 
 Result<std::unique_ptr<SandboxRoot>> SandboxRoot::Make(const std::filesystem::path& requested,
                                                        bool keep, SandboxStorage storage) {
-  if (!requested.empty()) return std::make_unique<SandboxRoot>(requested, false);
-  std::filesystem::path parent =
-      storage == SandboxStorage::kRam ? RamFolder() : std::filesystem::path();
+  // --sandbox-root DIR is where the run's own folder goes, as the temp folder is otherwise:
+  // whatever the run makes there (sandboxes, server folders and templates) is gone when it
+  // ends unless --keep (issue 34: every run that started PostgreSQL left its 39 MB template
+  // in DIR), and DIR itself is the user's.
+  std::filesystem::path parent = requested;
+  if (parent.empty() && storage == SandboxStorage::kRam) parent = RamFolder();
   if (parent.empty()) parent = std::filesystem::temp_directory_path();
+  std::error_code ec;
+  std::filesystem::create_directories(parent, ec);
   std::string templ = (parent / "killpoint-XXXXXX").string();
   if (!::mkdtemp(templ.data()))
     return Error::Harness("cannot create a folder in " + parent.string());

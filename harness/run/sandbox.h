@@ -52,9 +52,9 @@ inline SandboxStorage StorageFor(bool real_disk) {
 // The RAM-backed folder a kRam root goes in, or empty when there is none with kMinRamFree free.
 std::filesystem::path RamFolder();
 
-// The folder the trials' sandboxes go in: `requested`, or else a new one in RAM or the system's
-// temp folder (`storage`), which is removed with everything in it when this object goes, unless
-// `keep`.
+// The folder the trials' sandboxes go in: a new killpoint-XXXXXX in `requested`, or else in RAM
+// or the system's temp folder (`storage`), which is removed with everything in it when this
+// object goes (or, after a SIGKILL, by the orphan guard), unless `keep`.
 class SandboxRoot {
  public:
   static Result<std::unique_ptr<SandboxRoot>> Make(const std::filesystem::path& requested,

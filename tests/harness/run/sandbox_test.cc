@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <linux/magic.h>
 #include <sys/statfs.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -47,15 +48,31 @@ TEST(SandboxRootTest, RealDiskGoesToTheTempFolder) {
   EXPECT_EQ(root.value()->path().parent_path(), fs::temp_directory_path());
 }
 
-TEST(SandboxRootTest, ANamedFolderIsUsedAsItIsAndKept) {
-  fs::path mine = fs::temp_directory_path() / "kp-sandbox-root-test";
-  fs::create_directories(mine);
+// --sandbox-root DIR: the run makes its own folder in DIR and removes it with everything in it
+// (a server's template too: issue 34 found PostgreSQL's, 39 MB, left in DIR by every run);
+// DIR itself stays. With --keep the run's folder stays.
+TEST(SandboxRootTest, ANamedFolderGetsTheRunsOwnFolderWhichIsRemovedUnlessKept) {
+  fs::path mine =
+      fs::temp_directory_path() / ("kp-sandbox-root-test-" + std::to_string(::getpid()));
+  fs::remove_all(mine);
+  fs::path made;
   {
-    auto root = SandboxRoot::Make(mine, false, SandboxStorage::kRam);
+    auto root = SandboxRoot::Make(mine / "not-yet", false, SandboxStorage::kRam);
     ASSERT_TRUE(root) << root.error().message;
-    EXPECT_EQ(root.value()->path(), mine);
+    made = root.value()->path();
+    EXPECT_EQ(made.parent_path(), mine / "not-yet");
+    EXPECT_EQ(made.filename().string().rfind("killpoint-", 0), 0u) << made;
+    fs::create_directories(made / "service-postgres-template-abc123" / "data");
   }
-  EXPECT_TRUE(fs::exists(mine));
+  EXPECT_FALSE(fs::exists(made));
+  EXPECT_TRUE(fs::is_directory(mine / "not-yet"));
+  EXPECT_TRUE(fs::is_empty(mine / "not-yet"));
+  {
+    auto root = SandboxRoot::Make(mine, true, SandboxStorage::kRam);
+    ASSERT_TRUE(root) << root.error().message;
+    made = root.value()->path();
+  }
+  EXPECT_TRUE(fs::is_directory(made));
   fs::remove_all(mine);
 }
 

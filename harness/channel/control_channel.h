@@ -63,6 +63,9 @@ class ControlChannel {
 
   // "127.0.0.1:PORT", the value of KILLPOINT_CTL.
   virtual std::string Address() const = 0;
+  // Connections refused so far because another user was at the other end (or, for a HIT, a
+  // peer that closed before it could be told): docs/hardening.md, "Who can reach the harness".
+  virtual int RefusedPeers() const = 0;
 
   // Waits until every connection has been closed by its job and all it sent was handed to
   // the handler, or `timeout` passed; true when idle. Once the job has exited, one-way

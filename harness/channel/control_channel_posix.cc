@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "channel/control_channel.h"
+#include "channel/peer_uid.h"
 #include "channel/protocol_line.h"
 
 namespace killpoint {
@@ -51,6 +52,7 @@ class PosixControlChannel : public ControlChannel {
   }
 
   std::string Address() const override { return "127.0.0.1:" + std::to_string(port_); }
+  int RefusedPeers() const override { return refused_peers_.load(); }
 
   bool WaitIdle(std::chrono::milliseconds timeout) override {
     std::unique_lock lock(idle_mu_);
@@ -116,6 +118,7 @@ class PosixControlChannel : public ControlChannel {
   }
 
   void Close(int fd) {
+    peer_.erase(fd);
     ::close(fd);
     if (clients_.erase(fd) > 0) --connections_open_;
     connection_of_.erase(fd);
@@ -154,6 +157,7 @@ class PosixControlChannel : public ControlChannel {
     connections_open_ -= clients_.size();
     clients_.clear();
     connection_of_.clear();
+    peer_.clear();
     {
       std::lock_guard answers_lock(answers_mu_);
       answers_.clear();
@@ -220,6 +224,15 @@ class PosixControlChannel : public ControlChannel {
     }
   }
 
+  enum class Peer { kUnasked, kOurs, kOther, kGone };
+  // The owner of the peer's socket against ours: a peer that is gone (closed before the
+  // question) cannot be told.
+  static Peer AskPeer(int fd) {
+    Result<uid_t> uid = PeerUidOf(fd);
+    if (!uid) return Peer::kGone;
+    return uid.value() == ::geteuid() ? Peer::kOurs : Peer::kOther;
+  }
+
   // False when the connection must be closed (the job was killed, or spoke nonsense).
   bool Answer(int fd, const std::string& line) {
     std::optional<FailpointHit> hit = ParseProtocolLine(line);
@@ -228,6 +241,19 @@ class PosixControlChannel : public ControlChannel {
       return false;
     }
     hit->connection = connection_of_[fd];
+    // Who sent it, asked once per connection at its first line (docs/hardening.md, "Who can
+    // reach the harness"): another user's connection is refused. A peer that closed before
+    // the loop read it cannot be told (the kernel keeps no owner for a closed socket): its
+    // one-way reports count, but a HIT, which waits for its answer, comes only from a peer
+    // the kernel vouches for, so nobody else can make the harness kill on cue.
+    Peer& peer = peer_[fd];
+    if (peer == Peer::kUnasked) peer = AskPeer(fd);
+    if (peer == Peer::kOther || (peer == Peer::kGone && !hit->seen && !hit->done)) {
+      ++refused_peers_;
+      SendAll(fd, peer == Peer::kOther ? "ERROR connection from another user refused\n"
+                                       : "ERROR the peer cannot be told: refused\n");
+      return false;
+    }
     std::lock_guard handler_lock(handler_mu_);
     if (!handler_) return false;                                      // between trials (Reset)
     if (hit->seen) return handler_(*hit).kind != HitAnswer::kKilled;  // one way: no answer
@@ -242,6 +268,8 @@ class PosixControlChannel : public ControlChannel {
   int port_;
   std::map<int, std::string> clients_;       // fd -> unread bytes; only the loop thread touches it
   std::map<int, uint64_t> connection_of_;    // fd -> connection number; the loop thread's
+  std::map<int, Peer> peer_;                 // fd -> who is at the other end; the loop thread's
+  std::atomic<int> refused_peers_{0};        // connections refused for their peer
   uint64_t connections_ = 0;                 // connections accepted; the loop thread's
   std::atomic<size_t> connections_open_{0};  // clients_.size(), counted before accept4
   std::mutex reset_mu_;

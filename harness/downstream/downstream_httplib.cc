@@ -1,4 +1,6 @@
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <charconv>
@@ -11,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "channel/peer_uid.h"
 #include "downstream/downstream.h"
 #include "history/event.h"
 #include "plan/crash_point.h"
@@ -77,6 +80,28 @@ class GrowingPool : public httplib::TaskQueue {
   bool stopping_ = false;                    // guarded by mu_
 };
 
+// The header the pre-routing handler leaves its 403's reason in, for RefusedRequest.
+constexpr const char* kRefusedHeader = "X-Killpoint-Refused";
+
+// Why a request's peer may not publish, or "" when it is the harness's own user: the downstream
+// is on 127.0.0.1, which every local user reaches (issue 34: another user's POST /publish was
+// recorded as the job's). A client that closed before its request was read cannot be told
+// (the kernel keeps no owner for a closed socket) and is refused too: it reads no answer.
+std::string ForeignPeer(const httplib::Request& req) {
+  sockaddr_in peer{}, local{};
+  peer.sin_family = local.sin_family = AF_INET;
+  if (::inet_pton(AF_INET, req.remote_addr.c_str(), &peer.sin_addr) != 1 ||
+      ::inet_pton(AF_INET, req.local_addr.c_str(), &local.sin_addr) != 1)
+    return "a peer that is not IPv4 loopback: refused";
+  peer.sin_port = htons(static_cast<uint16_t>(req.remote_port));
+  local.sin_port = htons(static_cast<uint16_t>(req.local_port));
+  Result<uid_t> uid = LoopbackPeerUid(peer, local);
+  if (!uid) return "its client closed before it could be told who sent it: refused";
+  if (uid.value() != ::geteuid())
+    return "from another user (uid " + std::to_string(uid.value()) + "): refused";
+  return "";
+}
+
 class HttplibDownstream : public Downstream {
  public:
   HttplibDownstream() = default;
@@ -107,7 +132,10 @@ class HttplibDownstream : public Downstream {
     // before its body is read, and a chunked one 411 (httplib reads a chunked body whole,
     // whatever its size); RefusedRequest records both.
     server_.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-      if (req.has_header("Transfer-Encoding")) {
+      if (std::string who = ForeignPeer(req); !who.empty()) {
+        res.status = 403;  // docs/hardening.md, "Who can reach the harness"
+        res.set_header(kRefusedHeader, who);
+      } else if (req.has_header("Transfer-Encoding")) {
         res.status = 411;
       } else if (!LengthFits(req.get_header_value("Content-Length"))) {
         res.status = 413;
@@ -308,11 +336,14 @@ class HttplibDownstream : public Downstream {
   // request over kMaxDownstreamRequestBytes or with a Content-Length out of range (413), their
   // bodies unread.
   void RefusedRequest(const httplib::Request& req, httplib::Response& res) {
-    const char* reason = res.status == 404   ? "no such endpoint"
+    std::string refused = res.get_header_value(kRefusedHeader);
+    const char* reason = res.status == 403   ? refused.c_str()
+                         : res.status == 404 ? "no such endpoint"
                          : res.status == 411 ? "a chunked body: send a Content-Length"
                          : res.status == 413 ? "over 1 MiB, or its Content-Length unreadable"
                                              : nullptr;
     if (reason == nullptr) return;
+    res.headers.erase(kRefusedHeader);
     history_->Add(event::kBadRequest, {{"path", req.method + " " + req.path}, {"reason", reason}});
     res.set_content(json{{"error", reason}}.dump(), "application/json");
   }

@@ -59,7 +59,10 @@ inline constexpr const char* kPublish = "publish";         // data: key, deliver
 inline constexpr const char* kQuery = "query";             // data: key, count
 inline constexpr const char* kAlert = "alert";             // data: key, reason
 inline constexpr const char* kBadRequest = "bad_request";  // data: path, reason
-inline constexpr const char* kTrialEnd = "trial_end";      // data: elapsed_ms
+// Connections to the control channel during the attempt that were refused for their peer
+// (another user, or a HIT from a peer gone before it could be told). data: connections.
+inline constexpr const char* kPeerRefused = "peer_refused";
+inline constexpr const char* kTrialEnd = "trial_end";  // data: elapsed_ms
 // Pauses and overlaps (docs/faults.md). The second instance of an overlap runs in the same
 // attempt: its spawn, exit, failpoint and points_passed events carry data.instance = 2, and
 // downstream requests data.instance when known (absent: the first instance, or no overlap).

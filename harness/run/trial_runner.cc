@@ -413,6 +413,7 @@ class TrialDriver {
     downstream_->ArmFault(fault.downstream_fault);
     if (fault.downstream_burst > 0) downstream_->ArmBurst(fault.downstream_burst);
     ArmNet(fault.net);
+    int refused_before = channel_ ? channel_->RefusedPeers() : 0;
     auto process = options_.spawner->Spawn(r);
     if (!process) {
       attempt_.Finish();
@@ -432,6 +433,8 @@ class TrialDriver {
     downstream_->WaitPoints(kDrainTimeout);  // an answer's after_answer counts in this attempt
     // One-way reports may still be in flight: record them in this attempt, before its exit.
     if (!shim_.empty() && !status.interrupted) channel_->WaitIdle(kDrainTimeout);
+    if (int refused = channel_ ? channel_->RefusedPeers() - refused_before : 0; refused > 0)
+      history_.Add(event::kPeerRefused, {{"connections", refused}});
     bool killed = attempt_.Finish();
     if (services_->servers) services_->servers->DisarmNet();
     if (status.interrupted) return Interrupted();

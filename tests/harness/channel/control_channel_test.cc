@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "other_user.h"
+
 namespace killpoint {
 namespace {
 
@@ -243,6 +245,32 @@ TEST(ControlChannel, WaitIdleNeverReturnsBeforeAnAcceptedConnectionWasRead) {
     while (seen.load() < i + 1) std::this_thread::yield();  // the next job starts clean
   }
   EXPECT_EQ(missed, 0) << "of " << kJobs << " jobs";
+}
+
+// Issue 34: another local user's "HIT after_publish" made the harness kill on cue, and a real
+// double publish read "held". Its connection is refused before the handler hears of it; the
+// harness's own user is served as ever.
+TEST(ControlChannel, RefusesAHitFromAnotherUser) {
+  std::atomic<int> hits{0};
+  auto channel = ControlChannel::Start([&](const FailpointHit&) {
+    ++hits;
+    return HitAnswer::Continue();
+  });
+  ASSERT_TRUE(channel);
+  std::string address = channel.value()->Address();
+  int port = std::stoi(address.substr(address.find(':') + 1));
+  std::string answer = testing::AsAnotherUser(port, "HIT after_publish 1\n", true);
+  if (answer == "<cannot change user>") GTEST_SKIP() << "needs root to become another user";
+  EXPECT_EQ(answer, "ERROR connection from another user refused");
+  EXPECT_EQ(testing::AsAnotherUser(port, "SEEN write:state.json 1\n", true),
+            "ERROR connection from another user refused");
+  ASSERT_TRUE(channel.value()->WaitIdle(std::chrono::seconds(5)));
+  EXPECT_EQ(hits.load(), 0);
+  EXPECT_EQ(channel.value()->RefusedPeers(), 2);
+  Client mine(address);
+  mine.Send("HIT after_publish 1\n");
+  EXPECT_EQ(mine.Line(), "CONTINUE");
+  EXPECT_EQ(hits.load(), 1);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../channel/other_user.h"
 #include "scenario/scenario.h"
 
 namespace killpoint {
@@ -120,6 +121,31 @@ TEST(Downstream, RecordsAlertsAndBadRequests) {
   ASSERT_TRUE(unknown);
   EXPECT_EQ(unknown->status, 404);
   EXPECT_EQ(s.Of(event::kBadRequest).at(1).data["path"], "GET /nowhere");
+}
+
+// Issue 34: another local user's POST /publish was recorded as the job's delivery. It is
+// answered 403 and recorded as a bad request naming the uid; nothing is delivered.
+TEST(Downstream, RefusesAPublishFromAnotherUser) {
+  Service s(false);
+  std::string url = s.downstream->BaseUrl();
+  int port = std::stoi(url.substr(url.rfind(':') + 1));
+  std::string body = R"({"key":"k","biz_date":"2026-11-01","payload":"forged"})";
+  std::string answer = testing::AsAnotherUser(
+      port,
+      "POST /publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: "
+      "close\r\nContent-Length: " +
+          std::to_string(body.size()) + "\r\n\r\n" + body,
+      true);
+  if (answer == "<cannot change user>") GTEST_SKIP() << "needs root to become another user";
+  EXPECT_EQ(answer.rfind("HTTP/1.1 403", 0), 0u) << answer;
+  EXPECT_TRUE(s.Of(event::kPublish).empty());
+  ASSERT_EQ(s.Of(event::kBadRequest).size(), 1u);
+  EXPECT_EQ(s.Of(event::kBadRequest).at(0).data["reason"],
+            "from another user (uid 65534): refused");
+  auto mine = s.Publish("k");  // the harness's own user: delivered
+  ASSERT_TRUE(mine);
+  EXPECT_EQ(mine->status, 200);
+  EXPECT_EQ(s.Of(event::kPublish).size(), 1u);
 }
 
 }  // namespace

@@ -46,6 +46,7 @@ Script Exits(int code) { return Script{.code = code}; }
 class DirectChannel : public ControlChannel {
  public:
   std::string Address() const override { return "127.0.0.1:1"; }
+  int RefusedPeers() const override { return 0; }
   bool WaitIdle(std::chrono::milliseconds) override { return true; }
   void Answer(uint64_t, HitAnswer) override {}
   void Reset(Handler handler) override { handler_ = std::move(handler); }

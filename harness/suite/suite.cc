@@ -559,6 +559,13 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
   to.intercept = o.intercept;
   to.crash_checks = CheckCrashState;
   to.stop = o.stop;
+  // results.json between scenarios is for whoever watches the run (the trials are in the
+  // journals, which --resume reads): rewritten whole, it is refreshed only once the time since
+  // its last write is ten times what that write took, so that it costs at most a tenth of
+  // the run however many scenarios there are (issue 34: rewritten after each of 2,000, the
+  // run was quadratic; scripts/bench-scenarios.sh).
+  Clock::duration last_write{0};
+  Clock::time_point written = Clock::now();
   for (const Scenario& s : scenarios) {
     if (o.stop.stop_requested()) break;
     ScenarioResult r;
@@ -567,7 +574,11 @@ Result<RunResults> RunSuite(const std::vector<Scenario>& scenarios, const SuiteO
     results.scenarios.push_back(std::move(r));
     results.elapsed_s = Seconds(Clock::now() - started);
     if (o.stop.stop_requested()) break;
+    if (Clock::now() - written < 10 * last_write) continue;
+    auto writing = Clock::now();
     if (Status w = WriteResultsFile(o.out, results); !w) return w.error();
+    written = Clock::now();
+    last_write = written - writing;
   }
   results.partial = o.stop.stop_requested()
                         ? std::string("interrupted by ") + InterruptName(o.stop.signal())

@@ -35,16 +35,24 @@ struct SpawnRequest {
   int64_t max_output_bytes = kDefaultMaxOutputBytes;
   // Once it stops, a Wait ends at once with `interrupted` set (and kills the group).
   StopToken stop = InterruptToken();
+  // A file system the job's files fill that must keep `min_free_bytes` free (a RAM sandbox:
+  // RLIMIT_FSIZE caps one file, not their total, and RAM is the machine's): Wait looks at it
+  // every kFreeSpaceCheck and kills the group once less is free (`sandbox_full`). Empty: none.
+  std::filesystem::path watch_free = {};
+  int64_t min_free_bytes = 0;
 };
+
+inline constexpr std::chrono::milliseconds kFreeSpaceCheck{100};
 
 // How an attempt ended. Exactly one of exited/signaled is true.
 struct ExitStatus {
   bool exited = false;
-  int code = -1;             // exit code when exited, else -1
-  int signal = 0;            // terminating signal when signaled, else 0
-  bool timed_out = false;    // the harness killed it at its timeout
-  bool interrupted = false;  // the harness killed it because it got SIGINT/SIGTERM (interrupt.h)
-  int stray_killed = 0;      // processes it left behind, outside its group or not, killed after it
+  int code = -1;              // exit code when exited, else -1
+  int signal = 0;             // terminating signal when signaled, else 0
+  bool timed_out = false;     // the harness killed it at its timeout
+  bool interrupted = false;   // the harness killed it because it got SIGINT/SIGTERM (interrupt.h)
+  int stray_killed = 0;       // processes it left behind, outside its group or not, killed after it
+  bool sandbox_full = false;  // killed because SpawnRequest::watch_free fell below its minimum
 
   // 128 + signal for a signal, as shells report it; the exit code otherwise.
   int ShellCode() const { return exited ? code : 128 + signal; }

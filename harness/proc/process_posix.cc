@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -177,14 +178,16 @@ std::mutex g_spawn_mu;
 class PosixProcess : public RunningProcess {
  public:
   PosixProcess(bp::child child, int pidfd, std::string tag, OutputCapture out, OutputCapture err,
-               int64_t max_file_bytes, StopToken stop)
+               const SpawnRequest& r)
       : child_(std::move(child)),
         pidfd_(pidfd),
         tag_(std::move(tag)),
         out_(std::move(out)),
         err_(std::move(err)),
-        max_file_bytes_(max_file_bytes),
-        stop_(stop) {}
+        max_file_bytes_(r.max_file_bytes),
+        stop_(r.stop),
+        watch_free_(r.watch_free),
+        min_free_bytes_(r.min_free_bytes) {}
 
   ~PosixProcess() override {
     if (child_.valid() && !reaped_) {
@@ -219,6 +222,7 @@ class PosixProcess : public RunningProcess {
     AddForegroundGroup(child_.id());
     Waited waited = WaitExit(timeout);
     bool timed_out = waited == Waited::kTimedOut;
+    bool full = waited == Waited::kFull;
     if (waited != Waited::kExited) KillGroup();
     // The leader is a zombie now (or about to be): kill what it left in its group, then reap.
     KillGroup();
@@ -229,6 +233,7 @@ class PosixProcess : public RunningProcess {
     ExitStatus s;
     s.timed_out = timed_out;
     s.interrupted = waited == Waited::kInterrupted;
+    s.sandbox_full = full;
     // Whatever left the group (setsid, double fork) still carries the tag; what also cleared
     // its environment was adopted by the harness, its subreaper, once its parent was gone. With
     // other jobs running, those orphans wait for the end of the run (cli/main.cc): which job an
@@ -258,6 +263,12 @@ class PosixProcess : public RunningProcess {
       note = "killed by SIGXFSZ: a file reached the sandbox's size limit of " +
              std::to_string(max_file_bytes_) + " bytes (job.max_file_bytes)";
     }
+    if (s.sandbox_full) {
+      note = "killed: the file system of its sandbox (" + watch_free_.string() + ") fell below " +
+             std::to_string(min_free_bytes_ >> 20) +
+             " MiB free, the sandbox's total limit (RAM is the machine's; --real-disk puts the "
+             "sandboxes on disk)";
+    }
     if (s.stray_killed > 0) {
       note += std::string(note.empty() ? "" : "; ") + "killed " + std::to_string(s.stray_killed) +
               " process(es) it left running outside its process group";
@@ -265,7 +276,7 @@ class PosixProcess : public RunningProcess {
     return note;
   }
 
-  enum class Waited { kExited, kTimedOut, kInterrupted };
+  enum class Waited { kExited, kTimedOut, kInterrupted, kFull };
 
   // Drains the output pipes until the pidfd says the leader exited, `timeout` passes or the
   // request's stop token stops (by default the harness's SIGINT/SIGTERM, interrupt.h).
@@ -276,19 +287,31 @@ class PosixProcess : public RunningProcess {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
       if (left.count() < 0) return Waited::kTimedOut;
+      if (Full()) return Waited::kFull;
       pollfd p[4] = {{pidfd_, POLLIN, 0},
                      {out_.read_end(), POLLIN, 0},
                      {err_.read_end(), POLLIN, 0},
                      {stop_.fd(), POLLIN, 0}};  // a negative fd is ignored by poll
-      int rc = ::poll(p, 4, static_cast<int>(left.count()));
+      int wait_ms = static_cast<int>(
+          watch_free_.empty() ? left.count()
+                              : std::min<int64_t>(left.count(), kFreeSpaceCheck.count()));
+      int rc = ::poll(p, 4, wait_ms);
       if (rc < 0 && errno == EINTR) continue;
       if (rc < 0) return Waited::kExited;  // let wait() report what happened
       if (p[1].revents) out_.Drain();
       if (p[2].revents) err_.Drain();
       if (p[0].revents) return Waited::kExited;
       if (p[3].revents) return Waited::kInterrupted;
-      if (rc == 0) return Waited::kTimedOut;
     }
+  }
+
+  // Whether the watched file system has less than its minimum free (statvfs: one system call
+  // every kFreeSpaceCheck, only when a folder is watched).
+  bool Full() const {
+    if (watch_free_.empty()) return false;
+    struct statvfs fs;
+    if (::statvfs(watch_free_.c_str(), &fs) != 0) return false;
+    return static_cast<int64_t>(fs.f_bavail) * static_cast<int64_t>(fs.f_frsize) < min_free_bytes_;
   }
 
   bp::child child_;
@@ -297,6 +320,8 @@ class PosixProcess : public RunningProcess {
   OutputCapture out_, err_;
   int64_t max_file_bytes_;
   StopToken stop_;
+  std::filesystem::path watch_free_;
+  int64_t min_free_bytes_;
   std::atomic<bool> reaped_{false};
 };
 
@@ -304,6 +329,7 @@ class PosixProcess : public RunningProcess {
 
 std::string ExitStatus::Describe() const {
   if (timed_out) return "killed at its timeout";
+  if (sandbox_full) return "killed: its sandbox filled the RAM file system";
   if (interrupted) return "killed: the harness was interrupted";
   if (exited) return "exited with code " + std::to_string(code);
   if (signal == SIGXFSZ) return "killed by SIGXFSZ (a file reached the sandbox's size limit)";
@@ -356,9 +382,8 @@ Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& r) {
     --g_jobs;
     return Error::Harness(std::string("pidfd_open failed: ") + std::strerror(errno));
   }
-  return std::unique_ptr<RunningProcess>(
-      new PosixProcess(std::move(child), pidfd, std::move(tag), std::move(out.value()),
-                       std::move(err.value()), r.max_file_bytes, r.stop));
+  return std::unique_ptr<RunningProcess>(new PosixProcess(
+      std::move(child), pidfd, std::move(tag), std::move(out.value()), std::move(err.value()), r));
 }
 
 Spawner& PosixSpawner() {

@@ -72,6 +72,12 @@ std::filesystem::path RamFolder() {
   return dir;
 }
 
+int64_t RamReserve(const std::filesystem::path& dir) {
+  struct statfs fs_info {};
+  if (::statfs(dir.c_str(), &fs_info) != 0) return 0;
+  return fs_info.f_type == TMPFS_MAGIC || fs_info.f_type == RAMFS_MAGIC ? kRamReserve : 0;
+}
+
 Result<std::unique_ptr<SandboxRoot>> SandboxRoot::Make(const std::filesystem::path& requested,
                                                        bool keep, SandboxStorage storage) {
   // --sandbox-root DIR is where the run's own folder goes, as the temp folder is otherwise:

@@ -52,6 +52,14 @@ inline SandboxStorage StorageFor(bool real_disk) {
 // The RAM-backed folder a kRam root goes in, or empty when there is none with kMinRamFree free.
 std::filesystem::path RamFolder();
 
+// What a job must leave free of the RAM file system `dir` is on: kRamReserve (half of what a
+// RAM root needs free to be chosen, kMinRamFree); 0 when `dir` is not in RAM (a disk fills without
+// harm to the machine, and RLIMIT_FSIZE caps each file). The runner kills a job that writes past it
+// (SpawnRequest::watch_free; issue 34: a job writing many files of 1 GiB each, the per-file cap,
+// filled the machine's RAM).
+inline constexpr int64_t kRamReserve = 256 << 20;
+int64_t RamReserve(const std::filesystem::path& dir);
+
 // The folder the trials' sandboxes go in: a new killpoint-XXXXXX in `requested`, or else in RAM
 // or the system's temp folder (`storage`), which is removed with everything in it when this
 // object goes (or, after a SIGKILL, by the orphan guard), unless `keep`.

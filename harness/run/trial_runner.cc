@@ -188,6 +188,10 @@ class TrialDriver {
     r.stdout_path = sandbox_.logs() / (log_name + ".out");
     r.stderr_path = sandbox_.logs() / (log_name + ".err");
     r.max_file_bytes = scenario_.job.max_file_bytes;  // the sandbox's size limit (issue 7)
+    if (int64_t reserve = RamReserve(sandbox_.work()); reserve > 0) {
+      r.watch_free = sandbox_.work();  // and their total, in RAM (issue 34)
+      r.min_free_bytes = reserve;
+    }
     r.stop = options_.stop;
     return r;
   }
@@ -442,7 +446,7 @@ class TrialDriver {
     downstream_->ArmFault("");
     if (status.timed_out) history_.Add(event::kTimeout, {{"timeout_ms", scenario_.job.timeout_ms}});
     nlohmann::json exit = {{"code", status.ShellCode()},
-                           {"killed_by_harness", killed || status.timed_out},
+                           {"killed_by_harness", killed || status.timed_out || status.sandbox_full},
                            {"stderr", Tail(r.stderr_path, kStderrTail)}};
     if (!status.exited) exit["signal"] = status.signal;
     history_.Add(event::kExit, exit);

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/statvfs.h>
 
 #include <filesystem>
 #include <fstream>
@@ -91,6 +92,36 @@ TEST_F(ProcessTest, AWorkingFolderThatCannotBeEnteredFailsTheJob) {
   EXPECT_EQ(Read("err"), "killpoint: cannot enter the job's working folder " +
                              (dir_ / "gone").string() + ": No such file or directory\n");
   EXPECT_FALSE(fs::exists(fs::current_path() / "written-here"));
+}
+
+// Issue 34: RLIMIT_FSIZE caps each file, not their total, so a job writing file after file
+// filled the RAM file system its sandbox was on. With a watched folder, the job is killed once
+// less than the minimum is free. The minimum here is what is free now less 64 MiB: the job
+// writes 64 MiB files until it is killed, well before it could fill anything.
+TEST_F(ProcessTest, AJobFillingItsWatchedFileSystemIsKilled) {
+  fs::path shm = "/dev/shm";
+  struct statvfs before;
+  if (::statvfs(shm.c_str(), &before) != 0 || ::access(shm.c_str(), W_OK) != 0)
+    GTEST_SKIP() << "no /dev/shm to write to";
+  int64_t free_now = static_cast<int64_t>(before.f_bavail) * static_cast<int64_t>(before.f_frsize);
+  if (free_now < (1LL << 30)) GTEST_SKIP() << "under 1 GiB free in /dev/shm";
+  fs::path box = shm / ("kp-process-full-" + std::to_string(::getpid()));
+  fs::create_directories(box);
+  SpawnRequest r = Shell("i=0; while [ $i -lt 16 ]; do head -c 67108864 /dev/zero > " +
+                         box.string() + "/f$i || exit 9; i=$((i+1)); sleep 0.05; done; exit 0");
+  r.watch_free = box;
+  r.min_free_bytes = free_now - (64LL << 20);
+  auto p = Spawn(r);
+  ASSERT_TRUE(p) << p.error().message;
+  ExitStatus s = p.value()->Wait(60s);
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(box)) ++files;
+  fs::remove_all(box);
+  EXPECT_TRUE(s.sandbox_full);
+  EXPECT_FALSE(s.exited) << "the job wrote all 16 files: " << s.Describe();
+  EXPECT_LT(files, 16);
+  EXPECT_EQ(s.Describe(), "killed: its sandbox filled the RAM file system");
+  EXPECT_THAT(Read("err"), ::testing::HasSubstr("fell below"));
 }
 
 TEST_F(ProcessTest, RejectsAMissingProgramClearly) {

@@ -88,6 +88,10 @@ class RunningProcess {
 // Errors (missing or non-executable program) are BadInput naming the program.
 Result<std::unique_ptr<RunningProcess>> Spawn(const SpawnRequest& request);
 
+// The program a bare name (no '/') starts, as Spawn finds it: the first executable of $PATH
+// like execvp; "" when there is none.
+std::string SearchPath(const std::string& name);
+
 // How the trial driver starts processes (TrialOptions::spawner): PosixSpawner() in the harness,
 // a fake that returns scripted RunningProcess objects in the driver's unit tests
 // (tests/harness/run/trial_driver_test.cc). Called from the driver's thread and, for an

@@ -152,20 +152,6 @@ class Environment {
   std::vector<char*> pointers_;
 };
 
-// Like execvp's search of PATH (bp::search_path reads PATH through the same environment::find).
-std::string SearchPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  while (true) {
-    size_t colon = dirs.find(':');
-    std::string dir(dirs.substr(0, colon));
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    if (colon == std::string_view::npos) return "";
-    dirs.remove_prefix(colon + 1);
-  }
-}
-
 // Jobs spawned and not yet destroyed, counted from before the vfork: while it is 1 at the end of
 // an attempt, no other job runs or is being spawned, and every other child of the harness but
 // its orphan guard is an orphan it adopted (KillAdoptedOrphans).
@@ -326,6 +312,20 @@ class PosixProcess : public RunningProcess {
 };
 
 }  // namespace
+
+// Like execvp's search of PATH (bp::search_path reads PATH through the same environment::find).
+std::string SearchPath(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    size_t colon = dirs.find(':');
+    std::string dir(dirs.substr(0, colon));
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (colon == std::string_view::npos) return "";
+    dirs.remove_prefix(colon + 1);
+  }
+}
 
 std::string ExitStatus::Describe() const {
   if (timed_out) return "killed at its timeout";

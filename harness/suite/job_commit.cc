@@ -2,12 +2,11 @@
 
 #include <stdio.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <map>
 #include <mutex>
 
+#include "proc/process.h"
 #include "util/absolute_path.h"
 #include "util/atomic_file.h"
 #include "util/digest.h"
@@ -58,20 +57,6 @@ std::string CommitOf(const fs::path& dir) {
     commit.clear();
   }
   return cache[dir] = commit;
-}
-
-// The first executable `name` in $PATH, or "" (the job is started the same way).
-fs::path SearchPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  for (size_t at = 0; at <= dirs.size();) {
-    size_t end = dirs.find(':', at);
-    if (end == std::string::npos) end = dirs.size();
-    fs::path candidate = fs::path(dirs.substr(at, end - at)) / name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    at = end + 1;
-  }
-  return {};
 }
 
 // The file's FNV-1a 64 digest, read once per version of the file (an interpreter is several

@@ -104,8 +104,8 @@ std::string LostCommit(const std::string& file, const std::string& text, const s
            kSqlite;
   }
   return cause +
-         "SQLite synced less than it committed (synchronous=OFF syncs nothing). Set PRAGMA "
-         "synchronous=FULL, or EXTRA in DELETE mode" +
+         "SQLite synced less than it committed (at synchronous=OFF it syncs nothing). Set "
+         "PRAGMA synchronous=FULL, or EXTRA in DELETE mode" +
          kSqlite;
 }
 

@@ -63,7 +63,7 @@ struct ChildSetup : bp::extend::handler {
     // Die with the harness. Set after the fork, so the harness may have died already: then
     // the child has a new parent and must not run the job at all.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
+    if (::getppid() != parent) ::syscall(SYS_exit_group, 127);
     ::dup2(stdout_fd, STDOUT_FILENO);  // the pipes' own fds are close-on-exec
     ::dup2(stderr_fd, STDERR_FILENO);
     // Boost's start_dir ignores chdir's failure, and the job then ran in the harness's own
@@ -77,7 +77,9 @@ struct ChildSetup : bp::extend::handler {
       (void)!::write(STDERR_FILENO, ": ", 2);
       if (why) (void)!::write(STDERR_FILENO, why, std::strlen(why));
       (void)!::write(STDERR_FILENO, "\n", 1);
-      ::_exit(127);
+      // The system call, not _exit: a sanitizer's _exit runs its own finalization, which under
+      // TSan flushed the harness's stdio buffers into the job's stdout.
+      ::syscall(SYS_exit_group, 127);
     }
     // Nothing else of the harness reaches the job: with parallel trials another thread may
     // have opened a descriptor without O_CLOEXEC (a library's) just before this fork. Marked

@@ -271,7 +271,7 @@ TEST(FixHint, AJournalBackFromTheDeadNamesExtraNotFull) {
   events[2] = HintRollback(1,
                            "ledger.db: 12288 bytes before the crash, 12288 after (un-synced "
                            "writes lost)");
-  EXPECT_THAT(Hint("commits_survive", events), HasSubstr("synchronous=OFF syncs nothing"));
+  EXPECT_THAT(Hint("commits_survive", events), HasSubstr("at synchronous=OFF it syncs nothing"));
 }
 
 // A date the scheduler fired twice has two attempt 1s: the hint tells them apart.

@@ -228,6 +228,7 @@ class PosixControlChannel : public ControlChannel {
   // The owner of the peer's socket against ours: a peer that is gone (closed before the
   // question) cannot be told.
   static Peer AskPeer(int fd) {
+    if (!PeerUidsKnowable()) return Peer::kOurs;  // said once on stderr
     Result<uid_t> uid = PeerUidOf(fd);
     if (!uid) return Peer::kGone;
     return uid.value() == ::geteuid() ? Peer::kOurs : Peer::kOther;

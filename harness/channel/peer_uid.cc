@@ -1,5 +1,6 @@
 #include "channel/peer_uid.h"
 
+#include <arpa/inet.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace killpoint {
@@ -75,6 +77,37 @@ Result<uid_t> PeerUidOf(int fd) {
   if (peer.sin_family != AF_INET || local.sin_family != AF_INET)
     return Error::Harness("peer uid: not an IPv4 connection");
   return LoopbackPeerUid(peer, local);
+}
+
+bool PeerUidsKnowable() {
+  static const bool knowable = [] {
+    int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    bool ok = listener >= 0 && client >= 0 &&
+              ::bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+              ::listen(listener, 1) == 0 &&
+              ::getsockname(listener, reinterpret_cast<sockaddr*>(&a), &len) == 0 &&
+              ::connect(client, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+    int accepted = ok ? ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC) : -1;
+    Result<uid_t> uid = accepted >= 0 ? PeerUidOf(accepted) : Error::Harness("no connection");
+    for (int fd : {accepted, client, listener}) {
+      if (fd >= 0) ::close(fd);
+    }
+    bool works = uid && uid.value() == ::geteuid();
+    if (!works) {
+      std::fprintf(stderr,
+                   "killpoint: this kernel does not say who owns a loopback connection "
+                   "(NETLINK_SOCK_DIAG: %s): the control channel and the downstream serve any "
+                   "local user here\n",
+                   uid ? "another owner" : uid.error().message.c_str());
+    }
+    return works;
+  }();
+  return knowable;
 }
 
 }  // namespace killpoint

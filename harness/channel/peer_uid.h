@@ -19,4 +19,10 @@ Result<uid_t> LoopbackPeerUid(const sockaddr_in& peer, const sockaddr_in& local)
 // The same for an accepted socket: its peer and local addresses from getpeername/getsockname.
 Result<uid_t> PeerUidOf(int fd);
 
+// Whether this kernel answers LoopbackPeerUid: asked once per process, on a loopback
+// connection of its own. Where it does not (no tcp_diag, a container that may not load it),
+// peers cannot be told apart, every peer is served as the harness's own, and a line on stderr
+// says that another user is not kept out there (docs/hardening.md).
+bool PeerUidsKnowable();
+
 }  // namespace killpoint

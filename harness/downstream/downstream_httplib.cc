@@ -88,6 +88,7 @@ constexpr const char* kRefusedHeader = "X-Killpoint-Refused";
 // recorded as the job's). A client that closed before its request was read cannot be told
 // (the kernel keeps no owner for a closed socket) and is refused too: it reads no answer.
 std::string ForeignPeer(const httplib::Request& req) {
+  if (!PeerUidsKnowable()) return "";  // said once on stderr
   sockaddr_in peer{}, local{};
   peer.sin_family = local.sin_family = AF_INET;
   if (::inet_pton(AF_INET, req.remote_addr.c_str(), &peer.sin_addr) != 1 ||

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "channel/peer_uid.h"
 #include "other_user.h"
 
 namespace killpoint {
@@ -261,6 +262,7 @@ TEST(ControlChannel, RefusesAHitFromAnotherUser) {
   int port = std::stoi(address.substr(address.find(':') + 1));
   std::string answer = testing::AsAnotherUser(port, "HIT after_publish 1\n", true);
   if (answer == "<cannot change user>") GTEST_SKIP() << "needs root to become another user";
+  ASSERT_TRUE(PeerUidsKnowable()) << "this kernel does not say who owns a loopback socket";
   EXPECT_EQ(answer, "ERROR connection from another user refused");
   EXPECT_EQ(testing::AsAnotherUser(port, "SEEN write:state.json 1\n", true),
             "ERROR connection from another user refused");

@@ -25,12 +25,35 @@ namespace killpoint {
 // is answered 413 at once and never read.
 inline constexpr size_t kMaxDownstreamRequestBytes = size_t{1} << 20;  // 1 MiB
 
+// What a slow or idle client may hold (issue 34; docs/writing-a-job.md, "The downstream
+// service"). The request line and headers must arrive within kDownstreamHeaderTimeout of the
+// moment the server starts reading them (a new connection, or the answer before on a
+// keep-alive one: an idle keep-alive connection is closed then too), the body within
+// kDownstreamBodyTimeout of the headers' end, and an answer must be taken by the client within
+// kDownstreamWriteTimeout. A client too slow is closed, nothing recorded: its request was never
+// whole. Beyond kMaxDownstreamConnections open connections a new one is closed on accept.
+inline constexpr std::chrono::milliseconds kDownstreamHeaderTimeout{10'000};
+inline constexpr std::chrono::milliseconds kDownstreamBodyTimeout{10'000};
+inline constexpr std::chrono::milliseconds kDownstreamWriteTimeout{10'000};
+inline constexpr size_t kMaxDownstreamConnections = 4096;
+
+// The limits above, which a test may shorten.
+struct DownstreamLimits {
+  std::chrono::milliseconds header_timeout = kDownstreamHeaderTimeout;
+  std::chrono::milliseconds body_timeout = kDownstreamBodyTimeout;
+  size_t max_connections = kMaxDownstreamConnections;
+};
+
+// Every connection is served (one thread reads and writes them all, asynchronously), and its
+// requests one after another in the order they came, pipelined or not: a request is read only
+// once the one before it on the connection is answered and has passed its points.
 class Downstream {
  public:
   // `history` must outlive the service. With `by_idempotency_key`, dedupe compares the
   // Idempotency-Key header (a request without one is never a duplicate), not the body's key.
   static Result<std::unique_ptr<Downstream>> Start(bool dedupe, History* history,
-                                                   bool by_idempotency_key = false);
+                                                   bool by_idempotency_key = false,
+                                                   DownstreamLimits limits = {});
   // The endpoints it serves, as (method, path): docs/downstream-openapi.json documents each.
   static std::vector<std::pair<std::string, std::string>> Routes();
   virtual ~Downstream() = default;

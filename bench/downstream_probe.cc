@@ -135,9 +135,10 @@ void Pipelined() {
   std::string three;
   for (const char* key : {"p1", "p2", "p3"}) {
     std::string body = std::string(R"({"key":")") + key + R"(","biz_date":"2026-11-01"})";
-    three += "POST /publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-             "Content-Length: " +
-             std::to_string(body.size()) + "\r\n\r\n" + body;
+    three +=
+        "POST /publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Content-Length: " +
+        std::to_string(body.size()) + "\r\n\r\n" + body;
   }
   SendAll(fd, three);
   std::string got = ReadAnswers(fd, 3, std::chrono::seconds(3));

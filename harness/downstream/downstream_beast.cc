@@ -511,7 +511,7 @@ class BeastDownstream : public Downstream {
   int port_ = -1;
   // The destructor resets these three, ioc_ last, before any other member goes.
   std::unique_ptr<net::io_context> ioc_;
-  std::optional<tcp::acceptor> acceptor_;  // io thread only (and Listen, before it starts)
+  std::optional<tcp::acceptor> acceptor_;   // io thread only (and Listen, before it starts)
   std::optional<net::steady_timer> retry_;  // io thread only: the pause after a failed accept
   std::thread io_thread_;                   // runs ioc_ until the destructor stops it
 
@@ -567,10 +567,9 @@ class BeastDownstream::Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(kMaxDownstreamHeaderBytes);
     parser_->body_limit(kMaxDownstreamRequestBytes);
     stream_.expires_after(d_->limits_.header_timeout);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](beast::error_code ec, size_t) {
-                              self->OnHeader(ec);
-                            });
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
   }
 
  private:
@@ -632,10 +631,9 @@ class BeastDownstream::Session : public std::enable_shared_from_this<Session> {
     response_.keep_alive(keep_alive_);
     response_.prepare_payload();
     stream_.expires_after(kDownstreamWriteTimeout);
-    http::async_write(stream_, response_,
-                      [self = shared_from_this()](beast::error_code ec, size_t) {
-                        self->OnWritten(ec);
-                      });
+    http::async_write(
+        stream_, response_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnWritten(ec); });
   }
 
   // The answer is on the socket: after_answer is passed (on a handler thread: its hook may

@@ -172,7 +172,7 @@ TEST(DownstreamConnections, ClosesAClientThatNeverFinishesItsBody) {
   ProbedService s(limits);
   int fd = ConnectTo(s.port);
   std::string whole = PublishRequest("slow");
-  SendText(fd, whole.substr(0, whole.size() - 5));  // the body's last 5 bytes never come
+  SendText(fd, whole.substr(0, whole.size() - 5));          // the body's last 5 bytes never come
   EXPECT_TRUE(ClosedByServer(fd, "", milliseconds(8000)));  // httplib: not within 8 s
   ::close(fd);
   EXPECT_TRUE(s.Of(event::kPublish).empty());
@@ -210,6 +210,23 @@ TEST(DownstreamConnections, AnswersAndRecordsPipelinedPublishesInOrder) {
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(publishes[i].data["key"], "p" + std::to_string(i + 1));
     EXPECT_EQ(publishes[i].data["delivery_id"], i + 1);
+  }
+}
+
+// The query's key is decoded as cpp-httplib did: "%20" and "+" are spaces.
+TEST(DownstreamConnections, DecodesTheQuerysKey) {
+  ProbedService s;
+  int fd = ConnectTo(s.port);
+  SendText(fd, PublishRequest("a b") + "GET /deliveries?key=a%20b HTTP/1.1\r\nHost: x\r\n\r\n" +
+                   "GET /deliveries?key=a+b&key=c HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string got = ReceiveAnswers(fd, 3, milliseconds(10'000));
+  ::close(fd);
+  ASSERT_EQ(CountAnswers(got), 3u) << got;
+  auto queries = s.Of(event::kQuery);
+  ASSERT_EQ(queries.size(), 2u);
+  for (const Event& query : queries) {
+    EXPECT_EQ(query.data["key"], "a b");
+    EXPECT_EQ(query.data["count"], 1);
   }
 }
 

@@ -14,6 +14,22 @@ namespace fs = std::filesystem;
 constexpr std::chrono::seconds kInstallPatience{180};  // a loaded 2-core machine is slow
 constexpr const char* kServer = "/usr/sbin/mariadbd";
 constexpr const char* kInstall = "/usr/bin/mariadb-install-db";
+constexpr const char* kInitFile = "init.sql";
+
+// What the server runs at every start, before it takes a connection (--init-file): the
+// passwordless root accounts mariadb-install-db made ask ServerPassword from now on, and the one
+// named after the machine goes (--skip-name-resolve never matches it; a root account should not
+// wait for a resolver to become reachable). No account is left without a password.
+std::string InitSql() {
+  std::string sql =
+      "DELETE FROM mysql.global_priv WHERE Host NOT IN ('localhost', '127.0.0.1', '::1');\n"
+      "FLUSH PRIVILEGES;\n";
+  for (const char* host : {"localhost", "127.0.0.1", "::1"}) {
+    sql += std::string("ALTER USER IF EXISTS '") + kMariadbUser + "'@'" + host +
+           "' IDENTIFIED BY '" + ServerPassword() + "';\n";
+  }
+  return sql;
+}
 
 // Small InnoDB files: a server per worker copies and starts in a fraction of a second. Durability
 // is MariaDB's default; nothing here turns it down. Temporary files go to the server's own folder
@@ -44,7 +60,8 @@ ServerCommand MariadbCommand(const fs::path& dir, const ServerMarks& marks, cons
        {"--bind-address=" + host, "--port=" + std::to_string(port),
         // relative to the data folder, the server's working folder:
         // a socket's path is at most 107 bytes
-        std::string("--socket=mariadbd.sock"), "--pid-file=" + (dir / "mariadbd.pid").string()}) {
+        std::string("--socket=mariadbd.sock"), "--pid-file=" + (dir / "mariadbd.pid").string(),
+        "--init-file=" + (dir / kInitFile).string()}) {
     argv.push_back(std::move(o));
   }
   if (fast) {
@@ -201,7 +218,11 @@ Result<std::unique_ptr<RunningService>> StartMariadb(const std::string& name, co
   if (Status s = CopyServerTemplate(data.value(), dir.value(), marks); !s) {
     return Error::Harness("mariadb service " + name + ": " + s.error().message);
   }
-  ServiceAddress address{"mariadb", "127.0.0.1", 0, kMariadbTrialDatabase, kMariadbUser};
+  if (Status s = WriteServerFile(dir.value() / kInitFile, InitSql()); !s) {
+    return Error::Harness("mariadb service " + name + ": " + s.error().message);
+  }
+  ServiceAddress address{"mariadb",    "127.0.0.1",     0, kMariadbTrialDatabase,
+                         kMariadbUser, ServerPassword()};
   auto server = StartServerOn(dir.value(), marks, address, fast);
   if (!server) return Error::Harness("mariadb service " + name + ": " + server.error().message);
   auto admin = MysqlConnection::Open(address, "");

@@ -13,7 +13,7 @@ Result<MysqlConnection> MysqlConnection::Open(const ServiceAddress& address,
   mysql_options(c, MYSQL_OPT_READ_TIMEOUT, &timeout);
   mysql_options(c, MYSQL_OPT_WRITE_TIMEOUT, &timeout);
   mysql_options(c, MYSQL_OPT_PROTOCOL, &protocol);
-  if (mysql_real_connect(c, address.host.c_str(), address.user.c_str(), "",
+  if (mysql_real_connect(c, address.host.c_str(), address.user.c_str(), address.password.c_str(),
                          database.empty() ? nullptr : database.c_str(),
                          static_cast<unsigned>(address.port), nullptr, 0) == nullptr) {
     return Error::Harness("cannot connect to mariadb at " + address.host + ":" +

@@ -14,8 +14,8 @@ std::string ConnInfo(const ServiceAddress& a, const std::string& database, int t
     return out + "'";
   };
   return "host=" + quoted(a.host) + " port=" + std::to_string(a.port) + " user=" + quoted(a.user) +
-         " dbname=" + quoted(database) + " connect_timeout=" + std::to_string(timeout_s) +
-         " sslmode=disable";
+         " password=" + quoted(a.password) + " dbname=" + quoted(database) +
+         " connect_timeout=" + std::to_string(timeout_s) + " sslmode=disable";
 }
 
 std::string Trimmed(const char* message) {

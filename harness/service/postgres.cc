@@ -130,17 +130,22 @@ Result<std::unique_ptr<ServerProcess>> StartServerOn(const fs::path& bin, const 
 }
 
 // The run's template: initdb, once. -N: initdb does not fsync what it wrote (a throw-away
-// cluster); the server keeps its defaults, fsync on.
+// cluster); the server keeps its defaults, fsync on. Every connection asks the superuser's
+// password (ServerPassword, by SCRAM-SHA-256): no trust, whoever the local user.
 Result<fs::path> TemplateData(const fs::path& bin, const fs::path& root, const ServerMarks& marks) {
   return ServerTemplate("postgres", root, [&](const fs::path& data) -> Status {
-    ServerCommand initdb{{(bin / "initdb").string(), "-D", data.string(), "-U", kPostgresUser, "-A",
-                          "trust", "-E", "UTF8", "--locale=C", "-N"},
-                         ServerEnvironment(marks),
-                         data.parent_path() / "initdb.log",
-                         marks.cgroup_procs_fd};
-    if (Status s = RunServerTool(initdb, kInitdbPatience); !s) {
-      return Error::Harness("initdb: " + s.error().message);
-    }
+    const fs::path password_file = data.parent_path() / "password";
+    if (Status s = WriteServerFile(password_file, ServerPassword() + "\n"); !s) return s;
+    ServerCommand initdb{
+        {(bin / "initdb").string(), "-D", data.string(), "-U", kPostgresUser, "-A", "scram-sha-256",
+         "--pwfile=" + password_file.string(), "-E", "UTF8", "--locale=C", "-N"},
+        ServerEnvironment(marks),
+        data.parent_path() / "initdb.log",
+        marks.cgroup_procs_fd};
+    Status made = RunServerTool(initdb, kInitdbPatience);
+    std::error_code ec;
+    fs::remove(password_file, ec);
+    if (!made) return Error::Harness("initdb: " + made.error().message);
     return Ok();
   });
 }
@@ -178,7 +183,8 @@ Result<std::unique_ptr<RunningService>> StartPostgres(const std::string& name, c
   if (Status s = CopyServerTemplate(data.value(), dir.value(), marks); !s) {
     return Error::Harness("postgres service " + name + ": " + s.error().message);
   }
-  ServiceAddress address{"postgres", "127.0.0.1", 0, kPostgresTrialDatabase, kPostgresUser};
+  ServiceAddress address{"postgres",    "127.0.0.1",     0, kPostgresTrialDatabase,
+                         kPostgresUser, ServerPassword()};
   auto server = StartServerOn(bin.value(), dir.value(), marks, address, fast);
   if (!server) return Error::Harness("postgres service " + name + ": " + server.error().message);
   auto admin = PgConnection::Open(address, "postgres");

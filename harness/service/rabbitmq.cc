@@ -112,7 +112,7 @@ class Rabbitmq : public RunningService {
     fs::remove_all(place_.dir, ec);
   }
 
-  // A new vhost, guest's; the last trial's goes first (its queues and connections with it).
+  // A new vhost, kRabbitmqUser's; the last trial's goes first (its queues and connections with it).
   Result<ServiceAddress> Reset() override {
     const int api = address_.admin_port;
     if (!address_.database.empty()) {
@@ -165,18 +165,8 @@ class Rabbitmq : public RunningService {
   int trials_ = 0;
 };
 
-Status WriteServerFile(const fs::path& path, const std::string& text, fs::perms mode) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return Error::Harness("cannot write " + path.string());
-  std::error_code ec;
-  fs::permissions(path, mode, ec);
-  if (ec) return Error::Harness("chmod " + path.string() + ": " + ec.message());
-  return GiveToServerUser(path);
-}
-
-// Its configuration, plugins and Erlang cookie (in its HOME), all in `dir`: nothing from /etc.
+// Its configuration (with its user's password), plugins and Erlang cookie (in its HOME), all in
+// `dir`, readable by the server's user only: nothing from /etc.
 Status WriteRabbitmqFiles(const fs::path& dir, int admin_port) {
   std::random_device random;
   std::string cookie = "KILLPOINT";
@@ -188,7 +178,11 @@ Status WriteRabbitmqFiles(const fs::path& dir, int admin_port) {
             "management.tcp.ip = 127.0.0.1\nmanagement.tcp.port = " + std::to_string(admin_port) +
                 "\n"
                 // a full tmpfs must not block publishers silently
-                "disk_free_limit.absolute = 1MB\n",
+                "disk_free_limit.absolute = 1MB\n"
+                // no guest/guest: the one user is made at the first start, with the password
+                "default_user = " +
+                kRabbitmqUser + "\ndefault_pass = " + ServerPassword() +
+                "\ndefault_user_tags.administrator = true\n",
             rw},
         {"enabled_plugins", "[rabbitmq_management].\n", rw},
         {"rabbitmq-env.conf", "", rw},
@@ -267,7 +261,7 @@ Result<std::unique_ptr<RunningService>> StartRabbitmq(const std::string& name, c
   };
   auto dir = MakeServerFolder(root, name);
   if (!dir) return failed(dir.error());
-  ServiceAddress address{"rabbitmq", "127.0.0.1", 0, "", kRabbitmqUser};
+  ServiceAddress address{"rabbitmq", "127.0.0.1", 0, "", kRabbitmqUser, ServerPassword()};
   auto admin_port = PickLoopbackPort();
   auto dist_port = PickLoopbackPort();
   if (!admin_port) return failed(admin_port.error());

@@ -12,6 +12,8 @@
 #include <cctype>
 #include <memory>
 
+#include "service/server_launch.h"
+
 namespace killpoint {
 namespace {
 
@@ -60,7 +62,7 @@ std::string UrlSegment(const std::string& s) {
 Status RabbitmqApi(int admin_port, const std::string& method, const std::string& path,
                    const std::string& body, std::string* answer) {
   httplib::Client client("127.0.0.1", admin_port);
-  client.set_basic_auth(kRabbitmqUser, kRabbitmqPassword);
+  client.set_basic_auth(kRabbitmqUser, ServerPassword());
   client.set_connection_timeout(kRabbitmqTimeoutS, 0);
   client.set_read_timeout(kRabbitmqTimeoutS * 3, 0);  // a vhost's deletion waits for its queues
   httplib::Result r = method == "PUT"      ? client.Put(path, body, "application/json")
@@ -109,8 +111,9 @@ Result<AmqpConnection> OpenChannel(const ServiceAddress& address) {
     return Error::Harness("rabbitmq: cannot connect to " + address.host + ":" +
                           std::to_string(address.port) + ": " + amqp_error_string2(opened));
   }
-  amqp_rpc_reply_t r = amqp_login(conn.get(), address.database.c_str(), 0, 131072, 0,
-                                  AMQP_SASL_METHOD_PLAIN, kRabbitmqUser, kRabbitmqPassword);
+  amqp_rpc_reply_t r =
+      amqp_login(conn.get(), address.database.c_str(), 0, 131072, 0, AMQP_SASL_METHOD_PLAIN,
+                 address.user.c_str(), address.password.c_str());
   if (std::string p = ReplyProblem(r); !p.empty()) {
     return Error::Harness("rabbitmq: cannot log in to vhost " + address.database + ": " + p);
   }

@@ -12,11 +12,13 @@
 
 namespace killpoint {
 
-inline constexpr const char* kRabbitmqUser = "guest";  // loopback only, RabbitMQ's default
-inline constexpr const char* kRabbitmqPassword = "guest";
+// The broker's one user, made at its first start with server_launch.h's ServerPassword in place of
+// RabbitMQ's guest/guest (docs/hardening.md): an administrator, for the management API too.
+inline constexpr const char* kRabbitmqUser = "killpoint";
 
-// One call of the management API on 127.0.0.1:`admin_port` as guest: an error unless it answers
-// 2xx. `body`, when not empty, is sent as JSON; `answer`, when given, gets the answer's body.
+// One call of the management API on 127.0.0.1:`admin_port` as kRabbitmqUser: an error unless it
+// answers 2xx. `body`, when not empty, is sent as JSON; `answer`, when given, gets the answer's
+// body.
 Status RabbitmqApi(int admin_port, const std::string& method, const std::string& path,
                    const std::string& body = "", std::string* answer = nullptr);
 

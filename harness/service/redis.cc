@@ -12,6 +12,7 @@ namespace killpoint {
 namespace {
 
 namespace fs = std::filesystem;
+constexpr const char* kRedisConfig = "redis.conf";
 
 ServerCommand RedisServerCommand(const fs::path& dir, const ServerMarks& marks, int port,
                                  bool fast);
@@ -130,13 +131,15 @@ class Redis : public RunningService {
   bool fast_;
 };
 
-// No configuration file: every setting that matters is on the command line. `--save ""`: no RDB
-// snapshot (without a file, redis-server 7 would snapshot). Durable: an append-only file, each
-// write fsync'ed before its answer (`--appendfsync always`); fast: none, the keys live in the
+// Its configuration file (kRedisConfig, in `dir`) holds only the password (requirepass: the
+// default user's), out of the command line, which every user of the machine can read; every
+// other setting is on the command line. `--save ""`: no RDB snapshot. Durable: an append-only file,
+// each write fsync'ed before its answer (`--appendfsync always`); fast: none, the keys live in the
 // server's memory only (docs/services.md, "Server faults").
 ServerCommand RedisServerCommand(const fs::path& dir, const ServerMarks& marks, int port,
                                  bool fast) {
   std::vector<std::string> argv = {kRedisServer,
+                                   (dir / kRedisConfig).string(),
                                    "--bind",
                                    "127.0.0.1",
                                    "--port",
@@ -182,7 +185,12 @@ Result<std::unique_ptr<RunningService>> StartRedis(const std::string& name, cons
   }
   auto dir = MakeServerFolder(root, name);
   if (!dir) return dir.error();
-  ServiceAddress address{"redis", "127.0.0.1", 0, kRedisTrialDatabase, ""};
+  if (Status s =
+          WriteServerFile(dir.value() / kRedisConfig, "requirepass " + ServerPassword() + "\n");
+      !s) {
+    return Error::Harness("redis service " + name + ": " + s.error().message);
+  }
+  ServiceAddress address{"redis", "127.0.0.1", 0, kRedisTrialDatabase, "", ServerPassword()};
   auto server = StartRedisOn(dir.value(), marks, address, fast);
   if (!server) return Error::Harness("redis service " + name + ": " + server.error().message);
   auto admin = RedisConnection::Open(address);

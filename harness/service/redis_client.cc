@@ -46,6 +46,11 @@ Result<RedisConnection> RedisConnection::Open(const ServiceAddress& address, int
   if (redisSetTimeout(c.conn_.get(), Timeval(timeout_ms)) != REDIS_OK) {
     return Error::Harness("redis at " + Where(address) + ": cannot set a timeout");
   }
+  if (!address.password.empty()) {
+    if (auto auth = c.Command({"AUTH", address.password}); !auth) {
+      return Error::Harness("redis at " + Where(address) + ": " + auth.error().message);
+    }
+  }
   return c;
 }
 

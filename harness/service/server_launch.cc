@@ -2,9 +2,11 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/random.h>
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -29,7 +31,41 @@ bool WaitAccepting(ServerProcess& server, const std::function<bool()>& accepting
   return accepting();
 }
 
+std::string NewPassword() {
+  constexpr std::string_view kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  std::string out;
+  while (out.size() < 32) {
+    unsigned char bytes[64];
+    ssize_t n = ::getrandom(bytes, sizeof bytes, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) std::abort();  // no randomness from the kernel: no safe password either
+    // 62 letters and digits: bytes of 248 and above would favour the first eight; dropped.
+    for (ssize_t i = 0; i < n && out.size() < 32; ++i) {
+      if (bytes[i] < 248) out += kAlphabet[bytes[i] % kAlphabet.size()];
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+const std::string& ServerPassword() {
+  static const std::string password = NewPassword();
+  return password;
+}
+
+Status WriteServerFile(const fs::path& path, const std::string& text, fs::perms mode) {
+  // Inside a server's folder (MakeServerFolder: 0700), so no other user sees it meanwhile.
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Error::Harness("cannot write " + path.string());
+  std::error_code ec;
+  fs::permissions(path, mode, ec);
+  if (ec) return Error::Harness("chmod " + path.string() + ": " + ec.message());
+  return GiveToServerUser(path);
+}
 
 Result<fs::path> MakeServerFolder(const fs::path& root, const std::string& name) {
   std::error_code ec;

@@ -1,7 +1,7 @@
 // What every kind of server (service.h) needs to start: its folder in the run's sandbox root,
-// owned by the server's user; the data folder a kind's set-up tool (initdb, mariadb-install-db)
-// fills once per run and every server of that kind copies; the environment its tools run in;
-// the start on a loopback port picked for it.
+// owned by the server's user; the password it asks of every client; the data folder a kind's
+// set-up tool (initdb, mariadb-install-db) fills once per run and every server of that kind
+// copies; the environment its tools run in; the start on a loopback port picked for it.
 #pragma once
 
 #include <filesystem>
@@ -19,6 +19,19 @@ namespace killpoint {
 // A new folder `root`/service-NAME-XXXXXX, given to the server's user.
 Result<std::filesystem::path> MakeServerFolder(const std::filesystem::path& root,
                                                const std::string& name);
+
+// The password every server this harness process starts asks of its clients (docs/hardening.md,
+// "Who can reach the harness"): 32 letters and digits from getrandom, made at the first call.
+// Letters and digits only, so that it goes into a URL, an SQL literal and a configuration line
+// as it is. A job gets it in its environment (ServiceEnv); another local user, who cannot read
+// the job's environment or the servers' 0700 folders, has no way to learn it.
+const std::string& ServerPassword();
+
+// Writes `text` to `path` in a server's folder with `mode`, given to the server's user: a server's
+// configuration, which may hold ServerPassword and is never readable by another user.
+Status WriteServerFile(const std::filesystem::path& path, const std::string& text,
+                       std::filesystem::perms mode = std::filesystem::perms::owner_read |
+                                                     std::filesystem::perms::owner_write);
 
 // The marks' environment, a PATH of the system's folders and the C locale.
 std::map<std::string, std::string> ServerEnvironment(const ServerMarks& marks);

@@ -20,11 +20,14 @@ struct ServiceAddress {
   std::string host;  // a loopback address
   int port = 0;
   std::string database;  // the trial's own, clean at its start (redis: the index, "0")
-  std::string user;
+  std::string user;      // redis: none, its default user
+  // server_launch.h's ServerPassword: no server of the harness's lets a client in without it.
+  std::string password;
 
-  // postgresql://USER@HOST:PORT/DATABASE for a postgres service, redis://HOST:PORT/DATABASE
-  // for a redis one, amqp://guest:guest@HOST:PORT/VHOST for a rabbitmq one (the vhost,
-  // `database`, URL-encoded).
+  // postgresql://USER:PASSWORD@HOST:PORT/DATABASE for a postgres service (mysql:// for a
+  // mariadb one), redis://:PASSWORD@HOST:PORT/DATABASE for a redis one,
+  // amqp://USER:PASSWORD@HOST:PORT/VHOST for a rabbitmq one (the vhost, `database`,
+  // URL-encoded). The password is letters and digits: nothing to encode.
   std::string Url() const;
   int admin_port = 0;  // a rabbitmq service's management API (HTTP), on `host`
   bool operator==(const ServiceAddress&) const = default;

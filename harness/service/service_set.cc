@@ -16,13 +16,11 @@
 namespace killpoint {
 
 std::string ServiceAddress::Url() const {
-  if (kind == "rabbitmq") {
-    return "amqp://" + user + ":" + kRabbitmqPassword + "@" + host + ":" + std::to_string(port) +
-           "/" + UrlSegment(database);
-  }
-  if (kind == "redis") return "redis://" + host + ":" + std::to_string(port) + "/" + database;
+  const std::string where = "@" + host + ":" + std::to_string(port) + "/";
+  if (kind == "rabbitmq") return "amqp://" + user + ":" + password + where + UrlSegment(database);
+  if (kind == "redis") return "redis://:" + password + where + database;
   const char* scheme = kind == "mariadb" ? "mysql://" : "postgresql://";
-  return scheme + user + "@" + host + ":" + std::to_string(port) + "/" + database;
+  return scheme + user + ":" + password + where + database;
 }
 
 // The kinds, one file each: a new kind is a line here and its file.
@@ -206,19 +204,23 @@ std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses)
       env["PGPORT"] = std::to_string(a.port);
       env["PGDATABASE"] = a.database;
       env["PGUSER"] = a.user;
+      env["PGPASSWORD"] = a.password;  // read by libpq
     } else if (a.kind == "mariadb") {
       env["MYSQL_HOST"] = a.host;
       env["MYSQL_TCP_PORT"] = std::to_string(a.port);  // read by the mariadb/mysql clients
       env["MYSQL_PORT"] = std::to_string(a.port);
       env["MYSQL_DATABASE"] = a.database;
       env["MYSQL_USER"] = a.user;
+      env["MYSQL_PWD"] = a.password;  // read by the mariadb/mysql clients
     } else {
       continue;
     }
     if (a.kind == "postgres" || !url_is_postgres) env["DATABASE_URL"] = a.Url();
   }
   for (const auto& [name, a] : addresses) {
-    if (a.kind == "redis" && of_kind["redis"] == 1) env["REDIS_URL"] = a.Url();
+    if (a.kind != "redis" || of_kind["redis"] != 1) continue;
+    env["REDIS_URL"] = a.Url();
+    env["REDISCLI_AUTH"] = a.password;  // read by redis-cli
   }
   return env;
 }

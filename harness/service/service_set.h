@@ -92,13 +92,13 @@ class ServiceSet {
   PointHook command_hook_;                    // given to each proxy, those started later too
 };
 
-// The environment that tells a job where its services are (docs/services.md): for each service
-// NAME, KILLPOINT_SERVICE_<NAME>_URL; for the scenario's one postgres service, also PGHOST,
-// PGPORT, PGDATABASE and PGUSER; for its one mariadb service, MYSQL_HOST, MYSQL_TCP_PORT,
-// MYSQL_PORT, MYSQL_DATABASE and MYSQL_USER (with two of a kind, only the named variables: which
-// one the defaults point at would be a guess); DATABASE_URL for the one postgres service, or
-// else the one mariadb service; for its one redis service, REDIS_URL; AMQP_URL for the one
-// rabbitmq service.
+// The environment that tells a job where its services are, and the password they ask
+// (docs/services.md): for each service NAME, KILLPOINT_SERVICE_<NAME>_URL; for the scenario's one
+// postgres service, also PGHOST, PGPORT, PGDATABASE, PGUSER and PGPASSWORD; for its one mariadb
+// service, MYSQL_HOST, MYSQL_TCP_PORT, MYSQL_PORT, MYSQL_DATABASE, MYSQL_USER and MYSQL_PWD (with
+// two of a kind, only the named variables: which one the defaults point at would be a guess);
+// DATABASE_URL for the one postgres service, or else the one mariadb service; for its one redis
+// service, REDIS_URL and REDISCLI_AUTH; AMQP_URL for the one rabbitmq service.
 std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses);
 
 }  // namespace killpoint

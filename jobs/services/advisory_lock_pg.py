@@ -20,7 +20,7 @@ from kp_failpoint import failpoint
 
 
 def main():
-    conn = psycopg2.connect("")  # libpq reads PGHOST, PGPORT, PGDATABASE, PGUSER
+    conn = psycopg2.connect("")  # libpq reads PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD
     conn.autocommit = True
     cur = conn.cursor()
     if sys.argv[1] == "setup":

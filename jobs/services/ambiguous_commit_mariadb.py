@@ -27,7 +27,8 @@ LOST = (pymysql.err.OperationalError, pymysql.err.InterfaceError)  # the connect
 
 def connect():
     return pymysql.connect(host=os.environ["MYSQL_HOST"], port=int(os.environ["MYSQL_TCP_PORT"]),
-                           user=os.environ["MYSQL_USER"], database=os.environ["MYSQL_DATABASE"],
+                           user=os.environ["MYSQL_USER"], password=os.environ["MYSQL_PWD"],
+                           database=os.environ["MYSQL_DATABASE"],
                            autocommit=False)
 
 

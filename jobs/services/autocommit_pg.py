@@ -24,7 +24,7 @@ CREATE TABLE account (id int PRIMARY KEY, balance_cents bigint NOT NULL);
 
 
 def setup(days):
-    conn = psycopg2.connect("")  # libpq reads PGHOST, PGPORT, PGDATABASE, PGUSER
+    conn = psycopg2.connect("")  # libpq reads PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD
     with conn, conn.cursor() as cur:
         cur.execute(SCHEMA)
         cur.execute("INSERT INTO account (id, balance_cents) VALUES (1, 0)")

@@ -68,7 +68,7 @@ def reconcile(conn):
 
 
 def main():
-    conn = psycopg2.connect("")  # libpq reads PGHOST, PGPORT, PGDATABASE, PGUSER
+    conn = psycopg2.connect("")  # libpq reads PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD
     if sys.argv[1] == "setup":
         setup(conn, sys.argv[2])
         return 0

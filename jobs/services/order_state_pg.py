@@ -57,7 +57,7 @@ def claim_read_then_write(cur, order_id):
 
 
 def main():
-    conn = psycopg2.connect("")  # libpq reads PGHOST, PGPORT, PGDATABASE, PGUSER
+    conn = psycopg2.connect("")  # libpq reads PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD
     if sys.argv[1] == "setup":
         setup(conn, sys.argv[2])
         return 0

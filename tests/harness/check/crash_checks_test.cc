@@ -168,10 +168,10 @@ TEST(ServiceCrashCheck, ReadsEachServiceWhereTheTrialFoundIt) {
   add("e_only_at_end", "db", at_end);
   f.scenario().checks["e_only_at_end"].after_every_crash = false;
   const int port = ClosedPort();
-  ServiceAddresses services = {{"db", {"postgres", "127.0.0.1", port, "trial_1", "kp"}},
-                               {"my", {"mariadb", "127.0.0.1", port, "trial_1", "kp"}},
-                               {"cache", {"redis", "127.0.0.1", port, "0", ""}},
-                               {"mq", {"rabbitmq", "127.0.0.1", port, "trial-1", ""}}};
+  ServiceAddresses services = {{"db", {"postgres", "127.0.0.1", port, "trial_1", "kp", "pw"}},
+                               {"my", {"mariadb", "127.0.0.1", port, "trial_1", "kp", "pw"}},
+                               {"cache", {"redis", "127.0.0.1", port, "0", "", "pw"}},
+                               {"mq", {"rabbitmq", "127.0.0.1", port, "trial-1", "kp", "pw"}}};
   auto verdicts = CheckCrashState(f.scenario(), f.dir() / "work", f.dir() / "scratch", services);
   ASSERT_TRUE(verdicts) << verdicts.error().message;
   ASSERT_EQ(verdicts.value().size(), 4u) << verdicts.value().dump();

@@ -68,7 +68,7 @@ TEST(RedisKeyChecks, AServiceThatDidNotRunIsAViolation) {
 TEST(RedisKeyChecks, AServiceCheckOnKeysGoesToRedis) {
   // Through the SQL entry point, as checker.cc calls it: no SQL is run for a check on keys.
   Verdict v = RunServiceSqlCheck("lock_check", KeysCheck({"lock:*", std::nullopt, 0, false}),
-                                 {{"cache", {"redis", "127.0.0.1", 1, "0", ""}}});
+                                 {{"cache", {"redis", "127.0.0.1", 1, "0", "", "pw"}}});
   EXPECT_FALSE(v.held);
   EXPECT_THAT(v.explanation, HasSubstr("cannot run the check on service cache (redis): cannot "
                                        "connect to redis at 127.0.0.1:1"));

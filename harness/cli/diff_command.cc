@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/exit_codes.h"
+#include "cli/finish_run.h"
 #include "reports/diff_report.h"
 #include "reports/markdown_report.h"
 #include "reports/report_loader.h"
@@ -48,15 +49,15 @@ int Execute(const DiffArgs& a) {
   diff.after_source = a.after;
   if (Status s = WriteOut(a.json, nlohmann::json(diff).dump(2) + "\n"); !s)
     return Report(s.error());
+  ReportData report;
+  report.runs.push_back(std::move(after.value()));
+  report.baseline = std::move(diff);
   if (!a.markdown.empty()) {
-    ReportData report;
-    report.runs.push_back(std::move(after.value()));
-    report.baseline = diff;
     if (Status s = WriteOut(a.markdown, RenderMarkdown(report)); !s) return Report(s.error());
   }
   if (!a.quiet && a.json != "-" && a.markdown != "-")
-    std::cout << RenderDiffText(diff, ColorWanted(STDOUT_FILENO));
-  return DiffGate(diff, after.value().results, fail_on.value());
+    std::cout << RenderDiffText(*report.baseline, ColorWanted(STDOUT_FILENO));
+  return VerdictExit(report, fail_on.value());
 }
 
 }  // namespace

@@ -1,18 +1,12 @@
 #include "cli/merge_command.h"
 
-#include <unistd.h>
-
 #include <filesystem>
-#include <iostream>
 #include <memory>
 
 #include "cli/diff_command.h"
 #include "cli/exit_codes.h"
+#include "cli/finish_run.h"
 #include "cli/report_outputs.h"
-#include "reports/diff_report.h"
-#include "reports/report_loader.h"
-#include "reports/terminal.h"
-#include "reports/terminal_table.h"
 #include "results/layout.h"
 #include "results/output_lock.h"
 #include "suite/merge.h"
@@ -39,30 +33,18 @@ int Execute(const MergeArgs& a) {
   auto merged = MergeShards(dirs, a.out);
   if (!merged) return Report(merged.error());
   // The reports, as `killpoint run` writes them into its output folder.
-  RunReport run{a.out, merged.value(), {}, {}};
-  if (Status s = AttachHistories(run, a.out); !s) return Report(s.error());
-  ReportData report;
-  report.runs.push_back(std::move(run));
-  if (baseline.value()) {
-    auto diff = CompareWithBaseline(a.baseline, *baseline.value(), merged.value(), a.out);
-    if (!diff) return Report(diff.error());
-    report.baseline = std::move(diff.value());
-  }
-  fs::path out(a.out);
-  ReportFiles files = DefaultReportFiles(out);
+  const BaselineGate gate{a.baseline, baseline.value() ? &*baseline.value() : nullptr,
+                          ParseFailOn(a.fail_on).value()};
+  auto report = RunReportOf(a.out, merged.value(), gate);
+  if (!report) return Report(report.error());
+  ReportFiles files = DefaultReportFiles(fs::path(a.out));
   ReportPaths paths{files.html.string(), files.junit.string(), files.markdown.string()};
-  if (Status s = WriteReports(report, paths); !s) return Report(s.error());
+  if (Status s = WriteReports(report.value(), paths); !s) return Report(s.error());
   if (!a.quiet) {
-    std::cout << RenderTable(merged.value(), ColorWanted(STDOUT_FILENO));
-    std::cout << "merged " << dirs.size() << " shards\nresults: " << ResultsFile(out).string()
-              << "\nreport: " << paths.html << "\njunit: " << paths.junit
-              << "\nsummary: " << paths.markdown << "\n";
-    if (report.baseline) std::cout << RenderDiffText(*report.baseline, ColorWanted(STDOUT_FILENO));
+    PrintRunSummary(report.value(), paths, a.out,
+                    "merged " + std::to_string(dirs.size()) + " shards\n");
   }
-  if (report.baseline)
-    return DiffGate(*report.baseline, merged.value(), ParseFailOn(a.fail_on).value());
-  return GateExit(merged.value().MustHoldViolated(), merged.value().NotExercised(),
-                  merged.value().NeverRan());
+  return VerdictExit(report.value(), gate.fail_on);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/exit_codes.h"
+#include "cli/finish_run.h"
 #include "cli/report_outputs.h"
 #include "reports/report_loader.h"
 #include "reports/terminal.h"
@@ -40,7 +41,7 @@ int Execute(const ReportArgs& a) {
     bool color = ColorWanted(STDOUT_FILENO);
     for (const RunReport& run : combined.runs) std::cout << RenderTable(run.results, color);
   }
-  return GateExit(combined.MustHoldViolated(), combined.NotExercised(), combined.NeverRan());
+  return VerdictExit(combined);
 }
 
 }  // namespace

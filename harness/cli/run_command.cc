@@ -11,17 +11,15 @@
 
 #include "cli/diff_command.h"
 #include "cli/exit_codes.h"
+#include "cli/finish_run.h"
 #include "cli/inspect.h"
 #include "cli/paths.h"
 #include "cli/report_outputs.h"
 #include "cli/sandbox_options.h"
 #include "proc/interrupt.h"
 #include "proc/orphan_guard.h"
-#include "reports/diff_report.h"
 #include "reports/progress.h"
-#include "reports/report_loader.h"
 #include "reports/terminal.h"
-#include "reports/terminal_table.h"
 #include "results/layout.h"
 #include "results/output_lock.h"
 #include "scenario/scenario_parser.h"
@@ -152,36 +150,20 @@ int Execute(const RunArgs& a) {
   auto results = RunSuite(scenarios.value(), o);
   progress.reset();  // erases the line before anything else is printed
   if (!results) return Report(results.error());
-  RunReport run{a.out, results.value(), {}, {}};  // named as `killpoint report OUT` names it
-  if (Status s = AttachHistories(run, a.out); !s) return Report(s.error());
-  ReportData report;
-  report.runs.push_back(std::move(run));
-  if (baseline.value() && results.value().partial.empty()) {
-    auto diff = CompareWithBaseline(a.baseline, *baseline.value(), results.value(), a.out);
-    if (!diff) return Report(diff.error());
-    report.baseline = std::move(diff.value());
-  }
+  const BaselineGate gate{a.baseline, baseline.value() ? &*baseline.value() : nullptr,
+                          ParseFailOn(a.fail_on).value()};
+  auto report = RunReportOf(a.out, results.value(), gate);
+  if (!report) return Report(report.error());
   ReportPaths paths = OutputPaths(a);
-  if (Status s = WriteReports(report, paths); !s) return Report(s.error());
+  if (Status s = WriteReports(report.value(), paths); !s) return Report(s.error());
   if (int signal = InterruptSignal(); signal != 0) {
     std::cerr << "killpoint: " << results.value().partial << ": partial results of "
               << results.value().Trials() << " finished trials in " << ResultsFile(a.out).string()
               << "; the same command with --resume finishes the run\n";
     return kExitSignalBase + signal;
   }
-  if (!a.quiet) {
-    std::cout << RenderTable(results.value(), ColorWanted(STDOUT_FILENO), a.trial);
-    std::cout << "results: " << ResultsFile(a.out).string() << "\nreport: " << paths.html
-              << "\njunit: " << paths.junit << "\nsummary: " << paths.markdown << "\n";
-    if (report.baseline) {
-      std::cout << RenderDiffText(*report.baseline, ColorWanted(STDOUT_FILENO))
-                << "diff: " << DiffFile(a.out).string() << "\n";
-    }
-  }
-  if (report.baseline)
-    return DiffGate(*report.baseline, results.value(), ParseFailOn(a.fail_on).value());
-  return GateExit(results.value().MustHoldViolated(), results.value().NotExercised(),
-                  results.value().NeverRan());
+  if (!a.quiet) PrintRunSummary(report.value(), paths, a.out, "", a.trial);
+  return VerdictExit(report.value(), gate.fail_on);
 }
 
 }  // namespace

@@ -109,8 +109,8 @@ TEST_F(ServerLogin, MariadbsRootAsksItsPassword) {
   EXPECT_TRUE(empty.value().rows.empty()) << empty.value().rows.size() << " without a password";
 
   auto other = testing::RunAsAnotherUser({"/usr/bin/mariadb", "--no-defaults", "--protocol=TCP",
-                                          "-h", a.host, "-P", std::to_string(a.port), "-u",
-                                          a.user, "-e", "SELECT 1"});
+                                          "-h", a.host, "-P", std::to_string(a.port), "-u", a.user,
+                                          "-e", "SELECT 1"});
   if (other.exit_code == -1 && other.output == "<cannot change user>") GTEST_SKIP() << "not root";
   EXPECT_NE(other.exit_code, 0) << other.output;
   EXPECT_THAT(other.output, HasSubstr("Access denied")) << other.output;
@@ -148,9 +148,8 @@ TEST_F(ServerLogin, RabbitmqHasNoGuestAndAsksItsUsersPassword) {
 
   // guest:guest, base64: the management API's default login.
   std::string answer = testing::AsAnotherUser(
-      a.admin_port,
-      "GET /api/whoami HTTP/1.0\r\nAuthorization: Basic Z3Vlc3Q6Z3Vlc3Q=\r\n\r\n", true,
-      testing::kStranger);
+      a.admin_port, "GET /api/whoami HTTP/1.0\r\nAuthorization: Basic Z3Vlc3Q6Z3Vlc3Q=\r\n\r\n",
+      true, testing::kStranger);
   if (answer == "<cannot change user>") GTEST_SKIP() << "not root";
   EXPECT_THAT(answer, HasSubstr(" 401 ")) << answer;
 }

@@ -24,37 +24,19 @@
 #include "downstream/downstream.h"
 #include "history/event.h"
 #include "history/history.h"
+#include "tests/harness/downstream/raw_client.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using killpoint::Downstream;
 using killpoint::History;
+using killpoint::testing::ConnectLoopback;
+using killpoint::testing::SendAll;
 
 int PortOf(const Downstream& d) {
   std::string url = d.BaseUrl();
   return std::stoi(url.substr(url.rfind(':') + 1));
-}
-
-int Connect(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-void SendAll(int fd, const std::string& s) {
-  for (size_t sent = 0; sent < s.size();) {
-    ssize_t n = ::send(fd, s.data() + sent, s.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return;
-    sent += static_cast<size_t>(n);
-  }
 }
 
 // Reads until `answers` status lines came back, the peer closed, or `limit` passed.
@@ -90,12 +72,12 @@ void Idle(int n) {
   int port = PortOf(*d.value());
   std::vector<int> idle;
   for (int i = 0; i < n; ++i) {
-    int fd = Connect(port);
+    int fd = ConnectLoopback(port);
     if (fd < 0) break;
     idle.push_back(fd);
   }
   auto started = Clock::now();
-  int fd = Connect(port);
+  int fd = ConnectLoopback(port);
   SendAll(fd, "GET /deliveries?key=k HTTP/1.1\r\nHost: x\r\n\r\n");
   std::string answer = ReadAnswers(fd, 1, std::chrono::seconds(40));
   double ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
@@ -109,7 +91,7 @@ void Slowloris() {
   History history;
   auto d = Downstream::Start(false, &history);
   if (!d) return;
-  int fd = Connect(PortOf(*d.value()));
+  int fd = ConnectLoopback(PortOf(*d.value()));
   auto started = Clock::now();
   SendAll(fd, "GET /deliveries?key=k HTTP/1.1\r\nHost: x\r\n");
   bool cut = false;
@@ -131,7 +113,7 @@ void Pipelined() {
   History history;
   auto d = Downstream::Start(false, &history);
   if (!d) return;
-  int fd = Connect(PortOf(*d.value()));
+  int fd = ConnectLoopback(PortOf(*d.value()));
   std::string three;
   for (const char* key : {"p1", "p2", "p3"}) {
     std::string body = std::string(R"({"key":")") + key + R"(","biz_date":"2026-11-01"})";

@@ -19,7 +19,7 @@ namespace killpoint {
 
 // What a run's ending is compared with: `--baseline PATH --fail-on F` (BaselineOption's).
 struct BaselineGate {
-  std::string path;                    // empty: no baseline
+  std::string path;                     // empty: no baseline
   const RunResults* results = nullptr;  // the baseline's, read before the run
   FailOn fail_on = FailOn::kWorse;
 };

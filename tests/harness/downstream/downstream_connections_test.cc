@@ -20,6 +20,7 @@
 #include "downstream/downstream.h"
 #include "history/event.h"
 #include "history/history.h"
+#include "raw_client.h"
 
 namespace killpoint {
 namespace {
@@ -42,28 +43,6 @@ struct ProbedService {
   std::unique_ptr<Downstream> downstream;
   int port = 0;
 };
-
-// A connected socket, or -1.
-int ConnectTo(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-void SendText(int fd, const std::string& text) {
-  for (size_t sent = 0; sent < text.size();) {
-    ssize_t n = ::send(fd, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) return;
-    sent += static_cast<size_t>(n);
-  }
-}
 
 size_t CountAnswers(const std::string& text) {
   size_t count = 0;
@@ -127,20 +106,20 @@ TEST(DownstreamConnections, AnswersBesideAThousandIdleKeepAliveConnections) {
   ProbedService s;
   std::vector<int> idle;
   for (int i = 0; i < 4; ++i) {  // keep-alive: answered once, then left open and silent
-    idle.push_back(ConnectTo(s.port));
-    SendText(idle.back(), kQuery);
+    idle.push_back(testing::ConnectLoopback(s.port));
+    testing::SendAll(idle.back(), kQuery);
     ASSERT_EQ(CountAnswers(ReceiveAnswers(idle.back(), 1, milliseconds(10'000))), 1u);
   }
   while (idle.size() < 1000) {  // connected, nothing sent yet
-    idle.push_back(ConnectTo(s.port));
+    idle.push_back(testing::ConnectLoopback(s.port));
     ASSERT_GE(idle.back(), 0);
   }
-  int fd = ConnectTo(s.port);
-  SendText(fd, kQuery);
+  int fd = testing::ConnectLoopback(s.port);
+  testing::SendAll(fd, kQuery);
   std::string answer = ReceiveAnswers(fd, 1, milliseconds(10'000));  // httplib: over 30 s
   EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer;
   // The keep-alive ones are served still.
-  SendText(idle.front(), kQuery);
+  testing::SendAll(idle.front(), kQuery);
   EXPECT_EQ(CountAnswers(ReceiveAnswers(idle.front(), 1, milliseconds(10'000))), 1u);
   ::close(fd);
   for (int i : idle) ::close(i);
@@ -151,16 +130,16 @@ TEST(DownstreamConnections, ClosesAClientThatNeverFinishesItsHeaders) {
   DownstreamLimits limits;
   limits.header_timeout = milliseconds(1000);
   ProbedService s(limits);
-  int fd = ConnectTo(s.port);
+  int fd = testing::ConnectLoopback(s.port);
   auto started = ProbeClock::now();
-  SendText(fd, "GET /deliveries?key=k HTTP/1.1\r\nHost: x\r\n");
+  testing::SendAll(fd, "GET /deliveries?key=k HTTP/1.1\r\nHost: x\r\n");
   EXPECT_TRUE(ClosedByServer(fd, "X-Slow: 1\r\n", milliseconds(8000)));  // httplib: never
   EXPECT_GE(ProbeClock::now() - started, milliseconds(900));
   ::close(fd);
   EXPECT_TRUE(s.history.Events().empty());  // never a whole request: nothing recorded
   // An idle keep-alive connection is closed after the same time.
-  fd = ConnectTo(s.port);
-  SendText(fd, kQuery);
+  fd = testing::ConnectLoopback(s.port);
+  testing::SendAll(fd, kQuery);
   EXPECT_EQ(CountAnswers(ReceiveAnswers(fd, 1, milliseconds(5000))), 1u);
   EXPECT_TRUE(ClosedByServer(fd, "", milliseconds(8000)));
   ::close(fd);
@@ -170,9 +149,9 @@ TEST(DownstreamConnections, ClosesAClientThatNeverFinishesItsBody) {
   DownstreamLimits limits;
   limits.body_timeout = milliseconds(1000);
   ProbedService s(limits);
-  int fd = ConnectTo(s.port);
+  int fd = testing::ConnectLoopback(s.port);
   std::string whole = PublishRequest("slow");
-  SendText(fd, whole.substr(0, whole.size() - 5));          // the body's last 5 bytes never come
+  testing::SendAll(fd, whole.substr(0, whole.size() - 5));  // the body's last 5 bytes never come
   EXPECT_TRUE(ClosedByServer(fd, "", milliseconds(8000)));  // httplib: not within 8 s
   ::close(fd);
   EXPECT_TRUE(s.Of(event::kPublish).empty());
@@ -182,10 +161,10 @@ TEST(DownstreamConnections, ClosesAConnectionBeyondTheMost) {
   DownstreamLimits limits;
   limits.max_connections = 2;
   ProbedService s(limits);
-  int first = ConnectTo(s.port), second = ConnectTo(s.port);
-  SendText(first, kQuery);  // both accepted: the first is answered
+  int first = testing::ConnectLoopback(s.port), second = testing::ConnectLoopback(s.port);
+  testing::SendAll(first, kQuery);  // both accepted: the first is answered
   ASSERT_EQ(CountAnswers(ReceiveAnswers(first, 1, milliseconds(5000))), 1u);
-  int third = ConnectTo(s.port);
+  int third = testing::ConnectLoopback(s.port);
   EXPECT_TRUE(ClosedByServer(third, "", milliseconds(5000)));
   ::close(third);
   ::close(second);
@@ -194,8 +173,9 @@ TEST(DownstreamConnections, ClosesAConnectionBeyondTheMost) {
 
 TEST(DownstreamConnections, AnswersAndRecordsPipelinedPublishesInOrder) {
   ProbedService s;
-  int fd = ConnectTo(s.port);
-  SendText(fd, PublishRequest("p1") + PublishRequest("p2") + PublishRequest("p3"));  // one write
+  int fd = testing::ConnectLoopback(s.port);
+  testing::SendAll(
+      fd, PublishRequest("p1") + PublishRequest("p2") + PublishRequest("p3"));  // one write
   std::string got = ReceiveAnswers(fd, 3, milliseconds(10'000));
   ::close(fd);
   ASSERT_EQ(CountAnswers(got), 3u) << got;  // httplib: 1
@@ -216,9 +196,10 @@ TEST(DownstreamConnections, AnswersAndRecordsPipelinedPublishesInOrder) {
 // The query's key is decoded as cpp-httplib did: "%20" and "+" are spaces.
 TEST(DownstreamConnections, DecodesTheQuerysKey) {
   ProbedService s;
-  int fd = ConnectTo(s.port);
-  SendText(fd, PublishRequest("a b") + "GET /deliveries?key=a%20b HTTP/1.1\r\nHost: x\r\n\r\n" +
-                   "GET /deliveries?key=a+b&key=c HTTP/1.1\r\nHost: x\r\n\r\n");
+  int fd = testing::ConnectLoopback(s.port);
+  testing::SendAll(fd, PublishRequest("a b") +
+                           "GET /deliveries?key=a%20b HTTP/1.1\r\nHost: x\r\n\r\n" +
+                           "GET /deliveries?key=a+b&key=c HTTP/1.1\r\nHost: x\r\n\r\n");
   std::string got = ReceiveAnswers(fd, 3, milliseconds(10'000));
   ::close(fd);
   ASSERT_EQ(CountAnswers(got), 3u) << got;

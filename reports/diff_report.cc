@@ -81,18 +81,6 @@ std::string DiffHeading(const RunDiff& d) {
   return verdict == "nothing got worse than the baseline" ? "nothing got worse" : verdict;
 }
 
-// A fenced block no backtick run inside can close.
-std::string DiffFence(const std::string& text) {
-  std::string clean = SanitizeText(text);
-  size_t longest = 0, run = 0;
-  for (char c : clean) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  std::string fence(std::max<size_t>(3, longest + 1), '`');
-  return fence + "sh\n" + clean + "\n" + fence + "\n";
-}
-
 std::string DiffRow(const InvariantChange& c) {
   return fmt::format("| {}{} | {} | {} | {} | {} |\n", DiffIcon(c.change), ToString(c.change),
                      MarkdownEscape(c.scenario), MarkdownEscape(c.invariant),
@@ -191,7 +179,7 @@ std::string RenderDiffMarkdown(const RunDiff& d) {
     if (c->replay.empty()) continue;
     out += fmt::format("\n**New violation** \u00B7 {} \u00B7 {}:\n\n", MarkdownEscape(c->scenario),
                        MarkdownCode(c->invariant)) +
-           DiffFence(c->replay);
+           MarkdownCodeBlock(c->replay);
   }
   for (const std::string& s : d.scenarios_added) out += "\n- scenario added: " + MarkdownEscape(s);
   for (const std::string& s : d.scenarios_removed)

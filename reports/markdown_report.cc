@@ -28,16 +28,14 @@ const char* VerdictText(InvariantStatus s) {
   return "";
 }
 
-// A fenced code block whose fence no backtick run in the text can close.
-std::string CodeBlock(const std::string& text) {
-  std::string clean = SanitizeText(text);
+// The longest run of backticks in `text`: a fence one longer cannot be closed inside it.
+size_t LongestBacktickRun(const std::string& text) {
   size_t longest = 0, run = 0;
-  for (char c : clean) {
+  for (char c : text) {
     run = c == '`' ? run + 1 : 0;
     longest = std::max(longest, run);
   }
-  std::string fence(std::max<size_t>(3, longest + 1), '`');
-  return fence + "sh\n" + clean + "\n" + fence + "\n";
+  return longest;
 }
 
 std::string RunLine(const RunReport& run, const std::vector<ScenarioRef>& scenarios) {
@@ -172,15 +170,13 @@ std::string NeverRan(const std::vector<ScenarioRef>& scenarios) {
   for (const ScenarioRef& ref : scenarios) {
     const ScenarioResult& s = ref.result();
     if (!s.NeverRan()) continue;
-    out += fmt::format("- \u274C **{}** never ran: {}\n\n  ```text\n", MarkdownEscape(s.name),
+    out += fmt::format("- \u274C **{}** never ran: {}\n\n", MarkdownEscape(s.name),
                        MarkdownEscape(s.NeverRanExplanation()));
-    // Escaped lines (util/printable.h): no backticks fence can be closed by them but ```.
-    for (std::string line : s.NeverRanStderr()) {
-      for (size_t at = line.find("```"); at != std::string::npos; at = line.find("```", at))
-        line.replace(at, 3, "`\u200b``");
-      out += "  " + line + "\n";
+    std::string stderr_tail;
+    for (const std::string& line : s.NeverRanStderr()) {
+      stderr_tail += (stderr_tail.empty() ? "" : "\n") + line;
     }
-    out += "  ```\n";
+    out += MarkdownCodeBlock(stderr_tail, "text", "  ");
   }
   return out.empty() ? "" : "\n### Jobs that never ran (no verdict)\n\n" + out;
 }
@@ -222,7 +218,7 @@ std::string Counterexamples(const std::vector<ScenarioRef>& scenarios) {
         MarkdownEscape(c.explanation));
     if (std::string hint = picks[i].invariant->Hint(); !hint.empty())
       out += "Likely cause: " + MarkdownEscape(hint) + "\n\n";
-    out += CodeBlock(c.ReplayCommands()) + "\n";
+    out += MarkdownCodeBlock(c.ReplayCommands()) + "\n";
   }
   if (picks.size() > kMarkdownTopCounterexamples) {
     out += fmt::format("...and {} more in the HTML report.\n",
@@ -238,14 +234,23 @@ std::string MarkdownCode(const std::string& text) {
   for (char& c : clean) {
     if (c == '\n' || c == '\t' || c == '\r') c = ' ';
   }
-  size_t longest = 0, run = 0;
-  for (char c : clean) {
-    run = c == '`' ? run + 1 : 0;
-    longest = std::max(longest, run);
-  }
-  std::string fence(longest + 1, '`');
+  std::string fence(LongestBacktickRun(clean) + 1, '`');
   bool pad = !clean.empty() && (clean.front() == '`' || clean.back() == '`');
   return fence + (pad ? " " : "") + clean + (pad ? " " : "") + fence;
+}
+
+std::string MarkdownCodeBlock(const std::string& text, const std::string& language,
+                              const std::string& indent) {
+  std::string clean = SanitizeText(text);
+  std::string fence(std::max<size_t>(3, LongestBacktickRun(clean) + 1), '`');
+  std::string out = indent + fence + language + "\n";
+  for (size_t start = 0; !clean.empty() && start <= clean.size();) {
+    size_t end = clean.find('\n', start);
+    if (end == std::string::npos) end = clean.size();
+    out += indent + clean.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out + indent + fence + "\n";
 }
 
 std::string MarkdownEscape(const std::string& text) {

@@ -22,4 +22,10 @@ std::string MarkdownEscape(const std::string& text);
 // written), a fence of backticks longer than any run of them in the text, one line.
 std::string MarkdownCode(const std::string& text);
 
+// Text as a fenced code block of `language` ("sh"), each line after `indent` (inside a list
+// item: "  "), the fence of backticks longer than any run of them in the text, so that nothing
+// inside can close it; ends with a newline.
+std::string MarkdownCodeBlock(const std::string& text, const std::string& language = "sh",
+                              const std::string& indent = "");
+
 }  // namespace killpoint

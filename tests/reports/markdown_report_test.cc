@@ -107,5 +107,16 @@ TEST(Markdown, ListsAtMostTheTopCounterexamples) {
   EXPECT_THAT(md, HasSubstr("...and 16 more in the HTML report."));
 }
 
+TEST(MarkdownCodeBlock, ItsFenceIsLongerThanAnyBacktickRunInside) {
+  EXPECT_EQ(MarkdownCodeBlock("ls"), "```sh\nls\n```\n");
+  EXPECT_EQ(MarkdownCodeBlock("a ```` b"), "`````sh\na ```` b\n`````\n");
+}
+
+TEST(MarkdownCodeBlock, IndentsEveryLineForAListItem) {
+  EXPECT_EQ(MarkdownCodeBlock("one\ntwo ```", "text", "  "),
+            "  ````text\n  one\n  two ```\n  ````\n");
+  EXPECT_EQ(MarkdownCodeBlock("", "text", "  "), "  ```text\n  ```\n");
+}
+
 }  // namespace
 }  // namespace killpoint

@@ -6,11 +6,14 @@
 
 #include "service/mysql_client.h"
 #include "service/server_launch.h"
+#include "service/single_server.h"
 
 namespace killpoint {
 namespace {
 
 namespace fs = std::filesystem;
+// How the server ends with the service: SIGKILL at once; the data is thrown away.
+const ServerStop kMariadbStop{SIGKILL, std::chrono::milliseconds(0)};
 constexpr std::chrono::seconds kInstallPatience{180};  // a loaded 2-core machine is slow
 constexpr const char* kServer = "/usr/sbin/mariadbd";
 constexpr const char* kInstall = "/usr/bin/mariadb-install-db";
@@ -97,50 +100,20 @@ Result<ServiceSnapshot> MariadbSnapshot(const ServiceAddress& address) {
   return out;
 }
 
-class Mariadb : public RunningService {
+class Mariadb : public SingleServer<MysqlConnection> {
  public:
-  Mariadb(fs::path dir, std::unique_ptr<ServerProcess> server, ServiceAddress address,
-          MysqlConnection admin, ServerMarks marks, bool fast)
-      : dir_(std::move(dir)),
-        server_(std::move(server)),
-        address_(std::move(address)),
-        admin_(std::move(admin)),
-        marks_(std::move(marks)),
-        fast_(fast) {}
+  using SingleServer::SingleServer;
 
   Result<ServiceSnapshot> Snapshot() override { return MariadbSnapshot(address_); }
 
-  Status KillAndRestart() override {
-    admin_.reset();
-    server_->KillAll();
-    auto server =
-        StartOnPort("mariadb", MariadbCommand(dir_, marks_, address_.host, address_.port, fast_),
-                    [&] { return MysqlAccepting(address_); });
-    if (!server) return server.error();
-    server_ = std::move(server.value());
-    auto admin = MysqlConnection::Open(address_, "");
-    if (!admin) return admin.error();
-    admin_.emplace(std::move(admin.value()));
-    return Ok();
-  }
-
-  Status Freeze(bool stop) override {
-    server_->SignalAll(stop ? SIGSTOP : SIGCONT);
-    return Ok();
-  }
-
-  ~Mariadb() override {
-    admin_.reset();
-    server_->Stop(SIGKILL, std::chrono::milliseconds(0));  // the data is thrown away
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   Result<ServiceAddress> Reset() override {
-    if (Status s = KillOtherConnections(); !s) return Failed(s.error());
+    auto failed = [&](const Status& s) {
+      return ResetFailed("reset the trial's database", s.error());
+    };
+    if (Status s = KillOtherConnections(); !s) return failed(s);
     const std::string db = MysqlIdentifier(kMariadbTrialDatabase);
-    if (Status s = admin_->Exec("DROP DATABASE IF EXISTS " + db); !s) return Failed(s.error());
-    if (Status s = admin_->Exec("CREATE DATABASE " + db); !s) return Failed(s.error());
+    if (Status s = admin_->Exec("DROP DATABASE IF EXISTS " + db); !s) return failed(s);
+    if (Status s = admin_->Exec("CREATE DATABASE " + db); !s) return failed(s);
     return address_;
   }
 
@@ -158,18 +131,11 @@ class Mariadb : public RunningService {
     return Ok();
   }
 
-  Error Failed(const Error& e) {
-    return Error::Harness(
-        "mariadb service: cannot reset the trial's database: " + e.message +
-        (server_->Running() ? "" : "; the server is gone: " + server_->LogTail()));
+  ServerCommand Command() const override {
+    return MariadbCommand(dir_, marks_, address_.host, address_.port, fast_);
   }
-
-  fs::path dir_;
-  std::unique_ptr<ServerProcess> server_;
-  ServiceAddress address_;
-  std::optional<MysqlConnection> admin_;
-  ServerMarks marks_;
-  bool fast_;
+  bool Accepting() const override { return MysqlAccepting(address_); }
+  Result<MysqlConnection> OpenAdmin() const override { return MysqlConnection::Open(address_, ""); }
 };
 
 Result<fs::path> TemplateData(const fs::path& root, const ServerMarks& marks) {
@@ -227,8 +193,9 @@ Result<std::unique_ptr<RunningService>> StartMariadb(const std::string& name, co
   if (!server) return Error::Harness("mariadb service " + name + ": " + server.error().message);
   auto admin = MysqlConnection::Open(address, "");
   if (!admin) return Error::Harness("mariadb service " + name + ": " + admin.error().message);
-  return std::unique_ptr<RunningService>(new Mariadb(
-      dir.value(), std::move(server.value()), address, std::move(admin.value()), marks, fast));
+  return std::unique_ptr<RunningService>(
+      new Mariadb({"mariadb", dir.value(), std::move(server.value()), address,
+                   std::move(admin.value()), marks, fast, kMariadbStop}));
 }
 
 }  // namespace killpoint

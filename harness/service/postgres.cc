@@ -8,11 +8,14 @@
 #include "proc/server_process.h"
 #include "service/pg_client.h"
 #include "service/server_launch.h"
+#include "service/single_server.h"
 
 namespace killpoint {
 namespace {
 
 namespace fs = std::filesystem;
+// How the server ends with the service: SIGQUIT, an immediate shutdown; the data is thrown away.
+const ServerStop kPostgresStop{SIGQUIT};
 constexpr std::chrono::seconds kInitdbPatience{120};  // a loaded 2-core machine is slow
 
 // The server on `port`. Durability "fast" (docs/services.md, "Server faults"): a COMMIT returns
@@ -50,69 +53,31 @@ Result<ServiceSnapshot> PgSnapshot(const ServiceAddress& address) {
   return out;
 }
 
-class Postgres : public RunningService {
+class Postgres : public SingleServer<PgConnection> {
  public:
-  Postgres(fs::path dir, std::unique_ptr<ServerProcess> server, ServiceAddress address,
-           PgConnection admin, fs::path bin, ServerMarks marks, bool fast)
-      : dir_(std::move(dir)),
-        server_(std::move(server)),
-        address_(std::move(address)),
-        admin_(std::move(admin)),
-        bin_(std::move(bin)),
-        marks_(std::move(marks)),
-        fast_(fast) {}
+  Postgres(Parts parts, fs::path bin) : SingleServer(std::move(parts)), bin_(std::move(bin)) {}
 
   Result<ServiceSnapshot> Snapshot() override { return PgSnapshot(address_); }
-
-  Status KillAndRestart() override {
-    admin_.reset();
-    server_->KillAll();
-    auto server = StartOnPort(
-        "postgres", PostgresCommand(bin_, dir_, marks_, address_.host, address_.port, fast_),
-        [&] { return PgAccepting(address_); });
-    if (!server) return server.error();
-    server_ = std::move(server.value());
-    auto admin = PgConnection::Open(address_, "postgres");
-    if (!admin) return admin.error();
-    admin_.emplace(std::move(admin.value()));
-    return Ok();
-  }
-
-  Status Freeze(bool stop) override {
-    server_->SignalAll(stop ? SIGSTOP : SIGCONT);
-    return Ok();
-  }
-
-  ~Postgres() override {
-    admin_.reset();
-    server_->Stop(SIGQUIT);  // immediate shutdown: the data is thrown away
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
 
   Result<ServiceAddress> Reset() override {
     const std::string db = PgIdentifier(kPostgresTrialDatabase);
     if (Status s = admin_->Exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)"); !s)
-      return Failed(s.error());
+      return ResetFailed("reset the trial's database", s.error());
     if (Status s = admin_->Exec("CREATE DATABASE " + db + " TEMPLATE template0"); !s)
-      return Failed(s.error());
+      return ResetFailed("reset the trial's database", s.error());
     return address_;
   }
 
  private:
-  Error Failed(const Error& e) {
-    return Error::Harness(
-        "postgres service: cannot reset the trial's database: " + e.message +
-        (server_->Running() ? "" : "; the server is gone: " + server_->LogTail()));
+  ServerCommand Command() const override {
+    return PostgresCommand(bin_, dir_, marks_, address_.host, address_.port, fast_);
+  }
+  bool Accepting() const override { return PgAccepting(address_); }
+  Result<PgConnection> OpenAdmin() const override {
+    return PgConnection::Open(address_, "postgres");
   }
 
-  fs::path dir_;
-  std::unique_ptr<ServerProcess> server_;
-  ServiceAddress address_;
-  std::optional<PgConnection> admin_;
   fs::path bin_;
-  ServerMarks marks_;
-  bool fast_;
 };
 
 Result<std::unique_ptr<ServerProcess>> StartServerOn(const fs::path& bin, const fs::path& dir,
@@ -189,9 +154,10 @@ Result<std::unique_ptr<RunningService>> StartPostgres(const std::string& name, c
   if (!server) return Error::Harness("postgres service " + name + ": " + server.error().message);
   auto admin = PgConnection::Open(address, "postgres");
   if (!admin) return Error::Harness("postgres service " + name + ": " + admin.error().message);
-  return std::unique_ptr<RunningService>(new Postgres(dir.value(), std::move(server.value()),
-                                                      address, std::move(admin.value()),
-                                                      bin.value(), marks, fast));
+  return std::unique_ptr<RunningService>(
+      new Postgres({"postgres", dir.value(), std::move(server.value()), address,
+                    std::move(admin.value()), marks, fast, kPostgresStop},
+                   bin.value()));
 }
 
 }  // namespace killpoint

@@ -7,11 +7,14 @@
 
 #include "service/redis_client.h"
 #include "service/server_launch.h"
+#include "service/single_server.h"
 
 namespace killpoint {
 namespace {
 
 namespace fs = std::filesystem;
+// How the server ends with the service: SIGTERM; it has nothing to save and exits at once.
+const ServerStop kRedisStop{SIGTERM};
 constexpr const char* kRedisConfig = "redis.conf";
 
 ServerCommand RedisServerCommand(const fs::path& dir, const ServerMarks& marks, int port,
@@ -67,16 +70,9 @@ Result<ServiceSnapshot> RedisSnapshot(RedisConnection& c) {
   return out;
 }
 
-class Redis : public RunningService {
+class Redis : public SingleServer<RedisConnection> {
  public:
-  Redis(fs::path dir, std::unique_ptr<ServerProcess> server, ServiceAddress address,
-        RedisConnection admin, ServerMarks marks, bool fast)
-      : dir_(std::move(dir)),
-        server_(std::move(server)),
-        address_(std::move(address)),
-        admin_(std::move(admin)),
-        marks_(std::move(marks)),
-        fast_(fast) {}
+  using SingleServer::SingleServer;
 
   Result<ServiceSnapshot> Snapshot() override {
     auto c = RedisConnection::Open(address_, 5000);
@@ -84,51 +80,22 @@ class Redis : public RunningService {
     return RedisSnapshot(c.value());
   }
 
-  // Durable, it reads its append-only file again on the way up; fast, it starts empty.
-  Status KillAndRestart() override {
-    admin_.reset();
-    server_->KillAll();
-    auto server =
-        StartOnPort("redis-server", RedisServerCommand(dir_, marks_, address_.port, fast_),
-                    [&] { return RedisAccepting(address_); });
-    if (!server) return server.error();
-    server_ = std::move(server.value());
-    auto admin = RedisConnection::Open(address_);
-    if (!admin) return admin.error();
-    admin_.emplace(std::move(admin.value()));
-    return Ok();
-  }
-
-  Status Freeze(bool stop) override {
-    server_->SignalAll(stop ? SIGSTOP : SIGCONT);
-    return Ok();
-  }
-
-  ~Redis() override {
-    admin_.reset();
-    server_->Stop(SIGTERM);  // nothing to save: it exits at once
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
   Result<ServiceAddress> Reset() override {
     // Synchronous (not ASYNC): the next trial must find nothing. Every database, not only 0:
     // a job may SELECT another.
     if (auto r = admin_->Command({"FLUSHALL", "SYNC"}); !r) {
-      return Error::Harness(
-          "redis service: cannot empty the server for the trial: " + r.error().message +
-          (server_->Running() ? "" : "; the server is gone: " + server_->LogTail()));
+      return ResetFailed("empty the server for the trial", r.error());
     }
     return address_;
   }
 
  private:
-  fs::path dir_;
-  std::unique_ptr<ServerProcess> server_;
-  ServiceAddress address_;
-  std::optional<RedisConnection> admin_;
-  ServerMarks marks_;
-  bool fast_;
+  // Durable, it reads its append-only file again on the way up; fast, it starts empty.
+  ServerCommand Command() const override {
+    return RedisServerCommand(dir_, marks_, address_.port, fast_);
+  }
+  bool Accepting() const override { return RedisAccepting(address_); }
+  Result<RedisConnection> OpenAdmin() const override { return RedisConnection::Open(address_); }
 };
 
 // Its configuration file (kRedisConfig, in `dir`) holds only the password (requirepass: the
@@ -195,8 +162,9 @@ Result<std::unique_ptr<RunningService>> StartRedis(const std::string& name, cons
   if (!server) return Error::Harness("redis service " + name + ": " + server.error().message);
   auto admin = RedisConnection::Open(address);
   if (!admin) return Error::Harness("redis service " + name + ": " + admin.error().message);
-  return std::unique_ptr<RunningService>(new Redis(dir.value(), std::move(server.value()), address,
-                                                   std::move(admin.value()), marks, fast));
+  return std::unique_ptr<RunningService>(
+      new Redis({"redis", dir.value(), std::move(server.value()), address, std::move(admin.value()),
+                 marks, fast, kRedisStop}));
 }
 
 }  // namespace killpoint

@@ -87,8 +87,9 @@ class SingleServer : public RunningService {
 
   // A reset that failed: `e`, with the server's log when the server is gone.
   Error ResetFailed(const std::string& what, const Error& e) const {
-    return Error::Harness(kind_ + " service: cannot " + what + ": " + e.message +
-                          (server_->Running() ? "" : "; the server is gone: " + server_->LogTail()));
+    return Error::Harness(
+        kind_ + " service: cannot " + what + ": " + e.message +
+        (server_->Running() ? "" : "; the server is gone: " + server_->LogTail()));
   }
 
   const std::string kind_;

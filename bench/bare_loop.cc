@@ -31,6 +31,7 @@
 
 #include "cli/paths.h"
 #include "downstream/downstream.h"
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "history/history_log.h"
 #include "results/layout.h"
@@ -98,10 +99,10 @@ int RunOnce(const std::vector<std::string>& argv, const std::map<std::string, st
 // held first one holds (a lock), which WaitOut makes up for.
 void Hold(Loop& loop, const Event& e, const std::vector<Event>& events) {
   int64_t ms = 0;
-  if (e.type == event::kPause) ms = e.data.value("duration_ms", 0);
-  if (e.type == event::kOverlapEnd && !e.data.value("second_exited", true)) {
+  if (e.type == event::Pause::kType) ms = e.data.value("duration_ms", 0);
+  if (e.type == event::OverlapEnd::kType && !e.data.value("second_exited", true)) {
     for (const Event& o : events) {
-      if (o.type == event::kOverlap && o.attempt == e.attempt && o.biz_date == e.biz_date &&
+      if (o.type == event::Overlap::kType && o.attempt == e.attempt && o.biz_date == e.biz_date &&
           o.trigger == e.trigger) {
         ms = o.data.value("hold_ms", 0);
       }
@@ -115,7 +116,7 @@ void Hold(Loop& loop, const Event& e, const std::vector<Event>& events) {
 int64_t WaitedMs(const std::vector<Event>& events) {
   int64_t ms = 0;
   for (const Event& e : events) {
-    if (e.type == event::kJobWait) ms += e.data.value("ms", int64_t{0});
+    if (e.type == event::JobWait::kType) ms += e.data.value("ms", int64_t{0});
   }
   return ms;
 }
@@ -172,9 +173,10 @@ Status RunScenario(Loop& loop, const Scenario& s, const fs::path& out_dir, const
     };
     if (!s.job.setup.empty()) run(s.job.setup, "", 0, "setup");
     for (const Event& e : events) {
-      if (e.type == event::kFinalPass) loop.downstream->ArmBurst(0);  // as the run does
-      if (e.type == event::kPause || e.type == event::kOverlapEnd) Hold(loop, e, events);
-      if (e.type != event::kSpawn) continue;
+      if (e.type == event::FinalPass::kType) loop.downstream->ArmBurst(0);  // as the run does
+      if (e.type == event::Pause::kType || e.type == event::OverlapEnd::kType)
+        Hold(loop, e, events);
+      if (e.type != event::Spawn::kType) continue;
       // The downstream misbehaves as it did in the run: a commit_no_answer costs the job its
       // client timeout there and here alike, and a burst of errors its own retries and backoff.
       const nlohmann::json fault = e.data.value("fault", nlohmann::json::object());

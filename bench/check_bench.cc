@@ -3,6 +3,7 @@
 
 #include <filesystem>
 
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "results/checkers.h"
 
@@ -19,13 +20,13 @@ struct Fixture {
     for (const auto& run : p.runs) {
       for (int attempt = 1; attempt <= 3; ++attempt) {
         h.SetContext({run.biz_date, 1, attempt});
-        h.Add(event::kSpawn, {{"pid", 1}});
-        for (int i = 0; i < 8; ++i) h.Add(event::kFailpoint, {{"point", "p"}, {"hit", 1}});
-        h.Add(event::kPublish, {{"key", "publish-" + run.biz_date},
-                                {"biz_date", run.biz_date},
-                                {"committed", attempt == 1},
-                                {"delivery_id", 1}});
-        h.Add(event::kExit, {{"code", attempt == 3 ? 0 : 137}, {"stderr", ""}});
+        h.Add(event::Spawn::kType, {{"pid", 1}});
+        for (int i = 0; i < 8; ++i) h.Add(event::Failpoint::kType, {{"point", "p"}, {"hit", 1}});
+        h.Add(event::Publish::kType, {{"key", "publish-" + run.biz_date},
+                                      {"biz_date", run.biz_date},
+                                      {"committed", attempt == 1},
+                                      {"delivery_id", 1}});
+        h.Add(event::Exit::kType, {{"code", attempt == 3 ? 0 : 137}, {"stderr", ""}});
       }
     }
     events = h.Events();

@@ -23,6 +23,7 @@
 
 #include "downstream/downstream.h"
 #include "history/event.h"
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "tests/harness/downstream/raw_client.h"
 
@@ -128,7 +129,7 @@ void Pipelined() {
   for (size_t at = 0; (at = got.find("HTTP/1.1 ", at)) != std::string::npos; ++at) ++answered;
   ::close(fd);
   d.value().reset();
-  size_t recorded = killpoint::OfType(history.Events(), killpoint::event::kPublish).size();
+  size_t recorded = killpoint::OfType(history.Events(), killpoint::event::Publish::kType).size();
   std::printf("pipelined: 3 sent, %d answered, %zu recorded\n", answered, recorded);
 }
 

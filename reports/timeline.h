@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "history/event.h"
+#include "util/name_table.h"
 
 namespace killpoint {
 
@@ -35,6 +36,29 @@ enum class MarkKind {
   kNetFault,       // the fault proxy in front of a service did its fault, or a server was
                    // killed or paused (docs/services.md)
 };
+// What a legend calls each kind.
+inline constexpr auto kMarkKindNames = MakeNameTable<MarkKind>({
+    {MarkKind::kFailpoint, "crash point passed"},
+    {MarkKind::kFailpoints, "crash points passed"},
+    {MarkKind::kKill, "kill"},
+    {MarkKind::kRollback, "rollback"},
+    {MarkKind::kPublish, "publish"},
+    {MarkKind::kDuplicate, "duplicate delivery"},
+    {MarkKind::kPublishFailed, "publish not delivered"},
+    {MarkKind::kQuery, "query"},
+    {MarkKind::kAlert, "alert"},
+    {MarkKind::kTimeout, "timeout"},
+    {MarkKind::kBadRequest, "bad request"},
+    {MarkKind::kPause, "pause (SIGSTOP)"},
+    {MarkKind::kResume, "resume (SIGCONT)"},
+    {MarkKind::kOverlap, "second instance"},
+    {MarkKind::kRetry, "in-process retry"},
+    {MarkKind::kLockWait, "waited for a lock"},
+    {MarkKind::kCrashCheck, "checked after the crash"},
+    {MarkKind::kOutside, "wrote outside the sandbox"},
+    {MarkKind::kNetFault, "network fault, server kill or pause"},
+});
+static_assert(kMarkKindNames.Unique());
 const char* ToString(MarkKind k);
 
 struct Mark {

@@ -14,20 +14,10 @@
 
 namespace killpoint {
 
-std::string_view NameOf(Interception i) {
-  switch (i) {
-    case Interception::kSeccomp:
-      return "seccomp";
-    case Interception::kPreload:
-      return "preload";
-  }
-  return "?";
-}
+std::string_view NameOf(Interception i) { return kInterceptionNames.NameOf(i); }
 
 std::optional<Interception> ParseInterception(std::string_view name) {
-  if (name == "seccomp") return Interception::kSeccomp;
-  if (name == "preload") return Interception::kPreload;
-  return std::nullopt;
+  return kInterceptionNames.Named(name);
 }
 
 std::filesystem::path InterceptorPath(Interception i, const std::filesystem::path& bindir) {

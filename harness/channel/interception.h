@@ -12,11 +12,17 @@
 #include <string>
 #include <string_view>
 
+#include "util/name_table.h"
 #include "util/result.h"
 
 namespace killpoint {
 
 enum class Interception { kSeccomp, kPreload };
+inline constexpr auto kInterceptionNames = MakeNameTable<Interception>({
+    {Interception::kSeccomp, "seccomp"},
+    {Interception::kPreload, "preload"},
+});
+static_assert(kInterceptionNames.Unique());
 
 std::string_view NameOf(Interception i);
 std::optional<Interception> ParseInterception(std::string_view name);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "check/fix_hint.h"
+#include "history/event_registry.h"
 #include "util/path_probe.h"
 #include "util/printable.h"
 
@@ -65,7 +66,7 @@ Error Misconfigured(const CheckInput& in, const std::string& field, const std::s
 
 bool LastAttemptSucceeded(const CheckInput& in) {
   for (auto it = in.events.rbegin(); it != in.events.rend(); ++it) {
-    if (it->type == event::kExit) return ExitOf(*it).code == 0;
+    if (it->type == event::Exit::kType) return Read<event::Exit>(*it).code == 0;
   }
   return false;
 }

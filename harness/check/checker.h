@@ -16,7 +16,7 @@
 
 #include "check/verdict.h"
 #include "history/event.h"
-#include "history/event_data.h"
+#include "history/event_registry.h"
 #include "plan/plan.h"
 #include "scenario/scenario.h"
 #include "service/service.h"

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "check/checker.h"
+#include "history/event_registry.h"
 
 namespace killpoint {
 namespace {
@@ -38,7 +39,7 @@ Result<Verdict> CommitsSurvive(const CheckInput& in) {
   const std::string name = "commits_survive";
   std::set<std::pair<std::string, int>> acknowledged;
   for (const auto& e : in.events) {
-    if (e.type == event::kFailpoint && FailpointOf(e).point == "after_commit") {
+    if (e.type == event::Failpoint::kType && Read<event::Failpoint>(e).point == "after_commit") {
       acknowledged.insert({e.biz_date, e.attempt});
     }
   }

@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "check/checker.h"
+#include "history/event_registry.h"
 #include "util/printable.h"
 
 namespace killpoint {
@@ -58,7 +59,7 @@ Status CopyTree(const fs::path& work, const fs::path& to) {
 }
 
 const Verdict* VerdictOf(const Event& e, const std::string& name, Verdict& slot) {
-  for (const auto& v : CrashCheckOf(e).verdicts) {
+  for (const auto& v : Read<event::CrashCheck>(e).verdicts) {
     auto invariant = v.is_object() ? v.find("invariant") : v.end();
     if (invariant == v.end() || *invariant != name) continue;
     // A damaged entry reads as a violation that says so, never as an exception.
@@ -76,7 +77,7 @@ const Verdict* VerdictOf(const Event& e, const std::string& name, Verdict& slot)
 // "after the crash at write:ledger.db-wal#2 (2026-11-01 attempt 1, torn)": the point as
 // `killpoint points` names it, its n-th hit with #n.
 std::string Where(const Event& e) {
-  const CrashCheckData c = CrashCheckOf(e);
+  const event::CrashCheck c = Read<event::CrashCheck>(e);
   std::string point = c.point + (c.hit > 1 ? "#" + std::to_string(c.hit) : "");
   return "after the crash at " + Printable(point, 200) + " (" + e.biz_date + " attempt " +
          std::to_string(e.attempt) + ", " + (c.model ? std::string(NameOf(*c.model)) : "?") + ")";
@@ -117,8 +118,8 @@ Result<Verdict> OverEveryCrash(const std::string& name, const CheckInput& in, Ve
   const Event* first = nullptr;
   Verdict first_verdict, slot;
   for (const Event& e : in.events) {
-    if (e.type == event::kKill) ++kills;
-    if (e.type != event::kCrashCheck) continue;
+    if (e.type == event::Kill::kType) ++kills;
+    if (e.type != event::CrashCheck::kType) continue;
     const Verdict* v = VerdictOf(e, name, slot);
     if (v == nullptr) continue;
     ++states;

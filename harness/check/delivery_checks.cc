@@ -2,6 +2,7 @@
 // order, a fulfilment per order) was delivered more than once. no_double_publish asks the same
 // per business date; a job that publishes several keys a date needs this one.
 #include "check/checker.h"
+#include "history/event_registry.h"
 
 namespace killpoint {
 namespace {
@@ -10,14 +11,15 @@ Verdict OneDeliveryPerKey(const CheckInput& in) {
   const std::string name = "one_delivery_per_key";
   std::map<std::string, std::vector<const Event*>> by_key;
   for (const auto& e : in.events) {
-    if (e.type == event::kPublish && PublishOf(e).committed) by_key[PublishOf(e).key].push_back(&e);
+    if (e.type == event::Publish::kType && Read<event::Publish>(e).committed)
+      by_key[Read<event::Publish>(e).key].push_back(&e);
   }
   for (const auto& [key, deliveries] : by_key) {
     if (deliveries.size() < 2) continue;
     std::string story;
     for (size_t i = 0; i < deliveries.size() && i < 3; ++i) {
       const Event& e = *deliveries[i];
-      const PublishData p = PublishOf(e);
+      const event::Publish p = Read<event::Publish>(e);
       const std::string& header = p.idempotency_key;
       story += std::string(i == 0 ? "" : "; ") + "delivery " + std::to_string(p.delivery_id) +
                " (run " + std::to_string(e.trigger) + " attempt " + std::to_string(e.attempt) +

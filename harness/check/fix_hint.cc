@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "history/event_registry.h"
 #include "plan/crash_point.h"
 
 namespace killpoint {
@@ -19,19 +20,22 @@ bool Contains(const std::string& text, const char* part) {
   return text.find(part) != std::string::npos;
 }
 
-std::string Str(const Event& e, const char* key) {
-  auto it = e.data.find(key);
-  return it != e.data.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 bool Committed(const Event& e) {
-  return e.type == event::kPublish && e.data.value("committed", false);
+  auto p = As<event::Publish>(e);
+  return p && p->committed;
 }
 
 // The date a publish delivered (its body's biz_date), else the event's.
 std::string PublishedDate(const Event& e) {
-  std::string d = Str(e, "biz_date");
+  std::string d = Read<event::Publish>(e).biz_date;
   return d.empty() ? e.biz_date : d;
+}
+
+// A failed exit's code: not 0, and not the harness's kill or timeout; nullopt for any other.
+std::optional<int64_t> FailedExit(const Event& e) {
+  auto exit = As<event::Exit>(e);
+  if (!exit || exit->killed_by_harness || exit->code == 0) return std::nullopt;
+  return exit->code;
 }
 
 // One attempt of one run of a date.
@@ -52,9 +56,16 @@ std::string AttemptName(const AttemptId& a) {
 
 // "the kill at after_publish" from a kill event.
 std::string KillAt(const Event& kill) {
-  std::string when = Str(kill, "when");
-  return "killed " + (when.empty() || when == "before" ? std::string("at") : when) + " " +
-         Str(kill, "point");
+  const event::Kill k = Read<event::Kill>(kill);
+  return "killed " + (k.when == Moment::kBefore ? std::string("at") : std::string(NameOf(k.when))) +
+         " " + k.point;
+}
+
+// The crash point an attempt passed or was killed at; "" for another event.
+std::string PointOf(const Event& e) {
+  if (auto f = As<event::Failpoint>(e)) return f->point;
+  if (auto k = As<event::Kill>(e)) return k->point;
+  return "";
 }
 
 // The source of the last rename onto `file` before `until` (a syscall point
@@ -62,7 +73,7 @@ std::string KillAt(const Event& kill) {
 std::string RenameSource(const std::vector<Event>& events, size_t until, const std::string& file) {
   std::string source;
   for (size_t i = 0; i < until; ++i) {
-    std::string point = Str(events[i], "point");
+    std::string point = PointOf(events[i]);
     if (point.rfind("rename:", 0) != 0) continue;
     size_t colon = point.rfind(':');
     if (colon > 7 && point.substr(colon + 1) == file) source = point.substr(7, colon - 7);
@@ -146,7 +157,7 @@ std::string SaveKind(const std::vector<Event>& events, size_t until, const std::
   bool seen = false;
   for (size_t i = 0; i < until; ++i) {
     if (!(IdOf(events[i]) == IdOf(events[until]))) continue;
-    std::string point = Str(events[i], "point");
+    std::string point = PointOf(events[i]);
     if (!IsSyscallPoint(point)) continue;
     seen = true;
     if (point.rfind("rename:", 0) == 0 && point.size() > file.size() &&
@@ -162,12 +173,11 @@ std::string LostSave(const std::string& invariant, const std::vector<Event>& eve
                      const CheckParams& check) {
   std::optional<std::set<std::string>> dates = DatesInQuestion(invariant, events);
   for (size_t i = 0; i < events.size(); ++i) {
-    if (events[i].type != event::kRollback) continue;
+    auto rollback = As<event::Rollback>(events[i]);
+    if (!rollback) continue;
     if (dates && !dates->count(events[i].biz_date)) continue;
-    std::string model = Str(events[i], "model");
-    for (const auto& change : events[i].data.value("changes", nlohmann::json::array())) {
-      if (!change.is_string()) continue;
-      std::string text = change.get<std::string>();
+    std::string model(rollback->model ? NameOf(*rollback->model) : "");
+    for (const std::string& text : rollback->changes) {
       std::string file = text.substr(0, text.find(": "));
       std::string role = StateRole(file, check);
       if (role.empty()) continue;  // not what the retry reads: no cause the history shows
@@ -209,22 +219,20 @@ std::string TornInPlace(const std::string& invariant, const std::vector<Event>& 
   const Event* kill = nullptr;
   bool failed_after = false;
   for (const Event& e : events) {
-    if (e.type == event::kRollback) return "";
-    std::string point = Str(e, "point");
+    if (Is<event::Rollback>(e)) return "";
+    if (kill && e.biz_date == kill->biz_date && FailedExit(e)) failed_after = true;
+    auto k = As<event::Kill>(e);
+    if (!k || kill) continue;
     // In the middle of a write, before it, or right after an open that truncated the file
     // (open(..., "w")): each leaves a state cut short.
-    bool truncated = point.rfind("open:", 0) == 0 && Str(e, "when") == "after";
+    bool truncated = k->point.rfind("open:", 0) == 0 && k->when == Moment::kAfter;
     // At a file operation, only one on the job's state: another file's cut breaks nothing
     // the next attempt reads.
     bool on_state =
-        !IsSyscallPoint(point) || !StateRole(std::string(SyscallPath(point)), check).empty();
-    if (e.type == event::kKill && !kill && on_state &&
-        (Str(e, "when") == "mid" || Contains(point, "mid_write") || point.rfind("write:", 0) == 0 ||
-         truncated))
+        !IsSyscallPoint(k->point) || !StateRole(std::string(SyscallPath(k->point)), check).empty();
+    if (on_state && (k->when == Moment::kMid || Contains(k->point, "mid_write") ||
+                     k->point.rfind("write:", 0) == 0 || truncated))
       kill = &e;
-    if (kill && e.type == event::kExit && e.biz_date == kill->biz_date &&
-        !e.data.value("killed_by_harness", false) && e.data.value("code", 0) != 0)
-      failed_after = true;
   }
   if (!kill || (invariant != "state_readable" && !failed_after)) return "";
   return "the job was " + KillAt(*kill) +
@@ -238,9 +246,7 @@ std::string TornInPlace(const std::string& invariant, const std::vector<Event>& 
 // (check.state_file, check.db), or, when the scenario names no state file, any file but a
 // temporary one and SQLite's -shm. An export beside a named state holds no record.
 bool MayHoldTheRecord(const Event& rollback, const CheckParams& check) {
-  for (const auto& change : rollback.data.value("changes", nlohmann::json::array())) {
-    if (!change.is_string()) continue;
-    std::string text = change.get<std::string>();
+  for (const std::string& text : Read<event::Rollback>(rollback).changes) {
     std::string file = text.substr(0, text.find(": "));
     if (!StateRole(file, check).empty()) return true;
     bool temporary = Contains(file, "<tmp") || (file.size() > 4 && file.ends_with("-shm"));
@@ -260,13 +266,14 @@ std::string Republished(const std::vector<Event>& events, const CheckParams& che
     bool queried = false;
     for (size_t j = i + 1; j < events.size(); ++j) {
       const Event& e = events[j];
-      if (e.type == event::kKill && IdOf(e) == first) kill = &e;
+      if (e.type == event::Kill::kType && IdOf(e) == first) kill = &e;
       // A crash that undid files of that attempt may have undone its record too: the history
       // no longer shows that it never recorded the delivery (an at-most-once job whose mark
       // a power cut lost, issue 33's LMDB rows).
-      if (e.type == event::kRollback && IdOf(e) == first && MayHoldTheRecord(e, check)) return "";
+      if (e.type == event::Rollback::kType && IdOf(e) == first && MayHoldTheRecord(e, check))
+        return "";
       if (!kill || IdOf(e) == first) continue;
-      if (e.type == event::kQuery && e.biz_date == first.date) queried = true;
+      if (e.type == event::Query::kType && e.biz_date == first.date) queried = true;
       if (Committed(e) && PublishedDate(e) == date && !queried) {
         return AttemptName(first) + " delivered it and was " + KillAt(*kill) +
                " before it recorded the delivery; " + AttemptName(IdOf(e)) +
@@ -284,10 +291,9 @@ std::string Republished(const std::vector<Event>& events, const CheckParams& che
 // An attempt that ended before its end: "was killed at X", "exited with code 1"; empty for
 // another event.
 std::string Failure(const Event& e) {
-  if (e.type == event::kKill) return "was " + KillAt(e);
-  if (e.type != event::kExit || e.data.value("killed_by_harness", false)) return "";
-  int code = e.data.value("code", 0);
-  return code == 0 ? "" : "exited with code " + std::to_string(code);
+  if (e.type == event::Kill::kType) return "was " + KillAt(e);
+  std::optional<int64_t> code = FailedExit(e);
+  return code ? "exited with code " + std::to_string(*code) : "";
 }
 
 // A date never delivered: an attempt ended before delivering it, a later one exited 0 without.
@@ -295,7 +301,7 @@ std::string MarkedFirst(const std::vector<Event>& events) {
   std::set<std::string> delivered, alerted;
   for (const Event& e : events) {
     if (Committed(e)) delivered.insert(PublishedDate(e));
-    if (e.type == event::kAlert) alerted.insert(e.biz_date);
+    if (e.type == event::Alert::kType) alerted.insert(e.biz_date);
   }
   // The last failure of each date: the attempt whose end the successful one took over (an
   // earlier failure was redone by the attempts between).
@@ -307,8 +313,8 @@ std::string MarkedFirst(const std::vector<Event>& events) {
       continue;
     }
     auto it = failed.find(e.biz_date);
-    if (e.type != event::kExit || it == failed.end() || IdOf(e) == it->second.first ||
-        e.data.value("code", -1) != 0)
+    if (it == failed.end() || IdOf(e) == it->second.first ||
+        !(Is<event::Exit>(e) && Read<event::Exit>(e).code == 0))
       continue;
     const auto& [attempt, how] = it->second;
     if (alerted.count(e.biz_date)) {

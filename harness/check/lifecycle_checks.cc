@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check/checker.h"
+#include "history/event_registry.h"
 #include "util/atomic_file.h"
 #include "util/path_probe.h"
 #include "util/printable.h"
@@ -73,9 +74,10 @@ Verdict Converges(const CheckInput& in) {
     int attempts = 0;
     for (const auto& e : in.events) {
       // An overlap's second or third instance (docs/faults.md) is not an attempt of its own.
-      if (e.type == event::kExit && e.biz_date == date && InstanceOf(e) == 1) last = &e, ++attempts;
+      if (e.type == event::Exit::kType && e.biz_date == date && InstanceOf(e) == 1)
+        last = &e, ++attempts;
     }
-    const ExitData exit = last ? ExitOf(*last) : ExitData{};
+    const event::Exit exit = last ? Read<event::Exit>(*last) : event::Exit{};
     if (!last || exit.code != 0) {
       std::string how = last ? "exited with code " + std::to_string(exit.code) : "never ran";
       std::string err = last ? StderrLine(exit.stderr_tail) : "";

@@ -1,5 +1,6 @@
 // no_double_publish, no_loss and no_silent_loss, over the downstream's requests in the history.
 #include "check/checker.h"
+#include "history/event_registry.h"
 #include "util/printable.h"
 
 namespace killpoint {
@@ -12,16 +13,18 @@ struct Delivery {
   int trigger;
 };
 
-std::string DateOf(const Event& e) {
-  std::string d = TextField(e, "biz_date");
-  return d.empty() ? e.biz_date : d;
+// The date a publish or an alert named, else its attempt's.
+template <class Request>
+std::string DateOf(const Event& e, const Request& r) {
+  return r.biz_date.empty() ? e.biz_date : r.biz_date;
 }
 
 std::map<std::string, std::vector<Delivery>> DeliveriesByDate(const std::vector<Event>& events) {
   std::map<std::string, std::vector<Delivery>> out;
   for (const auto& e : events) {
-    if (e.type != event::kPublish || !PublishOf(e).committed) continue;
-    out[DateOf(e)].push_back({PublishOf(e).delivery_id, e.attempt, e.trigger});
+    auto p = As<event::Publish>(e);
+    if (!p || !p->committed) continue;
+    out[DateOf(e, *p)].push_back({p->delivery_id, e.attempt, e.trigger});
   }
   return out;
 }
@@ -51,8 +54,8 @@ Verdict NoDoublePublish(const CheckInput& in) {
 // The last exit of the date's attempts, to say why nothing was delivered.
 std::string LastExit(const CheckInput& in, const std::string& date) {
   for (auto it = in.events.rbegin(); it != in.events.rend(); ++it) {
-    if (it->type != event::kExit || it->biz_date != date) continue;
-    const ExitData exit = ExitOf(*it);
+    if (it->type != event::Exit::kType || it->biz_date != date) continue;
+    const event::Exit exit = Read<event::Exit>(*it);
     std::string err = Printable(LinesJoined(exit.stderr_tail), 160);
     return "its last attempt exited with code " + std::to_string(exit.code) +
            (err.empty() ? "" : " (stderr: " + err + ")");
@@ -62,7 +65,7 @@ std::string LastExit(const CheckInput& in, const std::string& date) {
 
 bool Alerted(const CheckInput& in, const std::string& date) {
   for (const auto& e : in.events) {
-    if (e.type == event::kAlert && DateOf(e) == date) return true;
+    if (auto a = As<event::Alert>(e); a && DateOf(e, *a) == date) return true;
   }
   return false;
 }

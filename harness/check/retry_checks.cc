@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "check/checker.h"
+#include "history/event_registry.h"
 #include "plan/retry_schedule.h"
 
 namespace killpoint {
@@ -21,7 +22,7 @@ std::string Firing(const Event& e) {
   return e.biz_date + (e.trigger > 1 ? " (firing " + std::to_string(e.trigger) + ")" : "");
 }
 
-bool Succeeded(const Event& exit) { return ExitOf(exit).Succeeded(); }
+bool Succeeded(const Event& exit) { return Read<event::Exit>(exit).Succeeded(); }
 
 // The delay of a retry against the policy's bounds; `what` names the attempt.
 Problem CheckDelay(const RetryPolicy& p, int attempt, int64_t previous, int64_t delay,
@@ -33,11 +34,12 @@ Problem CheckDelay(const RetryPolicy& p, int attempt, int64_t previous, int64_t 
   DelayBounds b = JitterBounds(p, attempt, previous);
   if (delay < b.lo) {
     return what + " came " + Ms(delay) + " after attempt " + std::to_string(attempt - 1) +
-           "; the policy asks at least " + Ms(b.lo) + " (" + p.jitter + " jitter)";
+           "; the policy asks at least " + Ms(b.lo) + " (" +
+           std::string(kJitterNames.NameOf(p.jitter)) + " jitter)";
   }
   if (delay > b.hi) {
-    return what + " waited " + Ms(delay) + "; the policy's " + p.jitter +
-           " jitter allows at most " + Ms(b.hi);
+    return what + " waited " + Ms(delay) + "; the policy's " +
+           std::string(kJitterNames.NameOf(p.jitter)) + " jitter allows at most " + Ms(b.hi);
   }
   return std::nullopt;
 }
@@ -67,10 +69,10 @@ class SchedulerCheck {
     // An overlap's second or third instance (docs/faults.md) is the harness's fault, not an
     // attempt the scheduler started: it has no place in the retry policy.
     if (InstanceOf(e) >= 2) return std::nullopt;
-    if (e.type == event::kRetryWait) return Wait(e);
-    if (e.type == event::kSpawn) return Spawn(e);
-    if (e.type == event::kExit) return Exit(e);
-    if (e.type == event::kBreaker) return Transition(e);
+    if (e.type == event::RetryWait::kType) return Wait(e);
+    if (e.type == event::Spawn::kType) return Spawn(e);
+    if (e.type == event::Exit::kType) return Exit(e);
+    if (e.type == event::Breaker::kType) return Transition(e);
     return std::nullopt;
   }
 
@@ -86,8 +88,8 @@ class SchedulerCheck {
   };
 
   Problem Wait(const Event& e) {
-    RetryWaitData wait = RetryWaitOf(e);
-    if (wait.reason != "backoff") return std::nullopt;
+    event::RetryWait wait = Read<event::RetryWait>(e);
+    if (wait.reason != WaitReason::kBackoff) return std::nullopt;
     firings_[{e.biz_date, e.trigger}].backoff = wait.delay_ms;
     return std::nullopt;
   }
@@ -124,7 +126,7 @@ class SchedulerCheck {
     FiringState& f = firings_[{e.biz_date, e.trigger}];
     f.last_exit_ms = e.t_ms;
     bool ok = Succeeded(e);
-    int code = static_cast<int>(ExitOf(e).ExitCode());
+    int code = static_cast<int>(Read<event::Exit>(e).ExitCode());
     const auto& codes = p_.non_retryable_exit_codes;
     if (!ok && std::find(codes.begin(), codes.end(), code) != codes.end()) f.non_retryable = code;
     if (p_.circuit_breaker.failure_threshold <= 0) return std::nullopt;
@@ -154,7 +156,7 @@ class SchedulerCheck {
 
   // The recorded transitions must follow the breaker's state machine.
   Problem Transition(const Event& e) {
-    auto [from, to] = BreakerOf(e);
+    auto [from, to] = Read<event::Breaker>(e);
     bool legal = (from == "closed" && to == "open") || (from == "open" && to == "half_open") ||
                  (from == "half_open" && (to == "closed" || to == "open"));
     if (from != state_ || !legal) {
@@ -182,15 +184,15 @@ class JobCheck {
   explicit JobCheck(const RetryPolicy& p) : p_(p) {}
 
   Problem Add(const Event& e) {
-    if (e.type == event::kQuery || e.type == event::kPublish) return Reload(e);
-    if (e.type != event::kJobRetry) return std::nullopt;
-    const JobRetryData r = JobRetryOf(e);
+    if (e.type == event::Query::kType || e.type == event::Publish::kType) return Reload(e);
+    if (e.type != event::JobRetry::kType) return std::nullopt;
+    const event::JobRetry r = Read<event::JobRetry>(e);
     Group& g = groups_[{e.biz_date, e.trigger, e.attempt, r.key}];
     int attempt = static_cast<int>(r.attempt);
     g.unreloaded = p_.reload_before_retry ? attempt : 0;
     int64_t backoff = r.backoff_ms;
     int64_t delay = r.delay_ms;
-    std::string where = TextField(e, "key", "?") + " (in scheduler attempt " +
+    std::string where = (r.key.empty() ? "?" : r.key) + " (in scheduler attempt " +
                         std::to_string(e.attempt) + " of " + Firing(e) + ")";
     std::string what = "the job's attempt " + std::to_string(attempt) + " of " + where;
     if (attempt < 2 || attempt != g.last + 1) {
@@ -244,11 +246,13 @@ class JobCheck {
   // With reload_before_retry: after a retry is reported, the key's next publish in that
   // scheduler attempt must come after a query of the key.
   Problem Reload(const Event& e) {
-    auto it = groups_.find({e.biz_date, e.trigger, e.attempt, TextField(e, "key")});
+    // A query's and a publish's key.
+    std::string key = Is<event::Query>(e) ? Read<event::Query>(e).key : Read<event::Publish>(e).key;
+    auto it = groups_.find({e.biz_date, e.trigger, e.attempt, key});
     if (it == groups_.end() || it->second.unreloaded == 0) return std::nullopt;
     int attempt = std::exchange(it->second.unreloaded, 0);
-    if (e.type == event::kQuery) return std::nullopt;
-    return "the job's attempt " + std::to_string(attempt) + " of " + TextField(e, "key", "?") +
+    if (e.type == event::Query::kType) return std::nullopt;
+    return "the job's attempt " + std::to_string(attempt) + " of " + (key.empty() ? "?" : key) +
            " (in scheduler attempt " + std::to_string(e.attempt) + " of " + Firing(e) +
            ") published again without asking the downstream first; its policy reloads before every "
            "retry";
@@ -273,7 +277,7 @@ Verdict RetryPolicyRespected(const CheckInput& in) {
   int reported = 0;
   for (const Event& e : in.events) {
     if (Problem p = scheduler.Add(e)) return Verdict::Violated(kRetryPolicy, *p);
-    if (e.type == event::kJobRetry) ++reported;
+    if (e.type == event::JobRetry::kType) ++reported;
     if (!job) continue;
     if (Problem p = job->Add(e)) return Verdict::Violated(kRetryPolicy, *p);
   }

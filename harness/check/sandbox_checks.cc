@@ -3,6 +3,7 @@
 // outside_writes event. Where the shim is not loaded nothing is seen, and the scenario that
 // names this invariant loads it (Scenario::LoadsShim).
 #include "check/checker.h"
+#include "history/event_registry.h"
 #include "history/outside_write.h"
 #include "scenario/vocabulary.h"
 
@@ -16,16 +17,16 @@ std::string AttemptOf(const Event& e) {
 
 Result<Verdict> WritesInSandbox(const CheckInput& in) {
   const Event* first = nullptr;
+  std::vector<OutsideWrite> writes;
   for (const Event& e : in.events) {
-    if (e.type == event::kOutsideWrites &&
-        !e.data.value("writes", nlohmann::json::array()).empty()) {
+    if (auto o = As<event::OutsideWrites>(e); o && !o->writes.empty()) {
       first = &e;
+      writes = o->writes;
       break;
     }
   }
   if (first == nullptr)
     return Verdict::Held(kWritesInSandbox, "no file changed outside the sandbox");
-  auto writes = first->data.at("writes").get<std::vector<OutsideWrite>>();
   size_t total = OutsideWritesOf(in.events).size();
   std::string more = total > 1 ? " (" + std::to_string(total - 1) + " more path" +
                                      (total > 2 ? "s" : "") + " in this trial)"

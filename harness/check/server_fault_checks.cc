@@ -2,18 +2,17 @@
 // left the restarted server with all it held before the kill. Read from the history's
 // server_fault events, which compare the service's data before the kill and after the restart.
 #include "check/checker.h"
+#include "history/event_registry.h"
 #include "scenario/vocabulary.h"
 
 namespace killpoint {
 namespace {
 
 // "2026-11-01#1 a1: service db (postgres, fast) killed at after_commit#1".
-std::string KilledWhere(const Event& e) {
-  const nlohmann::json& d = e.data;
+std::string KilledWhere(const Event& e, const event::ServerFault& f) {
   return e.biz_date + "#" + std::to_string(e.trigger) + " a" + std::to_string(e.attempt) +
-         ": service " + d.value("service", "") + " (" + d.value("kind", "") + ", " +
-         d.value("durability", "") + ") killed at " + d.value("point", "") + "#" +
-         std::to_string(d.value("hit", 0));
+         ": service " + f.service + " (" + f.kind + ", " + f.durability + ") killed at " + f.point +
+         "#" + std::to_string(f.hit);
 }
 
 Result<Verdict> ServerKillLosesNothing(const CheckInput& in) {
@@ -21,21 +20,21 @@ Result<Verdict> ServerKillLosesNothing(const CheckInput& in) {
   int kills = 0;
   int64_t held = 0;
   for (const Event& e : in.events) {
-    if (e.type != event::kServerFault || e.data.value("action", "") != kServerKill) continue;
+    auto f = As<event::ServerFault>(e);
+    if (!f || f->action != kServerKill) continue;
     ++kills;
-    if (e.data.contains("error")) {
+    if (!f->error.empty()) {
       return Verdict::Violated(
-          name, KilledWhere(e) + ": its data could not be compared: " + e.data.value("error", ""));
+          name, KilledWhere(e, *f) + ": its data could not be compared: " + f->error);
     }
-    int64_t lost = e.data.value("lost", int64_t{0});
-    int64_t before = e.data.value("before", int64_t{0});
+    int64_t lost = f->lost.value_or(0);
+    int64_t before = f->before.value_or(0);
     if (lost > 0) {
       std::string sample;
-      for (const auto& m : e.data.value("missing", nlohmann::json::array())) {
-        sample += (sample.empty() ? "" : "; ") + m.get<std::string>();
-      }
-      return Verdict::Violated(name, KilledWhere(e) + ", lost " + std::to_string(lost) + " of " +
-                                         std::to_string(before) +
+      for (const std::string& m : f->missing.value_or(std::vector<std::string>{}))
+        sample += (sample.empty() ? "" : "; ") + m;
+      return Verdict::Violated(name, KilledWhere(e, *f) + ", lost " + std::to_string(lost) +
+                                         " of " + std::to_string(before) +
                                          " rows or keys it held before the kill: " + sample);
     }
     held += before;

@@ -13,6 +13,7 @@
 #include <cctype>
 
 #include "check/checker.h"
+#include "history/event_registry.h"
 #include "util/printable.h"
 
 namespace killpoint {
@@ -167,7 +168,8 @@ Result<Verdict> OneRowPerDate(const CheckInput& in) {
 // Did any attempt for `date` exit 0?
 bool ReportedSuccess(const CheckInput& in, const std::string& date) {
   for (const auto& e : in.events) {
-    if (e.type == event::kExit && e.biz_date == date && ExitOf(e).code == 0) return true;
+    if (e.type == event::Exit::kType && e.biz_date == date && Read<event::Exit>(e).code == 0)
+      return true;
   }
   return false;
 }

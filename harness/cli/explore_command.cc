@@ -9,6 +9,7 @@
 #include "cli/paths.h"
 #include "cli/sandbox_options.h"
 #include "explore/explorer.h"
+#include "history/event_registry.h"
 #include "proc/interrupt.h"
 #include "proc/orphan_guard.h"
 #include "results/layout.h"
@@ -64,7 +65,7 @@ std::string ServersLine(const ExploreOutcome& r) {
 
 int Attempts(const std::vector<Event>& events) {
   return static_cast<int>(std::count_if(events.begin(), events.end(), [](const Event& e) {
-    return e.type == event::kSpawn && InstanceOf(e) != 2;
+    return e.type == event::Spawn::kType && InstanceOf(e) != 2;
   }));
 }
 

@@ -62,7 +62,7 @@ int Execute(const PointsArgs& a) {
   for (size_t i = 0; i < points.value().size(); ++i) {
     const CrashPoint& p = points.value()[i];
     nlohmann::json moments = nlohmann::json::array();
-    for (const char* m : KillMoments(p.name, unseen[i])) moments.push_back(m);
+    for (Moment m : KillMoments(p.name, unseen[i])) moments.push_back(m);
     out.push_back({{"point", p.name},
                    {"occurrence", p.occurrence},
                    {"moments", moments},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "history/event_registry.h"
 #include "util/atomic_file.h"
 
 namespace killpoint {
@@ -82,17 +83,17 @@ std::vector<nlohmann::json> Fingerprint(const std::vector<Event>& events) {
   for (const Event& e : events) {
     // Whether a job waited for a lock at all depends on the real clock: a lease a killed
     // holder left may have expired by the time the next attempt comes (docs/faults.md).
-    if (e.type == event::kJobWait) continue;
+    if (e.type == event::JobWait::kType) continue;
     // What a job wrote outside its sandbox depends on the runs before it (a file it creates
     // only when missing, a bytecode cache) and may carry random names: an observation, not a
     // decision of the plan (docs/syscall-shim.md).
-    if (e.type == event::kOutsideWrites) continue;
+    if (e.type == event::OutsideWrites::kType) continue;
     nlohmann::json data = e.data;
     if (data.is_object()) {
       for (const char* volatile_key : {"pid", "sandbox", "elapsed_ms", "stderr"})
         data.erase(volatile_key);
       // A job's in-process retries are timed by its real clock (docs/retry.md).
-      if (e.type == event::kJobRetry) data.erase("delay_ms"), data.erase("at_ms");
+      if (e.type == event::JobRetry::kType) data.erase("delay_ms"), data.erase("at_ms");
     }
     if (!overlapped) {
       out.push_back({position++, e.t_ms, e.type, e.biz_date, e.trigger, e.attempt, data});

@@ -1,6 +1,7 @@
 #include "counterexample/final_state.h"
 
 #include "check/checker.h"
+#include "history/event_registry.h"
 #include "util/atomic_file.h"
 #include "util/path_probe.h"
 
@@ -99,11 +100,10 @@ nlohmann::json CaptureFinalState(const Scenario& s, const std::filesystem::path&
                                  const std::vector<Event>& events) {
   nlohmann::json deliveries = nlohmann::json::object(), alerts = nlohmann::json::object();
   for (const Event& e : events) {
-    std::string key = TextField(e, "key");
-    if (e.type == event::kPublish && PublishOf(e).committed) {
-      deliveries[key] = deliveries.value(key, 0) + 1;
-    } else if (e.type == event::kAlert) {
-      alerts[key] = alerts.value(key, 0) + 1;
+    if (auto p = As<event::Publish>(e); p && p->committed) {
+      deliveries[p->key] = deliveries.value(p->key, 0) + 1;
+    } else if (auto a = As<event::Alert>(e)) {
+      alerts[a->key] = alerts.value(a->key, 0) + 1;
     }
   }
   nlohmann::json out = {{"deliveries", deliveries}, {"alerts", alerts}};

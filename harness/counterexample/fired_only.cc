@@ -3,6 +3,7 @@
 #include <map>
 #include <tuple>
 
+#include "history/event_registry.h"
 #include "plan/crash_point.h"
 
 namespace killpoint {
@@ -30,15 +31,6 @@ bool OneWayNow(const AttemptFault& f, bool uses_shim) {
   return uses_shim && !IsSyscallPoint(f.pause.point) && !IsSyscallPoint(f.overlap.point);
 }
 
-// The counts of points passed one way, an object (created empty on first use).
-nlohmann::json& Counts(nlohmann::json& passed) {
-  return passed.emplace("points", nlohmann::json::object()).first.value();
-}
-
-void Count(nlohmann::json& points, const std::string& name, int n) {
-  points[name] = points.value(name, 0) + n;
-}
-
 }  // namespace
 
 std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e,
@@ -47,11 +39,11 @@ std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e,
   const auto changed = Trimmed(trimmed, plan);
   if (changed.empty()) return events;
   // Per changed attempt and instance: the syscall points that now pass one way.
-  std::map<std::pair<AttemptKey, int>, nlohmann::json> passed;
+  std::map<std::pair<AttemptKey, int>, std::map<std::string, int64_t>> passed;
   std::vector<Event> out;
   for (const Event& ev : events) {
     Event e2 = ev;
-    if (e2.type == event::kTrialStart) e2.data["plan"] = trimmed;
+    if (Is<event::TrialStart>(e2)) Edit<event::TrialStart>(e2, [&](auto& t) { t.plan = trimmed; });
     auto it = changed.find(KeyOf(ev));
     if (it == changed.end()) {
       out.push_back(std::move(e2));
@@ -59,37 +51,32 @@ std::vector<Event> HistoryOfFiredOnly(const Plan& plan, const TrialExercise& e,
     }
     const bool one_way = OneWayNow(it->second, uses_shim);
     const std::pair<AttemptKey, int> where{KeyOf(ev), InstanceOf(ev)};
-    if (e2.type == event::kSpawn && e2.data.contains("fault")) e2.data["fault"] = it->second;
-    // Without the kill a downstream point leaves no trace (AttemptState::OnDownstreamPoint).
-    if (e2.type == event::kFailpoint && IsDownstreamPoint(e2.data.value("point", ""))) continue;
-    // The second's hold point waits whatever the kill (docs/faults.md, "Three instances").
-    const std::string point = e2.data.value("point", "");
-    const bool held_there = InstanceOf(ev) == 2 && point == it->second.overlap.second_holds_at;
-    if (one_way && e2.type == event::kFailpoint && IsSyscallPoint(point) && !held_there) {
-      Count(Counts(passed[where]), e2.data["point"].get<std::string>(), 1);
-      continue;
+    if (auto s = As<event::Spawn>(e2); s && !s->fault.is_null())
+      Edit<event::Spawn>(e2, [&](auto& spawn) { spawn.fault = it->second; });
+    if (auto f = As<event::Failpoint>(e2)) {
+      // Without the kill a downstream point leaves no trace (AttemptState::OnDownstreamPoint).
+      if (IsDownstreamPoint(f->point)) continue;
+      // The second's hold point waits whatever the kill (docs/faults.md, "Three instances").
+      const bool held_there = InstanceOf(ev) == 2 && f->point == it->second.overlap.second_holds_at;
+      if (one_way && IsSyscallPoint(f->point) && !held_there) {
+        ++passed[where][f->point];
+        continue;
+      }
     }
-    if (one_way && e2.type == event::kPointsPassed) {  // merged into the counts, placed below
-      for (const auto& [name, n] : e2.data["points"].items())
-        Count(Counts(passed[where]), name, n.get<int>());
+    if (auto p = As<event::PointsPassed>(e2); p && one_way) {  // merged into the counts, below
+      for (const auto& [name, n] : p->points) passed[where][name] += n;
       continue;
     }
     // The instance's points_passed come right before the first instance's exit
     // (AttemptState::Finish).
-    if (one_way && e2.type == event::kExit && InstanceOf(ev) == 1) {
+    if (one_way && Is<event::Exit>(e2) && InstanceOf(ev) == 1) {
       for (int instance : {1, 2, 3}) {
         auto p = passed.find({KeyOf(ev), instance});
-        if (p == passed.end() || p->second.value("points", nlohmann::json::object()).empty())
-          continue;
-        Event counts{0,
-                     ev.t_ms,
-                     event::kPointsPassed,
-                     ev.biz_date,
-                     ev.trigger,
-                     ev.attempt,
-                     {{"points", p->second["points"]}}};
-        if (instance != 1) counts.data["instance"] = instance;
-        out.push_back(std::move(counts));
+        if (p == passed.end() || p->second.empty()) continue;
+        event::PointsPassed counts{p->second, {}, std::nullopt};
+        if (instance != 1) counts.instance = instance;
+        out.push_back({0, ev.t_ms, event::PointsPassed::kType, ev.biz_date, ev.trigger, ev.attempt,
+                       DataOf(counts)});
       }
     }
     out.push_back(std::move(e2));

@@ -30,6 +30,7 @@
 #include "downstream/downstream.h"
 #include "downstream/handler_pool.h"
 #include "history/event.h"
+#include "history/event_registry.h"
 #include "plan/crash_point.h"
 #include "scenario/scenario.h"
 
@@ -288,7 +289,7 @@ class BeastDownstream : public Downstream {
   // A refusal: recorded as a bad_request event, answered with the reason. One whose body was
   // left unread (411, 413) or whose peer is refused (403) ends its connection.
   void Refuse(const DownstreamRequest& req, Reply& res, int status, const char* reason) {
-    history_->Add(event::kBadRequest, {{"path", req.method + " " + req.path}, {"reason", reason}});
+    history_->Add(event::BadRequest{req.method + " " + req.path, reason});
     res.status = status;
     res.body = json{{"error", reason}}.dump();
     res.close = status != 404;
@@ -296,7 +297,7 @@ class BeastDownstream : public Downstream {
 
   // A 400: recorded as a bad_request event, answered with the reason.
   void BadRequest(const DownstreamRequest& req, Reply& res, const std::string& reason) {
-    history_->Add(event::kBadRequest, {{"path", req.path}, {"reason", reason}});
+    history_->Add(event::BadRequest{req.path, reason});
     res.status = 400;
     res.body = json{{"error", reason}}.dump();
   }
@@ -366,13 +367,15 @@ class BeastDownstream : public Downstream {
 
   // The instance a request came from (docs/faults.md): the job's header, else the runner's view.
   // Requires mu_.
-  void Attribute(const DownstreamRequest& req, json& record) const {
+  // nullopt: the first instance, or no overlap (history/event.h, InstanceOf).
+  std::optional<int> Attribute(const DownstreamRequest& req) const {
     std::string said = req.Header("X-Killpoint-Instance");
     if (said == "1" || said == "2" || said == "3") {  // 3: docs/faults.md, "Three instances"
-      if (said != "1" || instance_ != 1) record["instance"] = said[0] - '0';
+      if (said != "1" || instance_ != 1) return said[0] - '0';
     } else if (instance_ != 1) {
-      record["instance"] = instance_;
+      return instance_;
     }
+    return std::nullopt;
   }
 
   void Publish(const DownstreamRequest& req, Reply& res) {
@@ -382,39 +385,39 @@ class BeastDownstream : public Downstream {
     if (points->Pass(kBeforeCommit))
       return points->HoldUnanswered(res);  // the job is dead: nothing committed
     std::string key = body["key"];
-    json record = {{"key", key},
-                   {"biz_date", body.value("biz_date", "")},
-                   {"idempotency_key", req.Header("Idempotency-Key")}};
+    event::Publish record;
+    record.key = key;
+    record.biz_date = body.value("biz_date", "");
+    record.idempotency_key = req.Header("Idempotency-Key");
     std::unique_lock lock(mu_);
-    Attribute(req, record);
+    record.instance = Attribute(req);
     std::string fault;
     if (burst_left_ > 0) {  // a burst goes first; what is armed waits for the publish after it
-      record["burst"] = burst_length_ - --burst_left_;
+      record.burst = burst_length_ - --burst_left_;
       fault = kFailBeforeCommit;
     } else {
       fault = std::exchange(armed_, "");
     }
-    if (!fault.empty()) record["fault"] = fault;
+    record.fault = fault;
     if (fault == kFailBeforeCommit) {
-      record["committed"] = false;
-      history_->Add(event::kPublish, record);
+      history_->Add(record);
       res.status = 503;
       res.body = R"j({"error":"unavailable (injected before commit)"})j";
       return;
     }
     std::vector<int>& ids = deliveries_[key];
     // dedupe_by idempotency_key: the deliveries of the same header value decide (its own block).
-    std::string header = record["idempotency_key"].get<std::string>();
+    const std::string& header = record.idempotency_key;
     std::vector<int>& same = by_idempotency_key_ ? by_header_[header] : ids;
     bool duplicate = dedupe_ && !same.empty() && !(by_idempotency_key_ && header.empty());
     if (!duplicate) {
       ids.push_back(++next_delivery_);
       if (&same != &ids) same.push_back(next_delivery_);
     }
-    record["committed"] = !duplicate;
-    record["deduplicated"] = duplicate;
-    record["delivery_id"] = duplicate ? same.front() : ids.back();
-    history_->Add(event::kPublish, record);
+    record.committed = !duplicate;
+    record.deduplicated = duplicate;
+    record.delivery_id = duplicate ? same.front() : ids.back();
+    history_->Add(record);
     uint64_t generation = release_generation_;  // before the lock is let go: no release is missed
     lock.unlock();
     if (points->Pass(kAfterCommit)) return points->HoldUnanswered(res);  // the job is dead
@@ -428,7 +431,7 @@ class BeastDownstream : public Downstream {
     if (fault == kDelay) {  // committed; the answer comes late, other requests go on meanwhile
       std::this_thread::sleep_for(std::chrono::milliseconds(kDownstreamDelayMs));
     }
-    res.body = json{{"delivery_id", record["delivery_id"]}, {"deduplicated", duplicate}}.dump();
+    res.body = json{{"delivery_id", record.delivery_id}, {"deduplicated", duplicate}}.dump();
     res.after_answer = std::move(points);
   }
 
@@ -437,9 +440,7 @@ class BeastDownstream : public Downstream {
     if (key.empty()) return BadRequest(req, res, "missing key parameter");
     std::lock_guard lock(mu_);
     size_t count = deliveries_.count(key) ? deliveries_[key].size() : 0;
-    json record = {{"key", key}, {"count", count}};
-    Attribute(req, record);
-    history_->Add(event::kQuery, record);
+    history_->Add(event::Query{key, static_cast<int64_t>(count), Attribute(req)});
     res.body = json{{"key", key}, {"count", count}}.dump();
   }
 
@@ -452,12 +453,8 @@ class BeastDownstream : public Downstream {
     {
       std::lock_guard lock(mu_);
       id = ++next_alert_;
-      json record = {{"key", body["key"]},
-                     {"biz_date", body.value("biz_date", "")},
-                     {"reason", body.value("reason", "")},
-                     {"alert_id", id}};
-      Attribute(req, record);
-      history_->Add(event::kAlert, record);
+      history_->Add(event::Alert{body["key"].get<std::string>(), body.value("biz_date", ""),
+                                 body.value("reason", ""), id, Attribute(req)});
     }
     if (points->Pass(kAfterCommit)) return points->HoldUnanswered(res);
     res.body = json{{"alert_id", id}}.dump();
@@ -469,18 +466,14 @@ class BeastDownstream : public Downstream {
   void JobRetry(const DownstreamRequest& req, Reply& res) {
     json body;
     if (!ReadBody(req, res, body)) return;
-    json record = {{"key", body["key"]}};
     for (const char* field : {"attempt", "backoff_ms", "delay_ms", "at_ms"}) {
       auto it = body.find(field);
       if (it == body.end() || !it->is_number_integer()) {
         return BadRequest(req, res, std::string("needs an integer ") + field);
       }
-      record[field] = *it;
     }
-    auto breaker = body.find("breaker");
-    record["breaker"] =
-        breaker != body.end() && breaker->is_string() ? breaker->get<std::string>() : "closed";
-    history_->Add(event::kJobRetry, record);
+    // The body's fields as the event's: the checks above made them the right type.
+    history_->Add(Read<event::JobRetry>(body));
     res.body = "{}";
   }
 
@@ -497,12 +490,10 @@ class BeastDownstream : public Downstream {
                             ? "needs a boolean acquired"
                             : nullptr;
     if (wrong != nullptr) return BadRequest(req, res, wrong);
-    json record = {{"key", body["key"]}, {"ms", *ms}, {"acquired", *acquired}};
-    auto held_by = body.find("held_by");
-    if (held_by != body.end() && held_by->is_string()) record["held_by"] = *held_by;
+    event::JobWait wait = Read<event::JobWait>(body);  // held_by when it is a string
     std::lock_guard lock(mu_);
-    Attribute(req, record);
-    history_->Add(event::kJobWait, record);
+    wait.instance = Attribute(req);
+    history_->Add(wait);
     res.body = "{}";
   }
 

@@ -60,7 +60,7 @@ AttemptFault GenFault(const Scenario& s, const FaultSwitches& on, PersistenceMod
       f.kill_point = hit.name;
       f.occurrence = hit.occurrence;
     }
-    std::vector<const char*> moments = KillMoments(f.kill_point);
+    std::vector<Moment> moments = KillMoments(f.kill_point);
     f.when = moments[*rc::gen::inRange<size_t>(0, moments.size())];
   }
   const std::vector<std::string>& kinds = on.downstream_faults;

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <set>
 
-#include "history/event_data.h"
+#include "history/event_registry.h"
+#include "history/history.h"
 
 namespace killpoint {
 namespace {
@@ -27,22 +28,24 @@ void CountOthers(const std::vector<Event>& events, const PlannedRun& run, int at
     ++out.other_faults;
     if (happened) ++out.other_fired;
   };
-  count(!f.pause.point.empty(), HappenedIn(events, event::kPause, run, attempt, Any));
+  count(!f.pause.point.empty(), HappenedIn(events, event::Pause::kType, run, attempt, Any));
   // With second_holds_at, the three-party order happened only if the second reached its hold
   // point (a third ran then); a second that never got there leaves an overlap of two.
   count(!f.overlap.point.empty(),
-        HappenedIn(events, f.overlap.second_holds_at.empty() ? event::kOverlap : event::kSecondHeld,
-                   run, attempt, Any));
+        HappenedIn(
+            events,
+            f.overlap.second_holds_at.empty() ? event::Overlap::kType : event::SecondHeld::kType,
+            run, attempt, Any));
   count(!f.downstream_fault.empty(),
-        HappenedIn(events, event::kPublish, run, attempt, [&](const Event& e) {
-          const PublishData p = PublishOf(e);
+        HappenedIn(events, event::Publish::kType, run, attempt, [&](const Event& e) {
+          const event::Publish p = Read<event::Publish>(e);
           return !p.burst && p.fault == f.downstream_fault;
         }));
-  count(!f.net.point.empty(), HappenedIn(events, event::kNetFault, run, attempt, Any));
-  count(!f.server.point.empty(), HappenedIn(events, event::kServerFault, run, attempt, Any));
+  count(!f.net.point.empty(), HappenedIn(events, event::NetFault::kType, run, attempt, Any));
+  count(!f.server.point.empty(), HappenedIn(events, event::ServerFault::kType, run, attempt, Any));
   // A burst spans attempts and dates: it happened if any publish was one of it.
   count(f.downstream_burst > 0, std::any_of(events.begin(), events.end(), [](const Event& e) {
-          return e.type == event::kPublish && PublishOf(e).burst;
+          return e.type == event::Publish::kType && Read<event::Publish>(e).burst;
         }));
 }
 
@@ -71,7 +74,7 @@ TrialExercise ExerciseOf(const Plan& plan, const std::vector<Event>& events) {
       const AttemptFault& f = run.attempts[i];
       const int attempt = static_cast<int>(i) + 1;
       if (!f.kill_point.empty()) {
-        bool fired = HappenedIn(events, event::kKill, run, attempt,
+        bool fired = HappenedIn(events, event::Kill::kType, run, attempt,
                                 [](const Event& e) { return InstanceOf(e) == 1; });
         out.kills.push_back({f.kill_point, f.model, fired});
       }
@@ -81,11 +84,8 @@ TrialExercise ExerciseOf(const Plan& plan, const std::vector<Event>& events) {
   out.outside = OutsideWritesOf(events);
   out.start_failure = StartFailureOf(events);
   std::set<std::string> refused;
-  for (const Event& e : events) {
-    if (e.type != event::kRefused) continue;
-    for (const auto& call : e.data.value("calls", nlohmann::json::array()))
-      if (call.is_string()) refused.insert(call.get<std::string>());
-  }
+  for (const event::Refused& r : AllOf<event::Refused>(events))
+    refused.insert(r.calls.begin(), r.calls.end());
   out.refused.assign(refused.begin(), refused.end());
   return out;
 }
@@ -100,7 +100,7 @@ Plan FiredOnly(const Plan& plan, const TrialExercise& e) {
         f.kill_point.clear();
         f.occurrence = 1;
         f.model = PersistenceModel::kProcess;
-        f.when = "before";
+        f.when = Moment::kBefore;
         f.torn_seed.reset();
       }
       ++k;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "history/event.h"
+#include "history/event_registry.h"
 #include "history/outside_write.h"
 #include "history/start_failure.h"
 #include "plan/plan.h"
@@ -39,8 +40,8 @@ struct TrialExercise {
   // Set when every attempt failed the same way before any crash point (history/start_failure.h):
   // the job never ran.
   std::optional<StartFailure> start_failure = {};
-  // The system calls the supervisor refused in any attempt (event::kRefused), sorted: what the
-  // job did there ran unseen or not at all, so the trial tested less than it says.
+  // The system calls the supervisor refused in any attempt (event::Refused::kType), sorted: what
+  // the job did there ran unseen or not at all, so the trial tested less than it says.
   std::vector<std::string> refused = {};
 
   int Fired() const;

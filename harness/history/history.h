@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "history/event.h"
+#include "history/event_fields.h"
 
 namespace killpoint {
 
@@ -23,7 +24,12 @@ class History {
   void AdvanceClock(int64_t ms);
   int64_t Now() const;
 
-  // Adds an event tagged with the current context and clock. Returns its seq.
+  // Adds a typed event (history/events/) tagged with the current context and clock. Returns
+  // its seq.
+  template <class T>
+  requires requires { T::kType, T::kFields; }
+  int64_t Add(const T& typed) { return Add(T::kType, DataOf(typed)); }
+  // The same for an event given by its type's name and its data (history/event_registry.h).
   int64_t Add(std::string type, nlohmann::json data = nlohmann::json::object());
 
   std::vector<Event> Events() const;
@@ -37,5 +43,15 @@ class History {
 
 // Events of one type, in order.
 std::vector<Event> OfType(const std::vector<Event>& events, const std::string& type);
+
+// Events of type T, in order, read as T.
+template <class T>
+std::vector<T> AllOf(const std::vector<Event>& events) {
+  std::vector<T> out;
+  for (const Event& e : events) {
+    if (Is<T>(e)) out.push_back(Read<T>(e));
+  }
+  return out;
+}
 
 }  // namespace killpoint

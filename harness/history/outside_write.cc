@@ -4,6 +4,9 @@
 #include <map>
 #include <set>
 
+#include "history/events/attempt.h"
+#include "history/history.h"
+
 namespace killpoint {
 
 void to_json(nlohmann::json& j, const OutsideWrite& w) {
@@ -35,10 +38,8 @@ void MergeOutsideWrites(std::vector<OutsideWrite>& into, const std::vector<Outsi
 
 std::vector<OutsideWrite> OutsideWritesOf(const std::vector<Event>& events) {
   std::vector<OutsideWrite> out;
-  for (const Event& e : events) {
-    if (e.type != event::kOutsideWrites) continue;
-    MergeOutsideWrites(out, e.data.value("writes", std::vector<OutsideWrite>{}));
-  }
+  for (const event::OutsideWrites& o : AllOf<event::OutsideWrites>(events))
+    MergeOutsideWrites(out, o.writes);
   return out;
 }
 

@@ -4,7 +4,8 @@
 #include <array>
 #include <string_view>
 
-#include "history/event_data.h"
+#include "history/event_registry.h"
+#include "history/history.h"
 
 namespace killpoint {
 namespace {
@@ -12,18 +13,18 @@ namespace {
 // Events that only a job that got going produces: a crash point, a fault at one, or a call to
 // the downstream.
 constexpr std::array<std::string_view, 16> kGotGoing = {
-    event::kFailpoint,  event::kKill,          event::kPause,    event::kOverlap,
-    event::kCrashCheck, event::kOutsideWrites, event::kPublish,  event::kQuery,
-    event::kAlert,      event::kBadRequest,    event::kJobRetry, event::kJobWait,
-    event::kTimeout,    event::kPointsDropped, event::kNetFault, event::kServerFault};
+    event::Failpoint::kType,  event::Kill::kType,          event::Pause::kType,
+    event::Overlap::kType,    event::CrashCheck::kType,    event::OutsideWrites::kType,
+    event::Publish::kType,    event::Query::kType,         event::Alert::kType,
+    event::BadRequest::kType, event::JobRetry::kType,      event::JobWait::kType,
+    event::Timeout::kType,    event::PointsDropped::kType, event::NetFault::kType,
+    event::ServerFault::kType};
 
 bool GotGoing(const Event& e) {
   if (std::find(kGotGoing.begin(), kGotGoing.end(), e.type) != kGotGoing.end()) return true;
-  if (e.type != event::kPointsPassed) return false;
-  const nlohmann::json& points = e.data.contains("points") ? e.data["points"] : nlohmann::json{};
-  if (!points.is_object()) return false;
-  return std::any_of(points.begin(), points.end(),
-                     [](const nlohmann::json& n) { return !n.is_number() || n.get<double>() > 0; });
+  auto passed = As<event::PointsPassed>(e);
+  return passed && std::any_of(passed->points.begin(), passed->points.end(),
+                               [](const auto& point) { return point.second > 0; });
 }
 
 }  // namespace
@@ -35,8 +36,8 @@ std::optional<StartFailure> StartFailureOf(const std::vector<Event>& events) {
     // passed by the setup, not by the job (issue 33).
     if (e.biz_date.empty()) continue;
     if (GotGoing(e)) return std::nullopt;
-    if (e.type != event::kExit) continue;
-    const ExitData exit = ExitOf(e);
+    if (e.type != event::Exit::kType) continue;
+    const event::Exit exit = Read<event::Exit>(e);
     if (exit.killed_by_harness || exit.signal || exit.code == 0) return std::nullopt;
     if (!out) {
       out = StartFailure{exit.code, exit.stderr_tail};

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "history/event_data.h"
+#include "history/event_registry.h"
 
 namespace killpoint {
 namespace {
@@ -39,16 +39,15 @@ std::vector<SurveyedFile> FilesIn(const fs::path& work) {
 
 void ReadEvents(const std::vector<Event>& events, const std::string& date, JobSurvey& s) {
   for (const Event& e : events) {
-    if (e.type == event::kFailpoint && e.biz_date == date) {
-      std::string point = e.data.value("point", "");
+    if (e.type == event::Failpoint::kType && e.biz_date == date) {
+      std::string point = Read<event::Failpoint>(e).point;
       if (!point.empty() && std::find(s.points.begin(), s.points.end(), point) == s.points.end())
         s.points.push_back(point);
-    } else if (e.type == event::kPublish) {
-      s.publishes.push_back({e.data.value("key", ""), e.data.value("biz_date", ""),
-                             e.data.value("idempotency_key", "")});
-    } else if (e.type == event::kQuery) {
+    } else if (auto p = As<event::Publish>(e)) {
+      s.publishes.push_back({p->key, p->biz_date, p->idempotency_key});
+    } else if (e.type == event::Query::kType) {
       ++s.queries;
-    } else if (e.type == event::kAlert) {
+    } else if (e.type == event::Alert::kType) {
       ++s.alerts;
     }
   }
@@ -57,8 +56,8 @@ void ReadEvents(const std::vector<Event>& events, const std::string& date, JobSu
 std::optional<StartFailure> Failure(const std::vector<Event>& events) {
   std::optional<StartFailure> first;
   for (const Event& e : events) {
-    if (e.type != event::kExit) continue;
-    ExitData exit = ExitOf(e);
+    if (e.type != event::Exit::kType) continue;
+    event::Exit exit = Read<event::Exit>(e);
     if (exit.Succeeded()) return std::nullopt;
     if (!first) first = StartFailure{exit.code, exit.stderr_tail};
   }

@@ -44,17 +44,17 @@ const char* PointKind(std::string_view point) {
   return IsSyscallPoint(point) ? "syscall" : IsDownstreamPoint(point) ? "downstream" : "named";
 }
 
-std::vector<const char*> KillMoments(std::string_view point) {
+std::vector<Moment> KillMoments(std::string_view point) {
   if (IsNetCommandPoint(point))
-    return {kBefore, kAfter};  // before it is forwarded, after its answer
+    return {Moment::kBefore, Moment::kAfter};  // before it is forwarded, after its answer
   std::string_view op = SyscallOp(point);
-  if (op.empty()) return {kBefore};
-  if (op == "write") return {kBefore, kAfter, kMid};
-  return {kBefore, kAfter};
+  if (op.empty()) return {Moment::kBefore};
+  if (op == "write") return {Moment::kBefore, Moment::kAfter, Moment::kMid};
+  return {Moment::kBefore, Moment::kAfter};
 }
 
-std::vector<const char*> KillMoments(std::string_view point, std::string_view unseen) {
-  if (!unseen.empty()) return {kAfter};
+std::vector<Moment> KillMoments(std::string_view point, std::string_view unseen) {
+  if (!unseen.empty()) return {Moment::kAfter};
   return KillMoments(point);
 }
 

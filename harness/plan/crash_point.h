@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "scenario/vocabulary.h"
+#include "util/name_table.h"
 
 namespace killpoint {
 
@@ -22,10 +23,20 @@ struct CrashPoint {
   bool operator==(const CrashPoint&) const = default;
 };
 
-// When the kill happens relative to the point.
-inline constexpr const char* kBefore = "before";
-inline constexpr const char* kAfter = "after";
-inline constexpr const char* kMid = "mid";
+// When the kill happens relative to the point: before the operation, after it, or in the
+// middle of a write (run/mid_cut.h). JSON: the name.
+enum class Moment { kBefore, kAfter, kMid };
+inline constexpr auto kMomentNames = MakeNameTable<Moment>({
+    {Moment::kBefore, "before"},
+    {Moment::kAfter, "after"},
+    {Moment::kMid, "mid"},
+});
+static_assert(kMomentNames.Unique());
+inline std::string_view NameOf(Moment m) { return kMomentNames.NameOf(m); }
+inline void to_json(nlohmann::json& j, Moment m) { j = NameOf(m); }
+inline void from_json(const nlohmann::json& j, Moment& m) {
+  m = kMomentNames.FromJson(j, "a kill's moment (when)");
+}
 
 // "write:x" -> "write"; "" for a named failpoint.
 std::string_view SyscallOp(std::string_view point);
@@ -53,11 +64,11 @@ const char* PointKind(std::string_view point);
 
 // The moments a kill may take at this point: {before}, {before, after} (a syscall point; a
 // command point: before it is forwarded, after its answer) or, for a write, {before, after, mid}.
-std::vector<const char*> KillMoments(std::string_view point);
+std::vector<Moment> KillMoments(std::string_view point);
 // The same for a point as discovered, with `unseen`: where the shim noticed a write it did not
 // see (docs/syscall-shim.md), "" for every other point. An unseen write has only {after}: its
 // data reached the file before the shim noticed it, no kill can fall before or in its middle.
-std::vector<const char*> KillMoments(std::string_view point, std::string_view unseen);
+std::vector<Moment> KillMoments(std::string_view point, std::string_view unseen);
 
 // "fsync:." -> "."; the path part of a syscall point (for rename, the source).
 std::string_view SyscallPath(std::string_view point);

@@ -11,7 +11,7 @@ std::vector<AttemptFault> EnumerateFaults(const std::vector<CrashPoint>& points,
                                           const std::vector<PersistenceModel>& models) {
   std::vector<AttemptFault> out;
   for (const CrashPoint& p : points) {
-    for (const char* when : KillMoments(p.name)) {
+    for (Moment when : KillMoments(p.name)) {
       for (PersistenceModel model : models) {
         AttemptFault f;
         f.kill_point = p.name;
@@ -93,7 +93,7 @@ void DropImpossibleMoments(std::vector<AttemptFault>& space, const std::vector<C
                            const std::vector<std::string>& unseen) {
   for (size_t i = 0; i < points.size() && i < unseen.size(); ++i) {
     if (unseen[i].empty()) continue;
-    std::vector<const char*> possible = KillMoments(points[i].name, unseen[i]);
+    std::vector<Moment> possible = KillMoments(points[i].name, unseen[i]);
     std::erase_if(space, [&](const AttemptFault& f) {
       return f.kill_point == points[i].name && f.occurrence == points[i].occurrence &&
              std::find(possible.begin(), possible.end(), f.when) == possible.end();

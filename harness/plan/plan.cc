@@ -22,8 +22,8 @@ std::string Plan::Summary() const {
       any = true;
       out += " a" + std::to_string(i + 1);
       if (!f.kill_point.empty()) {
-        out += " kill@" + (f.when == "before" ? "" : f.when + ":") + f.kill_point + "#" +
-               std::to_string(f.occurrence);
+        out += " kill@" + (f.when == Moment::kBefore ? "" : std::string(NameOf(f.when)) + ":") +
+               f.kill_point + "#" + std::to_string(f.occurrence);
         if (f.model != PersistenceModel::kProcess) out += "/" + std::string(NameOf(f.model));
       }
       if (!f.downstream_fault.empty()) out += " downstream:" + f.downstream_fault;
@@ -65,7 +65,7 @@ void to_json(nlohmann::json& j, const AttemptFault& f) {
     j["kill_point"] = f.kill_point;
     j["occurrence"] = f.occurrence;
     j["model"] = f.model;
-    if (f.when != "before") j["when"] = f.when;
+    if (f.when != Moment::kBefore) j["when"] = f.when;
     if (f.torn_seed) j["torn_seed"] = *f.torn_seed;
   }
   if (!f.downstream_fault.empty()) j["downstream_fault"] = f.downstream_fault;
@@ -93,7 +93,7 @@ void from_json(const nlohmann::json& j, AttemptFault& f) {
   f.kill_point = j.value("kill_point", "");
   f.occurrence = j.value("occurrence", 1);
   f.model = j.value("model", PersistenceModel::kProcess);
-  f.when = j.value("when", "before");
+  f.when = j.contains("when") ? j.at("when").get<Moment>() : Moment::kBefore;
   f.downstream_fault = j.value("downstream_fault", "");
   if (auto it = j.find("torn_seed"); it != j.end()) f.torn_seed = it->get<uint64_t>();
   // Absent in plans written before pause, overlap and bursts (issue 6): no such fault.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/crash_point.h"
 #include "scenario/persistence_model.h"
 
 namespace killpoint {
@@ -61,8 +62,8 @@ struct AttemptFault {
   int occurrence = 1;            // die at this hit of the point within the attempt (1-based)
   std::string downstream_fault;  // applied to the attempt's first publish; empty: none
   PersistenceModel model = PersistenceModel::kProcess;  // applied after the kill
-  std::string when = "before";  // before, after or mid the operation (plan/crash_point.h)
-  PauseFault pause = {};        // initialized here, so that aggregate inits may leave it out
+  Moment when = Moment::kBefore;  // before, after or mid the operation (plan/crash_point.h)
+  PauseFault pause = {};          // initialized here, so that aggregate inits may leave it out
   OverlapFault overlap = {};
   // From this attempt on, the next downstream_burst POST /publish fail before commit (503),
   // across attempts and dates, until the final pass; 0: none.

@@ -62,7 +62,7 @@ AttemptFault DrawKill(const Scenario& s, const std::vector<CrashPoint>& discover
   }
   rng.Next();  // once drew the model here; kept so that a seed keeps meaning the same plans
   f.model = model;
-  std::vector<const char*> moments = KillMoments(f.kill_point);
+  std::vector<Moment> moments = KillMoments(f.kill_point);
   // Named points have one moment; drawing nothing for them keeps their plans as they were.
   if (moments.size() > 1) f.when = moments[rng.Below(moments.size())];
   return f;

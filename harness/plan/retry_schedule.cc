@@ -14,9 +14,9 @@ int64_t BaseDelay(const RetryPolicy& p, int next_attempt) {
 
 DelayBounds JitterBounds(const RetryPolicy& p, int next_attempt, int64_t previous) {
   int64_t base = BaseDelay(p, next_attempt);
-  if (p.jitter == kJitterFull) return {0, base};
-  if (p.jitter == kJitterEqual) return {base - base / 2, base};
-  if (p.jitter == kJitterDecorrelated) {
+  if (p.jitter == Jitter::kFull) return {0, base};
+  if (p.jitter == Jitter::kEqual) return {base - base / 2, base};
+  if (p.jitter == Jitter::kDecorrelated) {
     int64_t cap = p.maximum_interval_ms;
     int64_t grown = previous > INT64_MAX / 3 ? INT64_MAX : 3 * previous;
     return {std::min(cap, p.initial_interval_ms),
@@ -44,17 +44,7 @@ void RateWindow::Record(int64_t at) {
   while (static_cast<int>(starts_.size()) > limit_.max_attempts) starts_.pop_front();
 }
 
-const char* ToString(BreakerState state) {
-  switch (state) {
-    case BreakerState::kClosed:
-      return "closed";
-    case BreakerState::kOpen:
-      return "open";
-    case BreakerState::kHalfOpen:
-      return "half_open";
-  }
-  return "closed";
-}
+const char* ToString(BreakerState state) { return kBreakerStateNames.NameOf(state).data(); }
 
 int64_t Breaker::EarliestStart(int64_t now) const {
   if (state_ != BreakerState::kOpen) return now;

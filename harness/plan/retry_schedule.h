@@ -11,6 +11,7 @@
 
 #include "plan/rng.h"
 #include "scenario/scenario.h"
+#include "util/name_table.h"
 
 namespace killpoint {
 
@@ -55,6 +56,12 @@ class RateWindow {
 };
 
 enum class BreakerState { kClosed, kOpen, kHalfOpen };
+inline constexpr auto kBreakerStateNames = MakeNameTable<BreakerState>({
+    {BreakerState::kClosed, "closed"},
+    {BreakerState::kOpen, "open"},
+    {BreakerState::kHalfOpen, "half_open"},
+});
+static_assert(kBreakerStateNames.Unique());
 const char* ToString(BreakerState state);
 
 struct BreakerTransition {

@@ -58,33 +58,7 @@ void AddBefore(InvariantChange& c, const InvariantResult& r, const ScenarioResul
 
 }  // namespace
 
-std::string ToString(Change c) {
-  switch (c) {
-    case Change::kNewViolation:
-      return "new violation";
-    case Change::kNewlyNotExercised:
-      return "newly not exercised";
-    case Change::kNewlyNotDemonstrated:
-      return "newly not demonstrated";
-    case Change::kStillViolated:
-      return "still violated";
-    case Change::kStillNotExercised:
-      return "still not exercised";
-    case Change::kFixed:
-      return "fixed";
-    case Change::kNowExercised:
-      return "now exercised";
-    case Change::kNewlyShown:
-      return "newly shown";
-    case Change::kAdded:
-      return "added";
-    case Change::kRemoved:
-      return "removed";
-    case Change::kUnchanged:
-      return "unchanged";
-  }
-  return "?";
-}
+std::string ToString(Change c) { return std::string(kChangeNames.NameOf(c)); }
 
 std::string JsonName(Change c) {
   std::string s = ToString(c);

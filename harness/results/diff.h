@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "results/results.h"
+#include "util/name_table.h"
 
 namespace killpoint {
 
@@ -28,6 +29,20 @@ enum class Change {
   kRemoved,               // in the baseline only
   kUnchanged,             // the same verdict
 };
+inline constexpr auto kChangeNames = MakeNameTable<Change>({
+    {Change::kNewViolation, "new violation"},
+    {Change::kNewlyNotExercised, "newly not exercised"},
+    {Change::kNewlyNotDemonstrated, "newly not demonstrated"},
+    {Change::kStillViolated, "still violated"},
+    {Change::kStillNotExercised, "still not exercised"},
+    {Change::kFixed, "fixed"},
+    {Change::kNowExercised, "now exercised"},
+    {Change::kNewlyShown, "newly shown"},
+    {Change::kAdded, "added"},
+    {Change::kRemoved, "removed"},
+    {Change::kUnchanged, "unchanged"},
+});
+static_assert(kChangeNames.Unique());
 std::string ToString(Change c);  // "new violation", "fixed", ...
 std::string JsonName(Change c);  // "new_violation", "fixed", ...
 // A change the gate fails on by default: a new violation, or newly not exercised.

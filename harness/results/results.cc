@@ -51,21 +51,7 @@ void from_json(const nlohmann::json& j, Counterexample& c) {
   c.hint = j.value("hint", d.hint);
 }
 
-std::string ToString(InvariantStatus s) {
-  switch (s) {
-    case InvariantStatus::kHeld:
-      return "held";
-    case InvariantStatus::kViolated:
-      return "VIOLATED";
-    case InvariantStatus::kShown:
-      return "expected, shown";
-    case InvariantStatus::kNotDemonstrated:
-      return "expected, not demonstrated";
-    case InvariantStatus::kNotExercised:
-      return "NOT EXERCISED";
-  }
-  return "?";
-}
+std::string ToString(InvariantStatus s) { return std::string(kInvariantStatusNames.NameOf(s)); }
 
 InvariantStatus InvariantResult::Status() const {
   if (expectation == kMustHold)
@@ -253,7 +239,7 @@ void ScenarioResult::Add(const Plan& plan, const std::vector<Verdict>& verdicts,
   if (!plan.runs.empty() && !plan.runs[0].attempts.empty() &&
       !plan.runs[0].attempts[0].kill_point.empty()) {
     const AttemptFault& f = plan.runs[0].attempts[0];
-    point = (f.when == "before" ? "" : f.when + ":") + f.kill_point +
+    point = (f.when == Moment::kBefore ? "" : std::string(NameOf(f.when)) + ":") + f.kill_point +
             (f.occurrence > 1 ? "#" + std::to_string(f.occurrence) : "");
   }
   PointStat& stat = points[point];

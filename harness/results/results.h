@@ -14,6 +14,7 @@
 #include "history/exercise.h"
 #include "plan/plan.h"
 #include "plan/unstable_names.h"
+#include "util/name_table.h"
 
 namespace killpoint {
 
@@ -37,6 +38,14 @@ std::string MergedInterception(const std::vector<std::string>& parts);
 // kNotExercised: it held, but in a scenario whose planned kills did not fire
 // (ScenarioResult::StatusOf): it was not tested where the scenario said.
 enum class InvariantStatus { kHeld, kViolated, kShown, kNotDemonstrated, kNotExercised };
+inline constexpr auto kInvariantStatusNames = MakeNameTable<InvariantStatus>({
+    {InvariantStatus::kHeld, "held"},
+    {InvariantStatus::kViolated, "VIOLATED"},
+    {InvariantStatus::kShown, "expected, shown"},
+    {InvariantStatus::kNotDemonstrated, "expected, not demonstrated"},
+    {InvariantStatus::kNotExercised, "NOT EXERCISED"},
+});
+static_assert(kInvariantStatusNames.Unique());
 std::string ToString(InvariantStatus s);
 
 struct Counterexample {

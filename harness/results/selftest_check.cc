@@ -11,6 +11,7 @@
 // more trials than the journal holds.
 #include <map>
 
+#include "history/event_registry.h"
 #include "results/checkers.h"
 #include "results/journal.h"
 #include "results/layout.h"
@@ -47,8 +48,8 @@ Verdict ResultsFileAgrees(const std::filesystem::path& file, size_t journaled) {
 Verdict JournalComplete(const CheckInput& in) {
   std::map<int64_t, int> announced;  // by writer pid
   for (const auto& e : in.events) {
-    if (e.type == event::kFailpoint && FailpointOf(e).point == "trial_finished") {
-      ++announced[FailpointOf(e).pid];
+    if (e.type == event::Failpoint::kType && Read<event::Failpoint>(e).point == "trial_finished") {
+      ++announced[Read<event::Failpoint>(e).pid];
     }
   }
   auto journals = ReadJournals(in.workdir / "out" / "selftest");

@@ -2,11 +2,27 @@
 
 #include <unistd.h>
 
+#include "history/event_registry.h"
 #include "plan/crash_point.h"
 #include "plan/point_pattern.h"
 #include "scenario/net_point.h"
 
 namespace killpoint {
+namespace {
+
+// The failpoint event of a crash point an instance passed, at its nth hit.
+event::Failpoint PassedEvent(const FailpointHit& hit, int n, std::optional<int> instance) {
+  event::Failpoint f;
+  f.point = hit.name;
+  f.hit = n;
+  f.pid = hit.pid;
+  if (hit.bytes >= 0) f.bytes = hit.bytes;
+  f.unseen = hit.unseen;
+  f.instance = instance;
+  return f;
+}
+
+}  // namespace
 
 std::vector<std::string> AttemptState::WithAliases(std::vector<std::string> changes) {
   std::lock_guard lock(mu_);
@@ -82,22 +98,20 @@ bool AttemptState::Finish() {
   for (const auto& [path, ops] : outside_) {
     if (auto w = ClassifyOutside(path, ops, places_)) MergeOutsideWrites(writes, {*w});
   }
-  if (!writes.empty()) history_->Add(event::kOutsideWrites, {{"writes", writes}});
-  if (!refused_.empty()) history_->Add(event::kRefused, {{"calls", refused_}});
-  if (!passed_.empty()) {
-    nlohmann::json data = {{"points", passed_}};
-    if (!unseen_.empty()) data["unseen"] = unseen_;
-    history_->Add(event::kPointsPassed, data);
-  }
-  if (!passed2_.empty())
-    history_->Add(event::kPointsPassed, {{"points", passed2_}, {"instance", 2}});
-  if (!passed3_.empty())
-    history_->Add(event::kPointsPassed, {{"points", passed3_}, {"instance", 3}});
+  if (!writes.empty()) history_->Add(event::OutsideWrites{writes});
+  if (!refused_.empty()) history_->Add(event::Refused{{refused_.begin(), refused_.end()}});
+  auto passed = [&](const std::map<std::string, int>& points, std::optional<int> instance) {
+    if (points.empty()) return;
+    history_->Add(event::PointsPassed{
+        {points.begin(), points.end()}, instance ? decltype(unseen_){} : unseen_, instance});
+  };
+  passed(passed_, std::nullopt);
+  passed(passed2_, 2);
+  passed(passed3_, 3);
   if (dropped_hits_ > 0) {
-    history_->Add(event::kPointsDropped, {{"hits", dropped_hits_},
-                                          {"example", dropped_example_},
-                                          {"max_names", kMaxPointNames},
-                                          {"max_events", kMaxPointEvents}});
+    history_->Add(event::PointsDropped{dropped_hits_, dropped_example_,
+                                       static_cast<int64_t>(kMaxPointNames),
+                                       static_cast<int64_t>(kMaxPointEvents)});
   }
   passed_.clear();
   unseen_.clear();
@@ -120,20 +134,24 @@ HitAnswer AttemptState::Kill(const FailpointHit& hit, int n, const std::optional
   // A write the shim did not see was done before it was noticed: whatever moment the plan
   // named, the kill falls after it (docs/syscall-shim.md, "Unseen writes"). A mid kill of a
   // write it could not cut falls before it (run/mid_cut.h).
-  std::string when = !hit.unseen.empty()  ? std::string(kAfter)
-                     : cut && !cut->cut() ? std::string(kBefore)
-                                          : fault_.when;
-  nlohmann::json data = {{"point", hit.name}, {"hit", n}, {"when", when}, {"model", fault_.model}};
-  if (!hit.unseen.empty()) data["unseen"] = hit.unseen;
+  Moment when = !hit.unseen.empty()  ? Moment::kAfter
+                : cut && !cut->cut() ? Moment::kBefore
+                                     : fault_.when;
+  event::Kill kill;
+  kill.point = hit.name;
+  kill.hit = n;
+  kill.when = when;
+  kill.model = fault_.model;
+  kill.unseen = hit.unseen;
   if (cut) {  // what the history needs to tell the cut from the plan's moment
-    if (hit.bytes >= 0) data["bytes"] = hit.bytes;
-    if (hit.offset >= 0) data["offset"] = hit.offset;
-    if (cut->cut()) data["kept"] = cut->kept;
-    if (!cut->cut()) data["planned"] = fault_.when;
-    if (!cut->cut()) data["uncut"] = cut->uncut;
+    if (hit.bytes >= 0) kill.bytes = hit.bytes;
+    if (hit.offset >= 0) kill.offset = hit.offset;
+    if (cut->cut()) kill.kept = cut->kept;
+    if (!cut->cut()) kill.planned = fault_.when;
+    if (!cut->cut()) kill.uncut = cut->uncut;
   }
-  if (IsPointPattern(fault_.kill_point)) data["pattern"] = fault_.kill_point;
-  history_->Add(event::kKill, data);
+  if (IsPointPattern(fault_.kill_point)) kill.pattern = fault_.kill_point;
+  history_->Add(kill);
   process_->KillGroup();
   return HitAnswer::Killed();
 }
@@ -167,9 +185,9 @@ HitAnswer AttemptState::Decide(const FailpointHit& hit, const std::string& real,
   if (!fires || killed_ || !process_) return HitAnswer::Continue();
   if (!hit.unseen.empty()) return Kill(hit, n);  // nothing left to do between HIT and DONE
   std::optional<MidCut> cut;
-  if (fault_.when == kMid) cut = CutWrite(fault_.model, hit.bytes, hit.offset);
+  if (fault_.when == Moment::kMid) cut = CutWrite(fault_.model, hit.bytes, hit.offset);
   if (cut && !cut->cut()) return Kill(hit, n, cut);  // no cut a kill can make: before it
-  if (fault_.when == kAfter || cut) {
+  if (fault_.when == Moment::kAfter || cut) {
     awaiting_done_ = true;
     awaiting_real_ = real;  // DONE comes under the name the shim knows
     awaiting_name_ = hit.name;
@@ -223,10 +241,7 @@ HitAnswer AttemptState::OnHit(const FailpointHit& sent) {
     ++passed_[hit.name];
     if (!hit.unseen.empty()) unseen_[hit.name] = hit.unseen;
   } else {
-    nlohmann::json data = {{"point", hit.name}, {"hit", n}, {"pid", hit.pid}};
-    if (hit.bytes >= 0) data["bytes"] = hit.bytes;
-    if (!hit.unseen.empty()) data["unseen"] = hit.unseen;
-    if (named || Records(hit.name, true, true)) history_->Add(event::kFailpoint, data);
+    if (named || Records(hit.name, true, true)) history_->Add(PassedEvent(hit, n, std::nullopt));
     bool pause = !pause_done_ && process_ && fault_.pause.point == hit.name && n == 1;
     bool overlap = !overlap_done_ && process_ && fault_.overlap.point == hit.name && n == 1;
     bool server = !server_done_ && process_ && fault_.server.point == hit.name && n == 1;
@@ -331,11 +346,7 @@ HitAnswer AttemptState::OtherHit(const FailpointHit& hit, const std::string& rea
   if (hit.seen) {
     if (Records(hit.name, known, false)) ++passed[hit.name];
   } else if (holds || Records(hit.name, known, true)) {
-    nlohmann::json data = {
-        {"point", hit.name}, {"hit", ++hits[hit.name]}, {"pid", hit.pid}, {"instance", instance}};
-    if (hit.bytes >= 0) data["bytes"] = hit.bytes;
-    if (!hit.unseen.empty()) data["unseen"] = hit.unseen;
-    history_->Add(event::kFailpoint, data);
+    history_->Add(PassedEvent(hit, ++hits[hit.name], instance));
   }
   // Every instance writes to the same disk: the tracker hears of the others' operations too
   // (a held one's when it is let go of: it has not done it yet, but nothing reads the tracker

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "history/event_registry.h"
+
 namespace killpoint {
 
 namespace {
@@ -19,12 +21,13 @@ Result<std::vector<DatePoints>> Discover(Scenario s, const std::vector<std::stri
   if (!trial) return trial.error();
   std::vector<DatePoints> out(dates.size());
   for (const Event& e : trial.value().events) {
-    if (e.type != event::kFailpoint || e.trigger != 1 || e.attempt != 1) continue;
+    if (e.type != event::Failpoint::kType || e.trigger != 1 || e.attempt != 1) continue;
     auto d = std::find(dates.begin(), dates.end(), e.biz_date);
     if (d == dates.end()) continue;
     DatePoints& at = out[static_cast<size_t>(d - dates.begin())];
-    at.points.push_back({e.data.value("point", ""), e.data.value("hit", 1)});
-    at.unseen.push_back(e.data.value("unseen", ""));
+    const event::Failpoint f = Read<event::Failpoint>(e);
+    at.points.push_back({f.point, static_cast<int>(f.hit)});
+    at.unseen.push_back(f.unseen);
   }
   for (DatePoints& at : out) {
     // Reordering moves the unseen marks with their points: only a downstream's answer moves,

@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "history/event_registry.h"
+
 namespace killpoint {
 
 using std::chrono::milliseconds;
@@ -74,7 +76,7 @@ void HoldDriver::Carry(const AttemptState::Hold& hold) {
   }
   if (hold.pause) {
     first_->SignalGroup(SIGSTOP);
-    history_->Add(event::kPause, {{"point", point}, {"hit", hold.n}, {"duration_ms", pause_ms_}});
+    history_->Add(event::Pause{point, hold.n, pause_ms_});
     // Real time, not the virtual clock: a stopped job is paused to let the world move on
     // without it (a lease expires, another instance takes the lock), and jobs and the
     // stores they use measure that with their own clocks (docs/faults.md).
@@ -88,7 +90,7 @@ void HoldDriver::Carry(const AttemptState::Hold& hold) {
   }
   if (hold.pause) {
     first_->SignalGroup(SIGCONT);
-    history_->Add(event::kResume, {{"point", point}});
+    history_->Add(event::Resume{point});
   }
   answer_(hold.hit.connection, attempt_->Release(hold));
   if (server && server_->pauses()) EndServerPause();
@@ -112,7 +114,7 @@ std::unique_ptr<RunningProcess> HoldDriver::Spawn(int instance) {
     if (error_) error_ = process.error();
     return nullptr;
   }
-  history_->Add(event::kSpawn, {{"pid", process.value()->pid()}, {"instance", instance}});
+  history_->Add(event::Spawn{process.value()->pid(), nullptr, instance});
   return std::move(process.value());
 }
 
@@ -129,9 +131,7 @@ bool HoldDriver::WaitExitOrHeld(RunningProcess* process, milliseconds ms, bool h
 }
 
 std::unique_ptr<RunningProcess> HoldDriver::StartSecond(const AttemptState::Hold& hold) {
-  nlohmann::json data = {{"point", hold.hit.name}, {"hold_ms", hold_ms_}};
-  if (!second_holds_at_.empty()) data["second_holds_at"] = second_holds_at_;
-  history_->Add(event::kOverlap, data);
+  history_->Add(event::Overlap{hold.hit.name, hold_ms_, second_holds_at_});
   downstream_->SetInstance(2);
   attempt_->ExpectSecond();
   auto second = second_.spawn(2);
@@ -144,22 +144,20 @@ std::unique_ptr<RunningProcess> HoldDriver::StartSecond(const AttemptState::Hold
   }
   int pid = second.value()->pid();
   attempt_->SetSecond(pid);
-  history_->Add(event::kSpawn, {{"pid", pid}, {"instance", 2}});
+  history_->Add(event::Spawn{pid, nullptr, 2});
   // Bounded by hold_ms whatever the second does: blocked on a lock the held first has, it
   // cannot make the trial wait for ever. Its own timeout still applies.
   bool exited =
       WaitExitOrHeld(second.value().get(), std::min(milliseconds(hold_ms_), second_.timeout),
                      !second_holds_at_.empty());
-  data = {{"point", hold.hit.name}, {"second_exited", exited}};
+  event::OverlapEnd end{hold.hit.name, exited, std::nullopt};
   if (!second_holds_at_.empty()) {
     // From now on the second's hit there goes on at once: nothing would answer it.
     second_held_ = attempt_->CloseSecondHold();
-    if (second_held_) {
-      history_->Add(event::kSecondHeld, {{"point", second_holds_at_}, {"instance", 2}});
-    }
-    data["second_held"] = second_held_.has_value();
+    if (second_held_) history_->Add(event::SecondHeld{second_holds_at_, 2});
+    end.second_held = second_held_.has_value();
   }
-  history_->Add(event::kOverlapEnd, data);
+  history_->Add(end);
   // From now on both may run; a held second sends nothing.
   downstream_->SetInstance(exited || second_held_ ? 1 : 0);
   return std::move(second.value());
@@ -189,8 +187,7 @@ void HoldDriver::RunThird(uint64_t held) {
       third.reset();
     }
   }
-  history_->Add(event::kSecondRelease,
-                {{"point", second_holds_at_}, {"third_exited", exited}, {"instance", 2}});
+  history_->Add(event::SecondRelease{second_holds_at_, exited, 2});
   attempt_->ReleasedSecond();
   downstream_->SetInstance(third ? 0 : 2);
   answer_(held, HitAnswer::Continue());

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <string>
 
+#include "history/events/services.h"
 #include "history/history.h"
 #include "plan/plan.h"
 #include "scenario/scenario.h"
@@ -33,7 +34,7 @@ class ServerFaulter {
   void End();
 
  private:
-  nlohmann::json Data(int hit) const;
+  event::ServerFault Data(int hit) const;
 
   ServerFault fault_;
   ServiceSpec spec_;

@@ -13,6 +13,7 @@
 #include "channel/control_channel.h"
 #include "downstream/downstream.h"
 #include "durability/durability.h"
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "plan/crash_point.h"
 #include "plan/point_pattern.h"
@@ -59,6 +60,18 @@ std::string Tail(const fs::path& file, size_t max) {
   return s.size() > max ? "..." + s.substr(s.size() - max) : s;
 }
 
+// The exit event of a process that ended with `status`.
+event::Exit ExitEvent(const ExitStatus& status, bool killed_by_harness, std::string stderr_tail,
+                      std::optional<int> instance) {
+  event::Exit exit;
+  exit.code = status.ShellCode();
+  if (!status.exited) exit.signal = status.signal;
+  exit.stderr_tail = std::move(stderr_tail);
+  exit.killed_by_harness = killed_by_harness;
+  exit.instance = instance;
+  return exit;
+}
+
 class TrialDriver {
  public:
   TrialDriver(const Scenario& s, const Plan& p, const TrialOptions& o, Sandbox box,
@@ -80,7 +93,7 @@ class TrialDriver {
 
   Result<TrialRecord> Run() {
     auto started = std::chrono::steady_clock::now();
-    history_.Add(event::kTrialStart, {{"plan", plan_}, {"sandbox", sandbox_.root().string()}});
+    history_.Add(event::TrialStart{plan_, sandbox_.root().string()});
     if (Status s = AttachServices(); !s) return s.error();
     if (Status s = FindShim(); !s) return s.error();
     if (Status s = RunSetup(); !s) return s.error();
@@ -94,8 +107,7 @@ class TrialDriver {
     auto elapsed = std::chrono::steady_clock::now() - started;
     history_.SetContext({});
     history_.Add(
-        event::kTrialEnd,
-        {{"elapsed_ms", std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()}});
+        event::TrialEnd{std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()});
     DetachServices();  // nothing is recorded after this
     if (options_.keep_sandbox) sandbox_.Keep();
     return TrialRecord{plan_, history_.Events(), std::move(sandbox_), addresses_,
@@ -269,8 +281,7 @@ class TrialDriver {
                                             SeedPurpose::kTornCutOfOldPlans, {{}, 0, attempt}));
     auto changes = durability_.Apply(fault.model, seed);
     if (!changes) return changes.error();
-    history_.Add(event::kRollback,
-                 {{"model", fault.model}, {"changes", attempt_.WithAliases(changes.value())}});
+    history_.Add(event::Rollback{fault.model, attempt_.WithAliases(changes.value())});
     return Ok();
   }
 
@@ -297,15 +308,15 @@ class TrialDriver {
       fs::rename(scratch, sandbox_.root() / ("crash-state-" + log), ignored);
     }
     fs::remove_all(scratch, ignored);
-    nlohmann::json data = {{"model", fault.model}, {"verdicts", verdicts.value()}};
-    std::vector<Event> events = history_.Events();
-    for (auto it = events.rbegin(); it != events.rend(); ++it) {
-      if (it->type != event::kKill) continue;
-      data["point"] = it->data.value("point", "");
-      data["hit"] = it->data.value("hit", 0);
-      break;
+    event::CrashCheck check;
+    check.model = fault.model;
+    check.verdicts = verdicts.value();
+    std::vector<event::Kill> kills = AllOf<event::Kill>(history_.Events());
+    if (!kills.empty()) {
+      check.point = kills.back().point;
+      check.hit = kills.back().hit;
     }
-    history_.Add(event::kCrashCheck, data);
+    history_.Add(check);
     return Ok();
   }
 
@@ -319,7 +330,7 @@ class TrialDriver {
     ExitStatus status = process.value()->Wait(std::chrono::milliseconds(scenario_.job.timeout_ms));
     if (status.interrupted) return Interrupted();
     std::string err = Tail(r.stderr_path, kStderrTail);
-    history_.Add(event::kSetup, {{"exit_code", status.ShellCode()}, {"stderr", err}});
+    history_.Add(event::Setup{status.ShellCode(), err});
     if (status.exited && status.code == 0) {
       // What the setup wrote is on the servers' disks, as long before the job (Settle).
       return services_->servers ? services_->servers->Settle() : Ok();
@@ -340,7 +351,7 @@ class TrialDriver {
         PlanRng rng(DeriveSeed(plan_.seed, scenario_.name, plan_.trial, SeedPurpose::kRetryJitter,
                                {date, trigger, attempt}));
         previous = DrawDelay(policy, attempt, previous, rng);
-        Wait(previous, attempt, "backoff");
+        Wait(previous, attempt, WaitReason::kBackoff);
       }
       Gate(attempt);
       static const AttemptFault kNoFault;
@@ -349,26 +360,27 @@ class TrialDriver {
       RecordBreaker(breaker_.OnResult(ok.value(), history_.Now()));
       if (ok.value()) return ok;
       if (int code = LastExitCode(); IsNonRetryable(code)) {
-        history_.Add(event::kNonRetryable, {{"code", code}, {"attempts", attempt}});
+        history_.Add(event::NonRetryable{code, attempt});
         return false;
       }
     }
-    history_.Add(event::kGiveUp, {{"attempts", policy.max_attempts}});
+    history_.Add(event::GiveUp{policy.max_attempts});
     return false;
   }
 
-  void Wait(int64_t delay, int next_attempt, const char* reason) {
-    history_.Add(event::kRetryWait,
-                 {{"delay_ms", delay}, {"next_attempt", next_attempt}, {"reason", reason}});
+  void Wait(int64_t delay, int next_attempt, WaitReason reason) {
+    history_.Add(event::RetryWait{delay, next_attempt, reason});
     history_.AdvanceClock(delay);
   }
 
   // Scheduler-wide: the rate limit and the breaker may hold any attempt back.
   void Gate(int attempt) {
     int64_t now = history_.Now();
-    if (int64_t at = rate_.EarliestStart(now); at > now) Wait(at - now, attempt, "rate_limit");
+    if (int64_t at = rate_.EarliestStart(now); at > now)
+      Wait(at - now, attempt, WaitReason::kRateLimit);
     now = history_.Now();
-    if (int64_t at = breaker_.EarliestStart(now); at > now) Wait(at - now, attempt, "breaker_open");
+    if (int64_t at = breaker_.EarliestStart(now); at > now)
+      Wait(at - now, attempt, WaitReason::kBreakerOpen);
     // The breaker's wait may have taken the window past a start; a start never needs both.
     rate_.Record(history_.Now());
     RecordBreaker(breaker_.OnStart(history_.Now()));
@@ -376,7 +388,7 @@ class TrialDriver {
 
   void RecordBreaker(const std::vector<BreakerTransition>& transitions) {
     for (const auto& t : transitions) {
-      history_.Add(event::kBreaker, {{"from", ToString(t.from)}, {"to", ToString(t.to)}});
+      history_.Add(event::Breaker{ToString(t.from), ToString(t.to)});
     }
   }
 
@@ -388,12 +400,8 @@ class TrialDriver {
   // The exit code of the attempt that just ended; -1 when it was killed by a signal.
   int LastExitCode() const {
     if (scenario_.retry.non_retryable_exit_codes.empty()) return -1;
-    std::vector<Event> events = history_.Events();
-    for (auto it = events.rbegin(); it != events.rend(); ++it) {
-      if (it->type == event::kExit)
-        return it->data.contains("signal") ? -1 : it->data.value("code", -1);
-    }
-    return -1;
+    std::vector<event::Exit> exits = AllOf<event::Exit>(history_.Events());
+    return exits.empty() ? -1 : static_cast<int>(exits.back().ExitCode());
   }
 
   Result<bool> RunAttempt(const std::string& date, int trigger, int attempt,
@@ -423,7 +431,7 @@ class TrialDriver {
       attempt_.Finish();
       return Error::BadInput(scenario_.file.string() + ": job.command: " + process.error().message);
     }
-    history_.Add(event::kSpawn, {{"pid", process.value()->pid()}, {"fault", fault}});
+    history_.Add(event::Spawn{process.value()->pid(), fault, std::nullopt});
     attempt_.Attach(process.value().get());
     std::unique_ptr<HoldDriver> holds =
         StartHolds(fault, process.value().get(), date, attempt, log, track);
@@ -438,18 +446,15 @@ class TrialDriver {
     // One-way reports may still be in flight: record them in this attempt, before its exit.
     if (!shim_.empty() && !status.interrupted) channel_->WaitIdle(kDrainTimeout);
     if (int refused = channel_ ? channel_->RefusedPeers() - refused_before : 0; refused > 0)
-      history_.Add(event::kPeerRefused, {{"connections", refused}});
+      history_.Add(event::PeerRefused{refused});
     bool killed = attempt_.Finish();
     if (services_->servers) services_->servers->DisarmNet();
     if (status.interrupted) return Interrupted();
     downstream_->ReleaseHeld();
     downstream_->ArmFault("");
-    if (status.timed_out) history_.Add(event::kTimeout, {{"timeout_ms", scenario_.job.timeout_ms}});
-    nlohmann::json exit = {{"code", status.ShellCode()},
-                           {"killed_by_harness", killed || status.timed_out || status.sandbox_full},
-                           {"stderr", Tail(r.stderr_path, kStderrTail)}};
-    if (!status.exited) exit["signal"] = status.signal;
-    history_.Add(event::kExit, exit);
+    if (status.timed_out) history_.Add(event::Timeout{scenario_.job.timeout_ms, std::nullopt});
+    history_.Add(ExitEvent(status, killed || status.timed_out || status.sandbox_full,
+                           Tail(r.stderr_path, kStderrTail), std::nullopt));
     if (killed) {
       if (Status s = ApplyModel(fault, attempt); !s) return s.error();
       if (Status s = CheckCrashState(fault, log); !s) return s.error();
@@ -465,9 +470,8 @@ class TrialDriver {
     services_->servers->ArmNet(
         point->service, {point->moment, net.action, net.hit, net.ms},
         [this, net](const ProxyFault&) {
-          nlohmann::json data = {{"point", net.point}, {"action", net.action}, {"hit", net.hit}};
-          if (net.ms > 0) data["ms"] = net.ms;
-          history_.Add(event::kNetFault, data);
+          history_.Add(event::NetFault{net.point, net.action, net.hit,
+                                       net.ms > 0 ? std::optional<int64_t>(net.ms) : std::nullopt});
         });
   }
 
@@ -510,16 +514,9 @@ class TrialDriver {
       return std::move(process.value());
     };
     hooks.exited = [this, instances](int instance, const ExitStatus& status) {
-      nlohmann::json exit = {{"code", status.ShellCode()},
-                             {"killed_by_harness", status.timed_out},
-                             {"stderr", Tail(instances.at(instance).stderr_path, kStderrTail)},
-                             {"instance", instance}};
-      if (!status.exited) exit["signal"] = status.signal;
-      if (status.timed_out) {
-        history_.Add(event::kTimeout,
-                     {{"timeout_ms", scenario_.job.timeout_ms}, {"instance", instance}});
-      }
-      history_.Add(event::kExit, exit);
+      if (status.timed_out) history_.Add(event::Timeout{scenario_.job.timeout_ms, instance});
+      history_.Add(ExitEvent(status, status.timed_out,
+                             Tail(instances.at(instance).stderr_path, kStderrTail), instance));
     };
     hooks.timeout = std::chrono::milliseconds(scenario_.job.timeout_ms);
     // A hold at a command to a service (docs/services.md, "Command points") is the proxy's.
@@ -538,7 +535,7 @@ class TrialDriver {
       if (!ok) pending.push_back(date);
     }
     history_.SetContext({});
-    history_.Add(event::kFinalPass, {{"biz_dates", pending}});
+    history_.Add(event::FinalPass{pending});
     for (const auto& date : pending) {
       auto ok = RunWithRetries(date, last_trigger_[date] + 1, nullptr);
       if (!ok) return ok.error();

@@ -1,44 +1,19 @@
 #include "scenario/persistence_model.h"
 
-#include <vector>
-
-#include "util/closest_name.h"
-
 namespace killpoint {
 
-std::string_view NameOf(PersistenceModel model) {
-  switch (model) {
-    case PersistenceModel::kProcess:
-      return "process";
-    case PersistenceModel::kPower:
-      return "power";
-    case PersistenceModel::kTorn:
-      return "torn";
-    case PersistenceModel::kExt4Ordered:
-      return "ext4-ordered";
-  }
-  return "?";
-}
+std::string_view NameOf(PersistenceModel model) { return kModelNames.NameOf(model); }
 
 std::optional<PersistenceModel> ModelNamed(std::string_view name) {
-  for (PersistenceModel m : kPersistenceModels) {
-    if (NameOf(m) == name) return m;
-  }
-  return std::nullopt;
+  return kModelNames.Named(name);
 }
 
 Result<PersistenceModel> ParseModel(std::string_view name) {
   if (auto m = ModelNamed(name)) return *m;
-  std::vector<std::string> names;
-  std::string available;
-  for (PersistenceModel m : kPersistenceModels) {
-    names.emplace_back(NameOf(m));
-    available += (available.empty() ? "" : ", ") + names.back();
-  }
-  std::string closest = ClosestName(name, names);
+  std::string closest = kModelNames.Closest(name);
   return Error::BadInput("unknown or unavailable persistence model '" + std::string(name) + "' (" +
                          (closest.empty() ? "" : "did you mean '" + closest + "'? ") +
-                         "available: " + available + ")");
+                         "available: " + kModelNames.Listed() + ")");
 }
 
 bool NameLess(PersistenceModel a, PersistenceModel b) { return NameOf(a) < NameOf(b); }

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "util/name_table.h"
 #include "util/result.h"
 
 namespace killpoint {
@@ -21,11 +22,16 @@ enum class PersistenceModel {
   kExt4Ordered  // "ext4-ordered": ext4 with data=ordered, delalloc, auto_da_alloc
 };
 
-// Every model, in the order error messages and docs list them. All but process need the
-// syscall shim, which a scenario naming them loads.
-inline constexpr std::array<PersistenceModel, 4> kPersistenceModels = {
-    PersistenceModel::kProcess, PersistenceModel::kPower, PersistenceModel::kTorn,
-    PersistenceModel::kExt4Ordered};
+// Every model with its name, in the order error messages and docs list them. All but process
+// need the syscall shim, which a scenario naming them loads.
+inline constexpr auto kModelNames = MakeNameTable<PersistenceModel>({
+    {PersistenceModel::kProcess, "process"},
+    {PersistenceModel::kPower, "power"},
+    {PersistenceModel::kTorn, "torn"},
+    {PersistenceModel::kExt4Ordered, "ext4-ordered"},
+});
+static_assert(kModelNames.Unique());
+inline constexpr auto kPersistenceModels = kModelNames.Values();
 
 std::string_view NameOf(PersistenceModel model);
 // The model named `name`, or nullopt.

@@ -11,15 +11,20 @@
 #include <vector>
 
 #include "scenario/persistence_model.h"
+#include "util/name_table.h"
 
 namespace killpoint {
 
 // Retry strategies (docs/retry.md): jitter on the backoff delay, a rate limit on attempts per
 // window and a circuit breaker. Their arithmetic is plan/retry_schedule.h.
-inline constexpr const char* kJitterNone = "none";
-inline constexpr const char* kJitterFull = "full";
-inline constexpr const char* kJitterEqual = "equal";
-inline constexpr const char* kJitterDecorrelated = "decorrelated";
+enum class Jitter { kNone, kFull, kEqual, kDecorrelated };
+inline constexpr auto kJitterNames = MakeNameTable<Jitter>({
+    {Jitter::kNone, "none"},
+    {Jitter::kFull, "full"},
+    {Jitter::kEqual, "equal"},
+    {Jitter::kDecorrelated, "decorrelated"},
+});
+static_assert(kJitterNames.Unique());
 
 // At most max_attempts attempt starts in any window of window_ms. max_attempts 0: no limit.
 struct RateLimit {
@@ -43,7 +48,7 @@ struct RetryPolicy {
   int64_t initial_interval_ms = 1000;
   double backoff_coefficient = 2.0;  // 1.0: a fixed interval
   int64_t maximum_interval_ms = 60000;
-  std::string jitter = kJitterNone;
+  Jitter jitter = Jitter::kNone;
   std::vector<int> non_retryable_exit_codes;  // an attempt exiting with one is not retried
   RateLimit rate_limit;
   CircuitBreakerPolicy circuit_breaker;

@@ -150,10 +150,12 @@ JobSpec ReadJob(FieldReader r) {
 
 // Retry strategies (docs/retry.md): jitter, non-retryable exit codes, rate limit, breaker.
 void ReadRetryStrategies(FieldReader& r, RetryPolicy& p) {
-  const std::string none = kJitterNone;
-  p.jitter = r.String("jitter", &none);
-  if (!OneOf(p.jitter, kJitterNames)) {
-    r.Fail("jitter", "unknown jitter '" + p.jitter + "' (known: " + Join(kJitterNames) + ")");
+  const std::string none(kJitterNames.NameOf(Jitter::kNone));
+  const std::string jitter = r.String("jitter", &none);
+  if (auto named = kJitterNames.Named(jitter)) {
+    p.jitter = *named;
+  } else {
+    r.Fail("jitter", "unknown jitter '" + jitter + "' (known: " + kJitterNames.Listed() + ")");
   }
   for (int64_t code : r.Integers("non_retryable_exit_codes", 1, 255)) {
     p.non_retryable_exit_codes.push_back(static_cast<int>(code));

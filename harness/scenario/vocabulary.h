@@ -27,9 +27,7 @@ inline constexpr std::array<std::string_view, 13> kInvariantNames = {
     // server faults (docs/services.md), read from the history's server_fault events
     kServerKillLosesNothing};
 
-// Jitter of a retry policy's backoff delay (plan/retry_schedule.h, docs/retry.md).
-inline constexpr std::array<std::string_view, 4> kJitterNames = {"none", "full", "equal",
-                                                                 "decorrelated"};
+// Jitter of a retry policy's backoff delay: kJitterNames, scenario/scenario.h.
 
 // Persistence models: scenario/persistence_model.h.
 

@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "history/history_log.h"
 #include "killpoint_cli.h"
@@ -121,7 +122,7 @@ TEST_F(BadJob, AProgramThatIsNotExecutableIsABadScenario) {
 TEST_F(BadJob, AJobThatFailsAtOnceNeverRanAndExitsTwo) {
   CliRun r = Run("exits-at-once");
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
-  auto exits = OfType(Events(r, "bad-jobs-exits-at-once"), event::kExit);
+  auto exits = OfType(Events(r, "bad-jobs-exits-at-once"), event::Exit::kType);
   ASSERT_EQ(exits.size(), 4u);  // two attempts, then two in the final pass
   for (const auto& e : exits) EXPECT_EQ(e.data["code"], 3);
   nlohmann::json results = r.Results();
@@ -191,8 +192,8 @@ TEST_F(BadJob, AHungJobIgnoringSigtermIsKilledAtItsTimeout) {
   CliRun r = Run("hangs-ignoring-term");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   auto events = Events(r, "bad-jobs-hangs-ignoring-term");
-  EXPECT_EQ(OfType(events, event::kTimeout).size(), 2u);
-  for (const auto& e : OfType(events, event::kExit)) {
+  EXPECT_EQ(OfType(events, event::Timeout::kType).size(), 2u);
+  for (const auto& e : OfType(events, event::Exit::kType)) {
     EXPECT_EQ(e.data["signal"], 9);
     EXPECT_EQ(e.data["killed_by_harness"], true);
   }
@@ -209,7 +210,7 @@ TEST_F(BadJob, NothingAJobLeftBehindOutlivesItsAttempt) {
        {"child", "setsid", "nohup", "regrouped", "daemon", "closed", "escaped"})
     ExpectAllGone(escape, 1);
   // The stderr tail of each attempt says what was killed after it.
-  for (const auto& e : OfType(Events(r, "bad-jobs-leaves-children"), event::kExit)) {
+  for (const auto& e : OfType(Events(r, "bad-jobs-leaves-children"), event::Exit::kType)) {
     EXPECT_EQ(e.data["code"], 0);
     EXPECT_THAT(e.data["stderr"].get<std::string>(),
                 HasSubstr("left running outside its process group"));
@@ -221,7 +222,7 @@ TEST_F(BadJob, AFloodOfOutputIsCappedAndTheCutIsMarked) {
   fs::path boxes = root_ / "boxes";
   CliRun r = Run("floods-output", {"--keep", "--sandbox-root", boxes.string()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  auto exits = OfType(Events(r, "bad-jobs-floods-output"), event::kExit);
+  auto exits = OfType(Events(r, "bad-jobs-floods-output"), event::Exit::kType);
   ASSERT_EQ(exits.size(), 1u);
   EXPECT_THAT(
       exits[0].data["stderr"].get<std::string>(),
@@ -241,7 +242,7 @@ TEST_F(BadJob, AFloodOfOutputIsCappedAndTheCutIsMarked) {
 TEST_F(BadJob, AJobWritingWithoutEndIsStoppedByTheFileSizeLimit) {
   CliRun r = Run("writes-gigabytes");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  auto exits = OfType(Events(r, "bad-jobs-writes-gigabytes"), event::kExit);
+  auto exits = OfType(Events(r, "bad-jobs-writes-gigabytes"), event::Exit::kType);
   ASSERT_EQ(exits.size(), 2u);  // the attempt and the final pass
   for (const auto& e : exits) {
     EXPECT_EQ(e.data["signal"], SIGXFSZ);
@@ -273,7 +274,7 @@ TEST_F(BadJob, ARetryWhoseSandboxWasDeletedFailsAndNeverRunsElsewhere) {
   fs::remove(fs::path(KILLPOINT_SOURCE_DIR) / "retry-was-here");
   CliRun r = Run("deletes-its-sandbox");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
-  auto exits = OfType(Events(r, "bad-jobs-deletes-its-sandbox"), event::kExit);
+  auto exits = OfType(Events(r, "bad-jobs-deletes-its-sandbox"), event::Exit::kType);
   ASSERT_GE(exits.size(), 2u);
   EXPECT_EQ(exits[0].data["code"], 1);
   for (size_t n = 1; n < exits.size(); ++n) {

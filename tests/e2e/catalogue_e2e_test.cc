@@ -9,6 +9,7 @@
 #include <regex>
 #include <set>
 
+#include "history/event_registry.h"
 #include "history/history_log.h"
 #include "killpoint_cli.h"
 #include "util/slug.h"
@@ -147,7 +148,7 @@ TEST_F(Catalogue, LocksAgainstARerunOfYesterday) {
   int waits = 0;
   for (const auto& [trial, events] : log.value()) {
     for (const Event& e : events) {
-      if (e.type != event::kJobWait) continue;
+      if (e.type != event::JobWait::kType) continue;
       ++waits;
       EXPECT_TRUE(e.data.value("acquired", false)) << e.data;
       EXPECT_LE(e.data.value("ms", 1000), 1000) << e.data;
@@ -200,14 +201,15 @@ TEST_F(Catalogue, LocksAgainstALiveOverlap) {
     int overlaps = 0, busy = 0, second_exits = 0, kills = 0, gave_up_waiting = 0;
     for (const auto& [trial, events] : log.value()) {
       for (const Event& e : events) {
-        overlaps += e.type == event::kOverlap;
-        kills += e.type == event::kKill;
+        overlaps += e.type == event::Overlap::kType;
+        kills += e.type == event::Kill::kType;
         // docs/faults.md: the second instance reported its wait for the first's lease.
-        if (e.type == event::kJobWait && InstanceOf(e) == 2 && !e.data.value("acquired", true) &&
-            e.data.value("ms", 0) > 0 && e.data.value("held_by", "").starts_with("instance 1 ")) {
+        if (e.type == event::JobWait::kType && InstanceOf(e) == 2 &&
+            !e.data.value("acquired", true) && e.data.value("ms", 0) > 0 &&
+            e.data.value("held_by", "").starts_with("instance 1 ")) {
           ++gave_up_waiting;
         }
-        if (e.type == event::kExit && InstanceOf(e) == 2) {
+        if (e.type == event::Exit::kType && InstanceOf(e) == 2) {
           ++second_exits;
           busy += e.data.value("code", -1) == 75;
         }
@@ -372,7 +374,7 @@ TEST_F(Catalogue, OnARealRabbitmq) {
     std::vector<nlohmann::json> kills;
     for (const auto& [trial, events] : log.value()) {
       for (const Event& e : events) {
-        if (e.type == event::kServerFault) kills.push_back(e.data);
+        if (e.type == event::ServerFault::kType) kills.push_back(e.data);
       }
     }
     ASSERT_EQ(kills.size(), 1u) << scenario;

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "history/history_log.h"
 #include "killpoint_cli.h"
@@ -26,17 +27,17 @@ TEST(DownstreamPoints, AKillAfterCommitRefundsTwiceWithAFreshKeyAndReplays) {
   for (const auto& [trial, events] : log.value()) {
     int kills = 0;
     for (size_t i = 0; i < events.size(); ++i) {
-      if (events[i].type != event::kKill) continue;
+      if (events[i].type != event::Kill::kType) continue;
       ++kills;
       EXPECT_EQ(events[i].data["point"], kAfterCommitPoint) << "trial " << trial;
       // The delivery is in the downstream's state before the kill (the failpoint event of the
       // point itself in between); the attempt got no answer: it died of the kill.
       ASSERT_GT(i, 1u);
-      EXPECT_EQ(events[i - 1].type, event::kFailpoint) << "trial " << trial;
-      EXPECT_EQ(events[i - 2].type, event::kPublish) << "trial " << trial;
+      EXPECT_EQ(events[i - 1].type, event::Failpoint::kType) << "trial " << trial;
+      EXPECT_EQ(events[i - 2].type, event::Publish::kType) << "trial " << trial;
       EXPECT_EQ(events[i - 2].data["committed"], true) << "trial " << trial;
       auto exit = std::find_if(events.begin() + static_cast<long>(i), events.end(),
-                               [](const Event& e) { return e.type == event::kExit; });
+                               [](const Event& e) { return e.type == event::Exit::kType; });
       ASSERT_NE(exit, events.end());
       EXPECT_EQ(exit->data["signal"], 9) << "trial " << trial;
     }
@@ -56,7 +57,8 @@ TEST(DownstreamPoints, AStableKeyIsDeduplicatedAndPointsListsThem) {
   auto log = ReadHistoryLog(r.dir / "fixture-refund-stable-key" / "history.jsonl");
   ASSERT_TRUE(log) << log.error().message;
   for (const auto& [trial, events] : log.value()) {
-    EXPECT_FALSE(OfType(events, event::kKill).empty()) << "trial " << trial << " made no kill";
+    EXPECT_FALSE(OfType(events, event::Kill::kType).empty())
+        << "trial " << trial << " made no kill";
   }
   CliRun points = RunKillpoint(
       "ds-points", {"points", kDownstreamFixtures + "refund-stable-key.json", "--json"});

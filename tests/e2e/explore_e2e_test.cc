@@ -7,6 +7,7 @@
 #include <set>
 
 #include "counterexample/counterexample.h"
+#include "history/event_registry.h"
 #include "killpoint_cli.h"
 
 namespace killpoint::testing {
@@ -23,8 +24,8 @@ Shrunk Measure(const CounterexampleFile& c) {
   Shrunk s;
   for (const auto& run : c.plan.runs) s.dates.insert(run.biz_date);
   for (const Event& e : c.events) {
-    if (e.type == event::kSpawn) ++s.attempts;
-    if (e.type == event::kKill) {
+    if (e.type == event::Spawn::kType) ++s.attempts;
+    if (e.type == event::Kill::kType) {
       ++s.kills;
       s.kill_points.push_back(e.data.value("when", "") + ":" + e.data.value("point", ""));
     }

@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "history/history_log.h"
 #include "killpoint_cli.h"
@@ -168,11 +169,11 @@ TEST_F(BundledSuite, RetryRateLimitAndBreakerHoldAndAreSeenInTheHistory) {
     ASSERT_TRUE(log) << log.error().message;
     for (const auto& [trial, events] : log.value()) {
       for (const Event& e : events) {
-        if (e.type == event::kRetryWait)
+        if (e.type == event::RetryWait::kType)
           ++seen[std::string(slug) + " wait " + e.data.value("reason", "")];
-        if (e.type == event::kBreaker)
+        if (e.type == event::Breaker::kType)
           ++seen[std::string(slug) + " breaker " + e.data.value("to", "")];
-        if (e.type == event::kJobRetry) ++seen[std::string(slug) + " job_retry"];
+        if (e.type == event::JobRetry::kType) ++seen[std::string(slug) + " job_retry"];
       }
     }
   }
@@ -204,9 +205,9 @@ TEST_F(BundledSuite, TheJobsBreakerOpensInAnOutageAndOneSwitchedOffIsCaught) {
   ASSERT_TRUE(log) << log.error().message;
   for (const auto& [trial, events] : log.value()) {
     for (const Event& e : events) {
-      if (e.type == event::kJobRetry)
+      if (e.type == event::JobRetry::kType)
         ++probes[std::to_string(e.data.value("attempt", 0)) + " " + e.data.value("breaker", "")];
-      if (e.type == event::kPublish && e.data.contains("burst")) ++probes["burst"];
+      if (e.type == event::Publish::kType && e.data.contains("burst")) ++probes["burst"];
     }
   }
   EXPECT_GT(probes["burst"], 0);
@@ -347,15 +348,15 @@ TEST(PythonJob, IsKilledAtItsOwnFailpointAndRecovers) {
   ASSERT_TRUE(log) << log.error().message;
   ASSERT_EQ(log.value().size(), 2u);
   for (const auto& [trial, events] : log.value()) {
-    auto kills = OfType(events, event::kKill);
+    auto kills = OfType(events, event::Kill::kType);
     ASSERT_GE(kills.size(), 1u) << "trial " << trial;
     for (const auto& k : kills) EXPECT_EQ(k.data["point"], "py_before_mark");
-    auto exits = OfType(events, event::kExit);
+    auto exits = OfType(events, event::Exit::kType);
     ASSERT_GE(exits.size(), 2u);
     EXPECT_EQ(exits.front().data["signal"], 9);
     EXPECT_EQ(exits.back().data["code"], 0);
     // Each killed attempt had reached the point: the hit precedes its kill.
-    EXPECT_EQ(OfType(events, event::kFailpoint).size(), exits.size());
+    EXPECT_EQ(OfType(events, event::Failpoint::kType).size(), exits.size());
   }
 }
 
@@ -366,8 +367,8 @@ TEST(HungJob, IsKilledAtItsTimeoutOnEveryAttemptAndTheRunGoesOn) {
   ASSERT_TRUE(log) << log.error().message;
   const auto& events = log.value().at(0);
   // Two planned attempts, then two more in the final fault-free pass.
-  EXPECT_EQ(OfType(events, event::kTimeout).size(), 4u);
-  for (const auto& e : OfType(events, event::kExit)) {
+  EXPECT_EQ(OfType(events, event::Timeout::kType).size(), 4u);
+  for (const auto& e : OfType(events, event::Exit::kType)) {
     EXPECT_EQ(e.data["signal"], 9);
     EXPECT_EQ(e.data["killed_by_harness"], true);
   }
@@ -432,7 +433,7 @@ TEST(Syscalls, AKillInTheMiddleOfAnInPlaceWriteWithinOnePageFallsBeforeIt) {
   ASSERT_TRUE(log);
   std::set<std::string> moments, planned;
   for (const auto& [trial, events] : log.value()) {
-    for (const auto& k : OfType(events, event::kKill)) {
+    for (const auto& k : OfType(events, event::Kill::kType)) {
       moments.insert(k.data["when"].get<std::string>());
       EXPECT_EQ(k.data["point"], "write:publish-state.json");
       if (!k.data.contains("planned")) continue;
@@ -441,7 +442,7 @@ TEST(Syscalls, AKillInTheMiddleOfAnInPlaceWriteWithinOnePageFallsBeforeIt) {
       EXPECT_EQ(k.data["uncut"], "one_page") << k.data.dump();
       EXPECT_LT(k.data["offset"].get<int>() + k.data["bytes"].get<int>(), 4096) << k.data.dump();
     }
-    for (const auto& f : OfType(events, event::kFailpoint)) {
+    for (const auto& f : OfType(events, event::Failpoint::kType)) {
       if (f.data["point"] == "write:publish-state.json") {
         EXPECT_GT(f.data["bytes"].get<int>(), 1);
       }
@@ -463,7 +464,7 @@ TEST(Torn, AnInPlaceStateWriteIsLeftUnreadable) {
   ASSERT_TRUE(log);
   int rollbacks = 0;
   for (const auto& [trial, events] : log.value()) {
-    for (const auto& e : OfType(events, event::kRollback)) {
+    for (const auto& e : OfType(events, event::Rollback::kType)) {
       EXPECT_EQ(e.data["model"], "torn");
       ++rollbacks;
     }

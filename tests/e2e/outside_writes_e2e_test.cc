@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "history/history_log.h"
 #include "killpoint_cli.h"
@@ -48,7 +49,7 @@ std::vector<Event> OutsideEvents(const CliRun& r) {
   std::vector<Event> out;
   if (!log) return out;
   for (const auto& [trial, events] : log.value()) {
-    for (const Event& e : OfType(events, event::kOutsideWrites)) out.push_back(e);
+    for (const Event& e : OfType(events, event::OutsideWrites::kType)) out.push_back(e);
   }
   return out;
 }

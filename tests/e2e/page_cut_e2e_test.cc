@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "channel/interception.h"
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "plan/crash_point.h"
 #include "run/trial_runner.h"
@@ -52,7 +53,7 @@ struct Cut {
 Cut KilledMid(const Scenario& s, Interception intercept, PersistenceModel model) {
   AttemptFault fault;
   fault.kill_point = "write:data.bin";
-  fault.when = kMid;
+  fault.when = Moment::kMid;
   fault.model = model;
   Plan plan{s.name, 1, 0, {{s.dates.front(), 1, {fault}}}};
   TrialOptions o;
@@ -65,7 +66,7 @@ Cut KilledMid(const Scenario& s, Interception intercept, PersistenceModel model)
   Cut cut;
   struct stat st {};
   if (::stat((record.value().sandbox.work() / "data.bin").c_str(), &st) == 0) cut.size = st.st_size;
-  auto kills = OfType(record.value().events, event::kKill);
+  auto kills = OfType(record.value().events, event::Kill::kType);
   EXPECT_EQ(kills.size(), 1u);
   if (!kills.empty()) cut.kill = kills[0].data;
   return cut;

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "killpoint_cli.h"
 #include "proc/interrupt.h"
@@ -89,7 +90,7 @@ const Event* Find(const std::vector<Event>& events, const std::string& type, int
 
 // Every process the trial spawned is gone (reaped, not a zombie left to itself).
 void ExpectNothingLeftAlive(const std::vector<Event>& events) {
-  for (const auto& e : OfType(events, event::kSpawn)) {
+  for (const auto& e : OfType(events, event::Spawn::kType)) {
     int pid = e.data.value("pid", 0);
     ASSERT_GT(pid, 0);
     EXPECT_EQ(::kill(pid, 0), -1) << "pid " << pid << " is still there";
@@ -103,8 +104,8 @@ TEST(ProcessFaults, APauseStopsEveryThreadOfTheJobForItsDuration) {
   f.pause = {"after_lock", 600};
   Ran r = RunFaulted(s, PlanWith(s, f));
   const auto& events = r.record.events;
-  const Event* pause = Find(events, event::kPause);
-  const Event* resume = Find(events, event::kResume);
+  const Event* pause = Find(events, event::Pause::kType);
+  const Event* resume = Find(events, event::Resume::kType);
   ASSERT_NE(pause, nullptr);
   ASSERT_NE(resume, nullptr);
   EXPECT_LT(pause->seq, resume->seq);
@@ -118,7 +119,7 @@ TEST(ProcessFaults, APauseStopsEveryThreadOfTheJobForItsDuration) {
   std::vector<int64_t> ticks = Ticks(r.trace, "i1");
   ASSERT_GT(ticks.size(), 2u);
   EXPECT_GE(LargestGapMs(ticks), 500);
-  const Event* exit = Find(events, event::kExit);
+  const Event* exit = Find(events, event::Exit::kType);
   ASSERT_NE(exit, nullptr);
   EXPECT_EQ(exit->data["code"], 0) << exit->data.dump();
   ExpectNothingLeftAlive(events);
@@ -188,9 +189,9 @@ TEST(ProcessFaults, AnOverlapRunsASecondInstanceWhileTheFirstIsHeld) {
   f.overlap = {"after_lock", 30000};
   Ran r = RunFaulted(s, PlanWith(s, f));
   const auto& events = r.record.events;
-  const Event* spawn2 = Find(events, event::kSpawn, 2);
-  const Event* exit2 = Find(events, event::kExit, 2);
-  const Event* end = Find(events, event::kOverlapEnd);
+  const Event* spawn2 = Find(events, event::Spawn::kType, 2);
+  const Event* exit2 = Find(events, event::Exit::kType, 2);
+  const Event* end = Find(events, event::OverlapEnd::kType);
   ASSERT_NE(spawn2, nullptr);
   ASSERT_NE(exit2, nullptr);
   ASSERT_NE(end, nullptr);
@@ -209,11 +210,11 @@ TEST(ProcessFaults, AnOverlapRunsASecondInstanceWhileTheFirstIsHeld) {
   EXPECT_TRUE(std::any_of(first2, last2.base(),
                           [](const std::string& l) { return l.rfind("i1 tick", 0) == 0; }));
   // Each instance's failpoint is its own: the second's is recorded with instance 2.
-  const Event* hit2 = Find(events, event::kFailpoint, 2);
+  const Event* hit2 = Find(events, event::Failpoint::kType, 2);
   ASSERT_NE(hit2, nullptr);
   EXPECT_EQ(hit2->data["point"], "after_lock");
   EXPECT_TRUE(fs::exists(r.record.sandbox.logs() / "2026-11-01-t1-a1-i2.err"));
-  const Event* exit1 = Find(events, event::kExit);
+  const Event* exit1 = Find(events, event::Exit::kType);
   ASSERT_NE(exit1, nullptr);
   EXPECT_EQ(exit1->data["code"], 0);
   ExpectNothingLeftAlive(events);
@@ -228,26 +229,26 @@ TEST(ProcessFaults, HoldMsEndsTheWaitForASecondInstanceBlockedOnTheFirstsLock) {
   f.overlap = {"after_lock", 800};
   Ran r = RunFaulted(s, PlanWith(s, f));
   const auto& events = r.record.events;
-  const Event* end = Find(events, event::kOverlapEnd);
+  const Event* end = Find(events, event::OverlapEnd::kType);
   ASSERT_NE(end, nullptr);
   EXPECT_FALSE(end->data["second_exited"].get<bool>());  // it waited for the flock
   // Order: stopped, the second started while the first is stopped, released, resumed.
   std::vector<std::string> order;
   for (const auto& e : events) {
-    if (e.type == event::kPause || e.type == event::kOverlap || e.type == event::kOverlapEnd ||
-        e.type == event::kResume) {
+    if (e.type == event::Pause::kType || e.type == event::Overlap::kType ||
+        e.type == event::OverlapEnd::kType || e.type == event::Resume::kType) {
       order.push_back(e.type);
     }
   }
   EXPECT_EQ(order, (std::vector<std::string>{"pause", "overlap", "overlap_end", "resume"}));
   // Neither was killed at its timeout: the first let go of the lock, the second took it.
-  const Event* exit1 = Find(events, event::kExit);
-  const Event* exit2 = Find(events, event::kExit, 2);
+  const Event* exit1 = Find(events, event::Exit::kType);
+  const Event* exit2 = Find(events, event::Exit::kType, 2);
   ASSERT_NE(exit1, nullptr);
   ASSERT_NE(exit2, nullptr);
   EXPECT_EQ(exit1->data["code"], 0) << exit1->data.dump();
   EXPECT_EQ(exit2->data["code"], 0) << exit2->data.dump();
-  EXPECT_TRUE(OfType(events, event::kTimeout).empty());
+  EXPECT_TRUE(OfType(events, event::Timeout::kType).empty());
   // The second took the lock only after the first was done with it.
   auto at = [&](const std::string& line) {
     return std::find(r.trace.begin(), r.trace.end(), line) - r.trace.begin();
@@ -268,10 +269,11 @@ TEST(ProcessFaults, AThirdInstanceRunsWhileTheSecondIsHeldAfterTheFirstEnded) {
   std::vector<std::string> order;
   for (const auto& e : events) {
     std::string i = "i" + std::to_string(InstanceOf(e));
-    if (e.type == event::kFailpoint) order.push_back(e.data.value("point", "") + " " + i);
-    if (e.type == event::kSpawn || e.type == event::kExit) order.push_back(e.type + " " + i);
-    if (e.type == event::kOverlap || e.type == event::kOverlapEnd || e.type == event::kSecondHeld ||
-        e.type == event::kSecondRelease) {
+    if (e.type == event::Failpoint::kType) order.push_back(e.data.value("point", "") + " " + i);
+    if (e.type == event::Spawn::kType || e.type == event::Exit::kType)
+      order.push_back(e.type + " " + i);
+    if (e.type == event::Overlap::kType || e.type == event::OverlapEnd::kType ||
+        e.type == event::SecondHeld::kType || e.type == event::SecondRelease::kType) {
       order.push_back(e.type);
     }
   }
@@ -280,9 +282,9 @@ TEST(ProcessFaults, AThirdInstanceRunsWhileTheSecondIsHeldAfterTheFirstEnded) {
                                              "overlap_end", "before_done i1", "spawn i3",
                                              "after_lock i3", "before_done i3", "exit i3",
                                              "second_release", "exit i2", "exit i1"}));
-  const Event* overlap = Find(events, event::kOverlap);
-  const Event* end = Find(events, event::kOverlapEnd);
-  const Event* release = Find(events, event::kSecondRelease, 2);
+  const Event* overlap = Find(events, event::Overlap::kType);
+  const Event* end = Find(events, event::OverlapEnd::kType);
+  const Event* release = Find(events, event::SecondRelease::kType, 2);
   ASSERT_NE(overlap, nullptr);
   ASSERT_NE(end, nullptr);
   ASSERT_NE(release, nullptr);
@@ -291,7 +293,7 @@ TEST(ProcessFaults, AThirdInstanceRunsWhileTheSecondIsHeldAfterTheFirstEnded) {
   EXPECT_TRUE(end->data["second_held"].get<bool>());
   EXPECT_TRUE(release->data["third_exited"].get<bool>());
   for (int instance : {1, 2, 3}) {
-    const Event* exit = Find(events, event::kExit, instance);
+    const Event* exit = Find(events, event::Exit::kType, instance);
     ASSERT_NE(exit, nullptr) << instance;
     EXPECT_EQ(exit->data["code"], 0) << exit->data.dump();
   }
@@ -317,12 +319,12 @@ TEST(ProcessFaults, ASecondThatNeverReachesItsHoldPointStartsNoThird) {
   f.overlap = {"after_lock", 30000, "before_done"};
   Ran r = RunFaulted(s, PlanWith(s, f));
   const auto& events = r.record.events;
-  const Event* end = Find(events, event::kOverlapEnd);
+  const Event* end = Find(events, event::OverlapEnd::kType);
   ASSERT_NE(end, nullptr);
   EXPECT_TRUE(end->data["second_exited"].get<bool>());
   EXPECT_FALSE(end->data["second_held"].get<bool>());
-  EXPECT_EQ(Find(events, event::kSpawn, 3), nullptr);
-  EXPECT_EQ(Find(events, event::kSecondHeld, 2), nullptr);
+  EXPECT_EQ(Find(events, event::Spawn::kType, 3), nullptr);
+  EXPECT_EQ(Find(events, event::SecondHeld::kType, 2), nullptr);
   ExpectNothingLeftAlive(events);
 }
 
@@ -331,7 +333,7 @@ TEST(ProcessFaults, ABurstFailsTheNextPublishesAcrossAttempts) {
   AttemptFault f;
   f.downstream_burst = 3;
   Ran r = RunFaulted(s, PlanWith(s, f));
-  std::vector<Event> publishes = OfType(r.record.events, event::kPublish);
+  std::vector<Event> publishes = OfType(r.record.events, event::Publish::kType);
   ASSERT_EQ(publishes.size(), 4u);
   for (int i = 0; i < 3; ++i) {
     EXPECT_FALSE(publishes[i].data["committed"].get<bool>());

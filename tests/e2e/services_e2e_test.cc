@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "history/event_registry.h"
 #include "history/history_log.h"
 #include "killpoint_cli.h"
 #include "service/postgres.h"
@@ -200,9 +201,10 @@ TEST_F(PostgresService, AfterEveryCrashReadsTheServiceBetweenTheKillAndTheRetry)
   std::vector<std::string> types;
   nlohmann::json verdicts;
   for (const Event& e : log.value().begin()->second) {
-    if (e.type == event::kSpawn || e.type == event::kExit || e.type == event::kCrashCheck)
+    if (e.type == event::Spawn::kType || e.type == event::Exit::kType ||
+        e.type == event::CrashCheck::kType)
       types.push_back(e.type);
-    if (e.type == event::kCrashCheck) verdicts = e.data["verdicts"];
+    if (e.type == event::CrashCheck::kType) verdicts = e.data["verdicts"];
   }
   EXPECT_EQ(types, (std::vector<std::string>{"spawn", "exit", "crash_check", "spawn", "exit"}));
   ASSERT_EQ(verdicts.size(), 2u) << verdicts.dump();
@@ -243,8 +245,8 @@ TEST_F(PostgresService, CommandPointsCatchTheWindowBetweenTwoAutocommitStatement
   bool after_insert = false;
   for (const auto& [trial, events] : log.value()) {
     for (const Event& e : events) {
-      after_insert |=
-          e.type == event::kKill && e.data["point"] == "net:db:INSERT" && e.data["when"] == "after";
+      after_insert |= e.type == event::Kill::kType && e.data["point"] == "net:db:INSERT" &&
+                      e.data["when"] == "after";
     }
   }
   EXPECT_TRUE(after_insert);
@@ -336,7 +338,8 @@ std::vector<Event> ServerFaultsOf(const CliRun& r, const std::string& scenario) 
   if (!log) return out;
   for (const auto& [trial, events] : log.value()) {
     for (const Event& e : events) {
-      if (e.type == event::kServerFault || e.type == event::kServerResume) out.push_back(e);
+      if (e.type == event::ServerFault::kType || e.type == event::ServerResume::kType)
+        out.push_back(e);
     }
   }
   return out;
@@ -591,7 +594,7 @@ struct LockTrial {
   }
   const Event* FirstExit() const {  // instance 1's first attempt
     for (const Event& e : events)
-      if (e.type == event::kExit && InstanceOf(e) == 1) return &e;
+      if (e.type == event::Exit::kType && InstanceOf(e) == 1) return &e;
     return nullptr;
   }
 };
@@ -622,9 +625,9 @@ TEST_F(RedisService, APlainDelReleaseFreesTheSecondsLockForAThirdInstanceAndTheD
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(first->data["code"], 75);
   EXPECT_THAT(first->data["stderr"].get<std::string>(), HasSubstr("lost lock:2026-11-01"));
-  long held = t.Index(event::kSecondHeld), spawn3 = t.Third(event::kSpawn),
-       took3 = t.Third(event::kFailpoint, "after_lock"), exit3 = t.Third(event::kExit),
-       released = t.Index(event::kSecondRelease);
+  long held = t.Index(event::SecondHeld::kType), spawn3 = t.Third(event::Spawn::kType),
+       took3 = t.Third(event::Failpoint::kType, "after_lock"), exit3 = t.Third(event::Exit::kType),
+       released = t.Index(event::SecondRelease::kType);
   ASSERT_GE(held, 0);
   ASSERT_GE(took3, 0) << "the third never took the lock";
   EXPECT_LT(held, spawn3);
@@ -659,14 +662,14 @@ TEST_F(RedisService, ACompareAndDeleteReleaseKeepsTheSecondsLockAndTheThirdExits
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(first->data["code"], 75);
   EXPECT_THAT(first->data["stderr"].get<std::string>(), HasSubstr("lost lock:2026-11-01"));
-  long spawn3 = t.Third(event::kSpawn), exit3 = t.Third(event::kExit);
+  long spawn3 = t.Third(event::Spawn::kType), exit3 = t.Third(event::Exit::kType);
   ASSERT_GE(spawn3, 0);
   ASSERT_GE(exit3, 0);
-  EXPECT_EQ(t.Third(event::kFailpoint, "after_lock"), -1) << "the third took the lock";
+  EXPECT_EQ(t.Third(event::Failpoint::kType, "after_lock"), -1) << "the third took the lock";
   EXPECT_EQ(t.events[exit3].data["code"], 75);  // busy: the second's lock was still there
   EXPECT_THAT(t.events[exit3].data["stderr"].get<std::string>(),
               HasSubstr("lock:2026-11-01 is held by"));
-  EXPECT_LT(exit3, t.Index(event::kSecondRelease));
+  EXPECT_LT(exit3, t.Index(event::SecondRelease::kType));
 }
 
 // The same two locks held at the fault proxy's command points instead of the job's own: the first
@@ -690,7 +693,7 @@ TEST_F(RedisService, CommandPointsHoldTheThreeInstancesWithoutTheJobsOwnPoints) 
                                   "one_payment_per_date");
   EXPECT_EQ(once["status"], "held") << once.dump();
   LockTrial t = LockTrialOf(r, "services/redis-lock-compare-and-delete-commands");
-  long exit3 = t.Third(event::kExit);
+  long exit3 = t.Third(event::Exit::kType);
   ASSERT_GE(exit3, 0);
   EXPECT_EQ(t.events[exit3].data["code"], 75);  // busy: the second's lock was still there
 }
@@ -945,10 +948,10 @@ TEST_F(ServerFaults, APausedRedisAnswersOnlyOnceItGoesOn) {
   EXPECT_EQ(Invariant(r.Results(), "services/redis-server-pause", "converges")["status"], "held");
   std::vector<Event> faults = ServerFaultsOf(r, "services/redis-server-pause");
   ASSERT_EQ(faults.size(), 2u);
-  EXPECT_EQ(faults[0].type, event::kServerFault);
+  EXPECT_EQ(faults[0].type, event::ServerFault::kType);
   EXPECT_EQ(faults[0].data["action"], "pause");
   EXPECT_EQ(faults[0].data["duration_ms"], 800);
-  EXPECT_EQ(faults[1].type, event::kServerResume);
+  EXPECT_EQ(faults[1].type, event::ServerResume::kType);
   EXPECT_GE(faults[1].data["paused_ms"].get<int>(), 800);
 }
 

@@ -7,6 +7,7 @@
 
 #include <set>
 
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "history/history_log.h"
 #include "killpoint_cli.h"
@@ -38,7 +39,7 @@ std::map<int, std::vector<Event>> Kills(const CliRun& r, const std::string& slug
   EXPECT_TRUE(log) << (log ? "" : log.error().message);
   std::map<int, std::vector<Event>> kills;
   if (!log) return kills;
-  for (const auto& [trial, events] : log.value()) kills[trial] = OfType(events, event::kKill);
+  for (const auto& [trial, events] : log.value()) kills[trial] = OfType(events, event::Kill::kType);
   return kills;
 }
 

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "history/event_registry.h"
 #include "report_fixture.h"
 #include "reports/timeline_svg.h"
 
@@ -242,8 +243,9 @@ TEST(Timeline, MarksTheFinalPassGiveUpAndTimeout) {
 }
 
 TEST(Timeline, SaysOnePointNotOnePoints) {
-  std::vector<Event> events = {Ev(0, 0, "spawn", "d", 1, 1), Ev(1, 0, event::kPointsPassed, "d", 1,
-                                                                1, {{"points", {{"fsync:f", 1}}}})};
+  std::vector<Event> events = {
+      Ev(0, 0, "spawn", "d", 1, 1),
+      Ev(1, 0, event::PointsPassed::kType, "d", 1, 1, {{"points", {{"fsync:f", 1}}}})};
   Timeline t = BuildTimeline(events);
   ASSERT_EQ(t.lanes.size(), 1u);
   ASSERT_EQ(t.lanes[0].marks.size(), 1u);
@@ -258,10 +260,10 @@ TEST(Timeline, SaysOnePointNotOnePoints) {
 TEST(Timeline, SummarizesTheSetupsCrashPointsInOneLabelledNote) {
   std::vector<Event> events;
   for (int i = 0; i < 33; ++i) {
-    events.push_back(
-        Ev(i, 0, event::kFailpoint, "", 0, 0, {{"point", "mkdir:repo/d" + std::to_string(i)}}));
+    events.push_back(Ev(i, 0, event::Failpoint::kType, "", 0, 0,
+                        {{"point", "mkdir:repo/d" + std::to_string(i)}}));
   }
-  events.push_back(Ev(40, 0, event::kSetup, "", 0, 0, {{"exit_code", 0}, {"stderr", ""}}));
+  events.push_back(Ev(40, 0, event::Setup::kType, "", 0, 0, {{"exit_code", 0}, {"stderr", ""}}));
   events.push_back(Ev(41, 0, "spawn", "2026-11-01", 1, 1));
   Timeline t = BuildTimeline(events);
   ASSERT_EQ(t.notes.size(), 1u);
@@ -275,7 +277,7 @@ TEST(Timeline, SummarizesTheSetupsCrashPointsInOneLabelledNote) {
 // have "never delivered" its dates: the final state says how each date ended.
 TEST(Timeline, AJobWithoutADownstreamIsNotSaidToHaveNeverDelivered) {
   std::vector<Event> events = {Ev(0, 0, "spawn", "2026-11-01", 1, 1),
-                               Ev(1, 5, event::kExit, "2026-11-01", 1, 1, {{"code", 0}})};
+                               Ev(1, 5, event::Exit::kType, "2026-11-01", 1, 1, {{"code", 0}})};
   Timeline t = BuildTimeline(events);
   ASSERT_EQ(t.final_state.size(), 1u);
   EXPECT_EQ(t.final_state[0], "2026-11-01: last attempt 2026-11-01 #1 a1 exit 0");
@@ -286,7 +288,7 @@ TEST(Timeline, AJobWithoutADownstreamIsNotSaidToHaveNeverDelivered) {
 TEST(Timeline, SaysWhichWritesTheShimDidNotSee) {
   std::vector<Event> events = {
       Ev(0, 0, "spawn", "d", 1, 1),
-      Ev(1, 0, event::kPointsPassed, "d", 1, 1,
+      Ev(1, 0, event::PointsPassed::kType, "d", 1, 1,
          {{"points", {{"write:out", 1}}}, {"unseen", {{"write:out", "dup2"}}}}),
       Ev(2, 0, "failpoint", "d", 1, 1,
          {{"point", "write:<tmp1>"}, {"hit", 1}, {"bytes", 3}, {"unseen", "close"}}),

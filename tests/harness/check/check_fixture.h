@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "check/checker.h"
+#include "history/event_registry.h"
 #include "history/history.h"
 
 namespace killpoint {
@@ -71,14 +72,14 @@ class CheckFixture {
   // An attempt of `date` that exited with `code`.
   void Exit(const std::string& date, int code, const std::string& stderr_text = "") {
     history_.SetContext({date, 1, ++attempts_});
-    history_.Add(event::kExit, {{"code", code}, {"stderr", stderr_text}});
+    history_.Add(event::Exit::kType, {{"code", code}, {"stderr", stderr_text}});
   }
 
   void Publish(const std::string& date, bool committed, int delivery_id) {
-    history_.Add(event::kPublish, {{"key", "publish-" + date},
-                                   {"biz_date", date},
-                                   {"committed", committed},
-                                   {"delivery_id", delivery_id}});
+    history_.Add(event::Publish::kType, {{"key", "publish-" + date},
+                                         {"biz_date", date},
+                                         {"committed", committed},
+                                         {"delivery_id", delivery_id}});
   }
 
  private:

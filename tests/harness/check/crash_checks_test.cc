@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check_fixture.h"
+#include "history/event_registry.h"
 
 namespace killpoint {
 namespace {
@@ -46,11 +47,11 @@ class CrashCheckTest : public ::testing::Test {
   // A kill at `point` in attempt 1 of 2026-11-01, then the crash state as the runner records it.
   void KillAndCheck(const std::string& point) {
     f_.history().SetContext({"2026-11-01", 1, 1});
-    f_.history().Add(event::kKill, {{"point", point}, {"hit", 1}, {"model", "power"}});
+    f_.history().Add(event::Kill::kType, {{"point", point}, {"hit", 1}, {"model", "power"}});
     auto verdicts = CheckCrashState(f_.scenario(), work_, f_.dir() / "scratch", {});
     ASSERT_TRUE(verdicts) << verdicts.error().message;
     f_.history().Add(
-        event::kCrashCheck,
+        event::CrashCheck::kType,
         {{"point", point}, {"hit", 1}, {"model", "power"}, {"verdicts", verdicts.value()}});
   }
 
@@ -113,7 +114,7 @@ TEST_F(CrashCheckTest, ReadsACopyWithItsWalAndLeavesTheCrashStateAsItWas) {
 }
 
 TEST_F(CrashCheckTest, AKillNeverFollowedByACheckIsAHarnessError) {
-  f_.history().Add(event::kKill,
+  f_.history().Add(event::Kill::kType,
                    {{"point", "write:ledger.db-wal"}, {"hit", 1}, {"model", "process"}});
   auto v = Checked();
   ASSERT_FALSE(v);

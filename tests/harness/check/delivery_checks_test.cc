@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "check_fixture.h"
+#include "history/event_registry.h"
 
 namespace killpoint {
 namespace {
@@ -11,12 +12,12 @@ using ::testing::HasSubstr;
 
 void Deliver(History& h, const std::string& key, const std::string& header, bool committed,
              int id) {
-  h.Add(event::kPublish, {{"key", key},
-                          {"biz_date", "2026-11-01"},
-                          {"idempotency_key", header},
-                          {"committed", committed},
-                          {"deduplicated", !committed},
-                          {"delivery_id", id}});
+  h.Add(event::Publish::kType, {{"key", key},
+                                {"biz_date", "2026-11-01"},
+                                {"idempotency_key", header},
+                                {"committed", committed},
+                                {"deduplicated", !committed},
+                                {"delivery_id", id}});
 }
 
 TEST(OneDeliveryPerKey, HoldsWhenEachKeyIsDeliveredOnceWhateverTheDate) {

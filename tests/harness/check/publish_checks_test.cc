@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "check_fixture.h"
+#include "history/event_registry.h"
 
 namespace killpoint {
 namespace {
@@ -43,7 +44,7 @@ TEST(NoSilentLoss, AcceptsAnAlertInsteadOfADelivery) {
   f.Publish("2026-11-01", true, 1);
   EXPECT_FALSE(f.Check("no_silent_loss").held);
   f.history().Add(
-      event::kAlert,
+      event::Alert::kType,
       {{"key", "publish-2026-11-02"}, {"biz_date", "2026-11-02"}, {"reason", "pending"}});
   EXPECT_TRUE(f.Check("no_silent_loss").held);
   EXPECT_FALSE(f.Check("no_loss").held);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "check_fixture.h"
+#include "history/event_registry.h"
 
 namespace killpoint {
 namespace {
@@ -25,27 +26,27 @@ class RetryChecks : public ::testing::Test {
   void Wait(const std::string& date, int next_attempt, int64_t delay,
             const char* reason = "backoff") {
     f_.history().SetContext({date, 1, next_attempt - 1});
-    f_.history().Add(event::kRetryWait,
+    f_.history().Add(event::RetryWait::kType,
                      {{"delay_ms", delay}, {"next_attempt", next_attempt}, {"reason", reason}});
     f_.history().AdvanceClock(delay);
   }
   void Attempt(const std::string& date, int attempt, int code) {
     f_.history().SetContext({date, 1, attempt});
-    f_.history().Add(event::kSpawn, {{"pid", 1}});
-    f_.history().Add(event::kExit, {{"code", code}, {"stderr", ""}});
+    f_.history().Add(event::Spawn::kType, {{"pid", 1}});
+    f_.history().Add(event::Exit::kType, {{"code", code}, {"stderr", ""}});
   }
   void Transition(const std::string& from, const std::string& to) {
-    f_.history().Add(event::kBreaker, {{"from", from}, {"to", to}});
+    f_.history().Add(event::Breaker::kType, {{"from", from}, {"to", to}});
   }
   void JobRetry(int attempt, int64_t backoff, int64_t delay, int64_t at,
                 const std::string& breaker = "closed") {
     f_.history().SetContext({kDay, 1, 1});
-    f_.history().Add(event::kJobRetry, {{"key", "publish-2026-11-01"},
-                                        {"attempt", attempt},
-                                        {"backoff_ms", backoff},
-                                        {"delay_ms", delay},
-                                        {"at_ms", at},
-                                        {"breaker", breaker}});
+    f_.history().Add(event::JobRetry::kType, {{"key", "publish-2026-11-01"},
+                                              {"attempt", attempt},
+                                              {"backoff_ms", backoff},
+                                              {"delay_ms", delay},
+                                              {"at_ms", at},
+                                              {"breaker", breaker}});
   }
   void UseJobPolicy() {
     RetryPolicy job;
@@ -121,26 +122,26 @@ TEST_F(RetryChecks, CatchesADelayAboveTheCap) {
 TEST_F(RetryChecks, CatchesAWaitThatTheClockDoesNotShow) {
   Attempt(kDay, 1, 1);
   f_.history().SetContext({kDay, 1, 1});
-  f_.history().Add(event::kRetryWait,
+  f_.history().Add(event::RetryWait::kType,
                    {{"delay_ms", 1000}, {"next_attempt", 2}, {"reason", "backoff"}});
   Attempt(kDay, 2, 0);  // the clock did not move
   EXPECT_THAT(Violation(), HasSubstr("came 0 ms after attempt 1 though its wait was 1000 ms"));
 }
 
 TEST_F(RetryChecks, ChecksEachJitterAgainstItsBounds) {
-  policy().jitter = kJitterEqual;
+  policy().jitter = Jitter::kEqual;
   Attempt(kDay, 1, 1);
   Wait(kDay, 2, 400);
   Attempt(kDay, 2, 0);
   EXPECT_THAT(Violation(), HasSubstr("the policy asks at least 500 ms (equal jitter)"));
-  policy().jitter = kJitterFull;
+  policy().jitter = Jitter::kFull;
   EXPECT_TRUE(Check().held);
-  policy().jitter = kJitterDecorrelated;
+  policy().jitter = Jitter::kDecorrelated;
   EXPECT_THAT(Violation(), HasSubstr("the policy asks at least 1000 ms (decorrelated jitter)"));
 }
 
 TEST_F(RetryChecks, DecorrelatedJitterAllowsAtMostThreeTimesThePreviousDelay) {
-  policy().jitter = kJitterDecorrelated;
+  policy().jitter = Jitter::kDecorrelated;
   policy().maximum_interval_ms = 60000;
   Attempt(kDay, 1, 1);
   Wait(kDay, 2, 1500);
@@ -334,7 +335,7 @@ TEST_F(RetryChecks, HoldsWhenEveryRetryAsksTheDownstreamBeforePublishing) {
   f_.scenario().job_retry->reload_before_retry = true;
   f_.Publish(kDay, false, 1);  // attempt 1's publish, before any retry
   JobRetry(2, 20, 20, 20);
-  f_.history().Add(event::kQuery, {{"key", "publish-2026-11-01"}, {"count", 0}});
+  f_.history().Add(event::Query::kType, {{"key", "publish-2026-11-01"}, {"count", 0}});
   f_.Publish(kDay, true, 1);
   Verdict v = Check();
   EXPECT_TRUE(v.held) << v;
@@ -368,10 +369,10 @@ namespace {
 TEST_F(RetryChecks, IgnoresTheSecondInstanceOfAnOverlap) {
   policy().max_attempts = 1;
   f_.history().SetContext({kDay, 1, 1});
-  f_.history().Add(event::kSpawn, {{"pid", 1}});
-  f_.history().Add(event::kSpawn, {{"pid", 2}, {"instance", 2}});
-  f_.history().Add(event::kExit, {{"code", 75}, {"stderr", ""}, {"instance", 2}});
-  f_.history().Add(event::kExit, {{"code", 0}, {"stderr", ""}});
+  f_.history().Add(event::Spawn::kType, {{"pid", 1}});
+  f_.history().Add(event::Spawn::kType, {{"pid", 2}, {"instance", 2}});
+  f_.history().Add(event::Exit::kType, {{"code", 75}, {"stderr", ""}, {"instance", 2}});
+  f_.history().Add(event::Exit::kType, {{"code", 0}, {"stderr", ""}});
   EXPECT_TRUE(Check().held) << Check();
 }
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "check_fixture.h"
+#include "history/event_registry.h"
 #include "history/outside_write.h"
 
 namespace killpoint {
@@ -11,13 +12,13 @@ using ::testing::HasSubstr;
 
 void Outside(CheckFixture& f, int attempt, const nlohmann::json& writes) {
   f.history().SetContext({"2026-11-01", 1, attempt});
-  f.history().Add(event::kOutsideWrites, {{"writes", writes}});
+  f.history().Add(event::OutsideWrites::kType, {{"writes", writes}});
 }
 
 TEST(WritesInSandbox, HoldsWithoutAWriteOutside) {
   CheckFixture f;
   f.history().SetContext({"2026-11-01", 1, 1});
-  f.history().Add(event::kSpawn, {{"pid", 1}});
+  f.history().Add(event::Spawn::kType, {{"pid", 1}});
   EXPECT_TRUE(f.Check("writes_in_sandbox").held);
 }
 

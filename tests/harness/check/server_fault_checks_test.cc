@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "check_fixture.h"
+#include "history/event_registry.h"
 
 namespace killpoint {
 namespace {
@@ -21,7 +22,7 @@ void ServerFault(CheckFixture& f, const nlohmann::json& extra) {
                          {"lost", 0},
                          {"missing", nlohmann::json::array()}};
   data.update(extra);
-  f.history().Add(event::kServerFault, data);
+  f.history().Add(event::ServerFault::kType, data);
 }
 
 TEST(ServerKillLosesNothing, HoldsWithoutAServerKillAndSaysSo) {

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include "check_fixture.h"
+#include "history/event_registry.h"
 
 namespace killpoint {
 namespace {
@@ -213,7 +214,7 @@ TEST(CommitsSurvive, AJobWithoutTheCommitsTableIsTheScenariosMistake) {
   f.scenario().must_hold = {"commits_survive"};
   f.SettleDb();
   f.history().SetContext({"2026-11-01", 1, 1});
-  f.history().Add(event::kFailpoint, {{"point", "after_commit"}});
+  f.history().Add(event::Failpoint::kType, {{"point", "after_commit"}});
   f.Exit("2026-11-01", 0);
   Result<Verdict> r = f.TryCheck("commits_survive");
   ASSERT_FALSE(r) << r.value();

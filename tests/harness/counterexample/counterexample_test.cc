@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include "history/event_registry.h"
 #include "util/atomic_file.h"
 
 namespace killpoint {
@@ -34,13 +35,13 @@ class CounterexampleTest : public ::testing::Test {
     c.source = "explore";
     c.plan.scenario = c.scenario_name;
     c.plan.seed = 3;
-    c.plan.runs = {{"2026-11-01", 1, {{"after_publish", 1, "", kProcess, "before"}}}};
+    c.plan.runs = {{"2026-11-01", 1, {{"after_publish", 1, "", kProcess, Moment::kBefore}}}};
     c.invariant = "no_double_publish";
     c.explanation = "2026-11-01 was published 2 times";
     c.verdicts = {Verdict::Violated("no_double_publish", c.explanation), Verdict::Held("no_loss")};
     Event e;
     e.seq = 0;
-    e.type = event::kSpawn;
+    e.type = event::Spawn::kType;
     e.biz_date = "2026-11-01";
     e.trigger = 1;
     e.attempt = 1;
@@ -129,7 +130,7 @@ Event Ev(int64_t seq, const char* type, nlohmann::json data) {
 
 TEST(Fingerprint, LeavesOutWhatDiffersFromRunToRun) {
   Event a;
-  a.type = event::kSpawn;
+  a.type = event::Spawn::kType;
   a.data = {{"pid", 1}, {"fault", "x"}};
   Event b = a;
   b.data["pid"] = 2;
@@ -145,20 +146,21 @@ TEST(Fingerprint, LeavesOutWhatDiffersFromRunToRun) {
 // clock; a replay that did not wait (or did) is the same schedule, and the events after keep
 // their places.
 TEST(Fingerprint, LeavesOutAJobsWaitForALock) {
-  Event spawn = Ev(0, event::kSpawn, {{"pid", 1}});
-  Event wait = Ev(1, event::kJobWait, {{"key", "payout lease"}, {"ms", 93}, {"acquired", true}});
-  EXPECT_EQ(Fingerprint({spawn, wait, Ev(2, event::kExit, {{"code", 0}})}),
-            Fingerprint({spawn, Ev(1, event::kExit, {{"code", 0}})}));
-  EXPECT_NE(Fingerprint({spawn, wait, Ev(2, event::kExit, {{"code", 0}})}),
-            Fingerprint({spawn, Ev(1, event::kExit, {{"code", 75}})}));
+  Event spawn = Ev(0, event::Spawn::kType, {{"pid", 1}});
+  Event wait =
+      Ev(1, event::JobWait::kType, {{"key", "payout lease"}, {"ms", 93}, {"acquired", true}});
+  EXPECT_EQ(Fingerprint({spawn, wait, Ev(2, event::Exit::kType, {{"code", 0}})}),
+            Fingerprint({spawn, Ev(1, event::Exit::kType, {{"code", 0}})}));
+  EXPECT_NE(Fingerprint({spawn, wait, Ev(2, event::Exit::kType, {{"code", 0}})}),
+            Fingerprint({spawn, Ev(1, event::Exit::kType, {{"code", 75}})}));
 }
 
 // docs/faults.md: the events of an overlap's two instances interleave by chance.
 TEST(Fingerprint, IgnoresHowTwoInstancesInterleavedButNotWhatEitherDid) {
-  Event first = Ev(0, event::kFailpoint, {{"point", "a"}, {"hit", 1}});
-  Event second = Ev(0, event::kFailpoint, {{"point", "a"}, {"hit", 1}, {"instance", 2}});
-  Event exit2 = Ev(0, event::kExit, {{"code", 0}, {"instance", 2}});
-  Event exit1 = Ev(0, event::kExit, {{"code", 0}});
+  Event first = Ev(0, event::Failpoint::kType, {{"point", "a"}, {"hit", 1}});
+  Event second = Ev(0, event::Failpoint::kType, {{"point", "a"}, {"hit", 1}, {"instance", 2}});
+  Event exit2 = Ev(0, event::Exit::kType, {{"code", 0}, {"instance", 2}});
+  Event exit1 = Ev(0, event::Exit::kType, {{"code", 0}});
   auto numbered = [](std::vector<Event> events) {
     for (size_t i = 0; i < events.size(); ++i) events[i].seq = static_cast<int64_t>(i);
     return events;

@@ -19,6 +19,7 @@
 
 #include "downstream/downstream.h"
 #include "history/event.h"
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "raw_client.h"
 
@@ -123,7 +124,7 @@ TEST(DownstreamConnections, AnswersBesideAThousandIdleKeepAliveConnections) {
   EXPECT_EQ(CountAnswers(ReceiveAnswers(idle.front(), 1, milliseconds(10'000))), 1u);
   ::close(fd);
   for (int i : idle) ::close(i);
-  EXPECT_EQ(s.Of(event::kQuery).size(), 6u);
+  EXPECT_EQ(s.Of(event::Query::kType).size(), 6u);
 }
 
 TEST(DownstreamConnections, ClosesAClientThatNeverFinishesItsHeaders) {
@@ -154,7 +155,7 @@ TEST(DownstreamConnections, ClosesAClientThatNeverFinishesItsBody) {
   testing::SendAll(fd, whole.substr(0, whole.size() - 5));  // the body's last 5 bytes never come
   EXPECT_TRUE(ClosedByServer(fd, "", milliseconds(8000)));  // httplib: not within 8 s
   ::close(fd);
-  EXPECT_TRUE(s.Of(event::kPublish).empty());
+  EXPECT_TRUE(s.Of(event::Publish::kType).empty());
 }
 
 TEST(DownstreamConnections, ClosesAConnectionBeyondTheMost) {
@@ -185,7 +186,7 @@ TEST(DownstreamConnections, AnswersAndRecordsPipelinedPublishesInOrder) {
     ids.push_back(json::parse(got.substr(at + 4, end + 1 - (at + 4)))["delivery_id"]);
   }
   EXPECT_EQ(ids, (std::vector<int>{1, 2, 3}));
-  auto publishes = s.Of(event::kPublish);
+  auto publishes = s.Of(event::Publish::kType);
   ASSERT_EQ(publishes.size(), 3u);
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(publishes[i].data["key"], "p" + std::to_string(i + 1));
@@ -203,7 +204,7 @@ TEST(DownstreamConnections, DecodesTheQuerysKey) {
   std::string got = ReceiveAnswers(fd, 3, milliseconds(10'000));
   ::close(fd);
   ASSERT_EQ(CountAnswers(got), 3u) << got;
-  auto queries = s.Of(event::kQuery);
+  auto queries = s.Of(event::Query::kType);
   ASSERT_EQ(queries.size(), 2u);
   for (const Event& query : queries) {
     EXPECT_EQ(query.data["key"], "a b");

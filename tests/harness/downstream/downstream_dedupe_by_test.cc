@@ -4,6 +4,7 @@
 #include <httplib.h>
 
 #include "downstream/downstream.h"
+#include "history/event_registry.h"
 #include "scenario/scenario.h"
 
 namespace killpoint {
@@ -45,7 +46,7 @@ TEST_F(DedupeByHeader, TheSameKeyDeduplicatesToTheFirstDelivery) {
   json again = Publish("refund-1", "refund-1");
   EXPECT_EQ(again["deduplicated"], true);
   EXPECT_EQ(again["delivery_id"], 1);
-  auto events = OfType(history_.Events(), event::kPublish);
+  auto events = OfType(history_.Events(), event::Publish::kType);
   ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[2].data["committed"], false);
   EXPECT_EQ(events[2].data["idempotency_key"], "refund-1");

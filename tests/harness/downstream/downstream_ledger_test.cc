@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "downstream/downstream.h"
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "scenario/scenario.h"
 
@@ -85,7 +86,7 @@ RC_GTEST_PROP(DownstreamLedger, AgreesWithTheModel, ()) {
   // The history's committed publishes add up to what the service answers for each key.
   std::map<std::string, int> committed, answered;
   for (const Event& e : s.history.Events()) {
-    if (e.type == event::kPublish && e.data.value("committed", false))
+    if (e.type == event::Publish::kType && e.data.value("committed", false))
       ++committed[e.data.value("key", "")];
   }
   for (const auto& key : kKeys) {

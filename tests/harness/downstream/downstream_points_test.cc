@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "downstream/downstream.h"
+#include "history/event_registry.h"
 #include "plan/crash_point.h"
 
 namespace killpoint {
@@ -78,7 +79,7 @@ TEST(DownstreamPoints, AKillOnArrivalCommitsNothingAndAnswersNothing) {
   s.KillAt(kArrived);
   EXPECT_FALSE(s.Post("/publish"));  // never answered
   EXPECT_EQ(s.Passed(), std::vector<std::string>{kArrived});
-  EXPECT_TRUE(OfType(s.history.Events(), event::kPublish).empty());
+  EXPECT_TRUE(OfType(s.history.Events(), event::Publish::kType).empty());
   s.downstream->ReleaseHeld();
 }
 
@@ -87,7 +88,7 @@ TEST(DownstreamPoints, AKillAfterCommitDeliversAndNeverAnswers) {
   s.KillAt(kDelivered);
   EXPECT_FALSE(s.Post("/publish"));  // the handler did not answer before (or after) the kill
   EXPECT_EQ(s.Passed(), (std::vector<std::string>{kArrived, kDelivered}));  // held: no point left
-  auto publishes = OfType(s.history.Events(), event::kPublish);
+  auto publishes = OfType(s.history.Events(), event::Publish::kType);
   ASSERT_EQ(publishes.size(), 1u);
   EXPECT_EQ(publishes[0].data["committed"], true);  // the effect is in the downstream's state
   s.downstream->ReleaseHeld();

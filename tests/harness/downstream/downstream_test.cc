@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "../channel/other_user.h"
+#include "history/event_registry.h"
 #include "scenario/scenario.h"
 
 namespace killpoint {
@@ -52,8 +53,8 @@ TEST(Downstream, DeliversEveryPublishWithoutDedupe) {
   auto count = s.Client().Get("/deliveries?key=k");
   ASSERT_TRUE(count);
   EXPECT_EQ(json::parse(count->body)["count"], 2);
-  EXPECT_EQ(s.Of(event::kPublish).size(), 2u);
-  EXPECT_EQ(s.Of(event::kQuery).at(0).data["count"], 2);
+  EXPECT_EQ(s.Of(event::Publish::kType).size(), 2u);
+  EXPECT_EQ(s.Of(event::Query::kType).at(0).data["count"], 2);
 }
 
 TEST(Downstream, DeduplicatesByKeyWhenAsked) {
@@ -63,7 +64,7 @@ TEST(Downstream, DeduplicatesByKeyWhenAsked) {
   ASSERT_TRUE(again);
   EXPECT_EQ(json::parse(again->body)["deduplicated"], true);
   EXPECT_EQ(json::parse(again->body)["delivery_id"], 1);
-  auto events = s.Of(event::kPublish);
+  auto events = s.Of(event::Publish::kType);
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[1].data["committed"], false);
   EXPECT_EQ(events[1].data["deduplicated"], true);
@@ -75,7 +76,7 @@ TEST(Downstream, FailBeforeCommitDeliversNothing) {
   auto r = s.Publish("k");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 503);
-  EXPECT_EQ(s.Of(event::kPublish).at(0).data["committed"], false);
+  EXPECT_EQ(s.Of(event::Publish::kType).at(0).data["committed"], false);
   EXPECT_EQ(s.Publish("k")->status, 200);  // the fault hits one request only
 }
 
@@ -85,7 +86,7 @@ TEST(Downstream, CommitNoAnswerCommitsAndLetsTheClientTimeOut) {
   auto r = s.Publish("k");
   EXPECT_FALSE(r);  // the client gave up waiting
   s.downstream->ReleaseHeld();
-  auto events = s.Of(event::kPublish);
+  auto events = s.Of(event::Publish::kType);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].data["committed"], true);
   EXPECT_EQ(events[0].data["fault"], kCommitNoAnswer);
@@ -100,7 +101,7 @@ TEST(Downstream, DelayCommitsAndAnswersLate) {
   EXPECT_EQ(r->status, 200);
   EXPECT_GE(std::chrono::steady_clock::now() - started,
             std::chrono::milliseconds(kDownstreamDelayMs));
-  auto events = s.Of(event::kPublish);
+  auto events = s.Of(event::Publish::kType);
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].data["committed"], true);
   EXPECT_EQ(events[0].data["fault"], kDelay);
@@ -112,15 +113,15 @@ TEST(Downstream, RecordsAlertsAndBadRequests) {
       "/alert", R"({"key":"k","biz_date":"2026-11-01","reason":"pending"})", "application/json");
   ASSERT_TRUE(alert);
   EXPECT_EQ(alert->status, 200);
-  EXPECT_EQ(s.Of(event::kAlert).at(0).data["reason"], "pending");
+  EXPECT_EQ(s.Of(event::Alert::kType).at(0).data["reason"], "pending");
   auto bad = s.Client().Post("/publish", "not json", "application/json");
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
-  EXPECT_EQ(s.Of(event::kBadRequest).size(), 1u);
+  EXPECT_EQ(s.Of(event::BadRequest::kType).size(), 1u);
   auto unknown = s.Client().Get("/nowhere");
   ASSERT_TRUE(unknown);
   EXPECT_EQ(unknown->status, 404);
-  EXPECT_EQ(s.Of(event::kBadRequest).at(1).data["path"], "GET /nowhere");
+  EXPECT_EQ(s.Of(event::BadRequest::kType).at(1).data["path"], "GET /nowhere");
 }
 
 // Issue 34: another local user's POST /publish was recorded as the job's delivery. It is
@@ -138,14 +139,14 @@ TEST(Downstream, RefusesAPublishFromAnotherUser) {
       true);
   if (answer == "<cannot change user>") GTEST_SKIP() << "needs root to become another user";
   EXPECT_EQ(answer.rfind("HTTP/1.1 403", 0), 0u) << answer;
-  EXPECT_TRUE(s.Of(event::kPublish).empty());
-  ASSERT_EQ(s.Of(event::kBadRequest).size(), 1u);
-  EXPECT_EQ(s.Of(event::kBadRequest).at(0).data["reason"],
+  EXPECT_TRUE(s.Of(event::Publish::kType).empty());
+  ASSERT_EQ(s.Of(event::BadRequest::kType).size(), 1u);
+  EXPECT_EQ(s.Of(event::BadRequest::kType).at(0).data["reason"],
             "from another user (uid 65534): refused");
   auto mine = s.Publish("k");  // the harness's own user: delivered
   ASSERT_TRUE(mine);
   EXPECT_EQ(mine->status, 200);
-  EXPECT_EQ(s.Of(event::kPublish).size(), 1u);
+  EXPECT_EQ(s.Of(event::Publish::kType).size(), 1u);
 }
 
 }  // namespace
@@ -168,7 +169,7 @@ TEST(Downstream, RecordsAJobsWaitForALock) {
       "application/json");
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);
-  auto waits = s.Of(event::kJobWait);
+  auto waits = s.Of(event::JobWait::kType);
   ASSERT_EQ(waits.size(), 1u);
   EXPECT_EQ(waits[0].data, (json{{"key", "payout lease"},
                                  {"ms", 93},
@@ -183,8 +184,8 @@ TEST(Downstream, RecordsAJobsWaitForALock) {
     ASSERT_TRUE(bad);
     EXPECT_EQ(bad->status, 400) << body;
   }
-  EXPECT_EQ(s.Of(event::kJobWait).size(), 1u);
-  auto reasons = s.Of(event::kBadRequest);
+  EXPECT_EQ(s.Of(event::JobWait::kType).size(), 1u);
+  auto reasons = s.Of(event::BadRequest::kType);
   ASSERT_EQ(reasons.size(), 5u);
   EXPECT_EQ(reasons[1].data["reason"], "needs an integer ms of 0 or more");
   EXPECT_EQ(reasons[3].data["reason"], "needs a boolean acquired");
@@ -229,8 +230,8 @@ TEST(DownstreamReuse, AttachStartsAfreshAndRecordsInTheNewHistoryOnly) {
   auto count = s.Client().Get("/deliveries?key=k");
   ASSERT_TRUE(count);
   EXPECT_EQ(json::parse(count->body)["count"], 2);
-  EXPECT_EQ(s.Of(event::kPublish).size(), 2u);  // the first history got nothing more
-  auto publishes = OfType(second.Events(), event::kPublish);
+  EXPECT_EQ(s.Of(event::Publish::kType).size(), 2u);  // the first history got nothing more
+  auto publishes = OfType(second.Events(), event::Publish::kType);
   ASSERT_EQ(publishes.size(), 2u);
   EXPECT_FALSE(publishes[0].data.contains("fault"));
   EXPECT_FALSE(publishes[0].data.contains("instance"));
@@ -241,13 +242,14 @@ TEST(DownstreamReuse, DetachEndsAHeldRequestAndThenServesNobody) {
   Service s(false);
   s.downstream->ArmFault(kCommitNoAnswer);
   std::thread client([&] { s.Publish("held"); });  // held until released, or its timeout
-  while (s.Of(event::kPublish).empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  while (s.Of(event::Publish::kType).empty())
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   s.downstream->Detach();  // returns once the held request has ended
   client.join();
   auto r = s.Publish("late");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 503);
-  EXPECT_EQ(s.Of(event::kPublish).size(), 1u);  // "late" was recorded nowhere
+  EXPECT_EQ(s.Of(event::Publish::kType).size(), 1u);  // "late" was recorded nowhere
 }
 
 }  // namespace
@@ -300,8 +302,8 @@ TEST(DownstreamLimits, RefusesANegativeOrOverflowingContentLength) {
                                      std::chrono::milliseconds(2000));
     EXPECT_NE(answer.find(" 413 "), std::string::npos) << length << ": " << answer;
   }
-  EXPECT_TRUE(s.Of(event::kPublish).empty());
-  auto refused = s.Of(event::kBadRequest);
+  EXPECT_TRUE(s.Of(event::Publish::kType).empty());
+  auto refused = s.Of(event::BadRequest::kType);
   ASSERT_EQ(refused.size(), 3u);
   EXPECT_EQ(refused[0].data["path"], "POST /publish");
 }
@@ -315,7 +317,7 @@ TEST(DownstreamLimits, RefusesABodyOverTheLimit) {
       RawExchange(s.downstream->BaseUrl(), PublishWithLength(std::to_string(big.size())) + big,
                   std::chrono::milliseconds(2000));
   EXPECT_NE(answer.find(" 413 "), std::string::npos) << answer;
-  EXPECT_TRUE(s.Of(event::kPublish).empty());
+  EXPECT_TRUE(s.Of(event::Publish::kType).empty());
   std::string chunk = std::string(kMaxDownstreamRequestBytes, ' ');
   std::ostringstream hex;
   hex << std::hex << chunk.size();
@@ -325,7 +327,7 @@ TEST(DownstreamLimits, RefusesABodyOverTheLimit) {
       hex.str() + "\r\n" + chunk + "\r\n1\r\n \r\n0\r\n\r\n";
   answer = RawExchange(s.downstream->BaseUrl(), chunked, std::chrono::milliseconds(2000));
   EXPECT_NE(answer.find(" 411 "), std::string::npos) << answer.substr(0, 200);
-  EXPECT_TRUE(s.Of(event::kPublish).empty());
+  EXPECT_TRUE(s.Of(event::Publish::kType).empty());
   auto fits = s.Client().Post(
       "/publish",
       json{{"key", "k"}, {"biz_date", "2026-11-01"}, {"payload", std::string(1000, 'x')}}.dump(),

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "counterexample/fired_only.h"
+#include "history/event_registry.h"
 
 namespace killpoint {
 namespace {
@@ -34,13 +35,14 @@ Plan TwoDates() {
 }
 
 TEST(ExerciseOf, AKillFiredOnlyWhenItsAttemptHasAKillEvent) {
-  std::vector<Event> events = {At(event::kSpawn, "2026-11-01", 1),
-                               At(event::kKill, "2026-11-01", 1, {{"point", "write:state.json"}}),
-                               At(event::kSpawn, "2026-11-01", 2),
-                               At(event::kExit, "2026-11-01", 2),  // ran past after_publish
-                               At(event::kSpawn, "2026-11-02", 1),
-                               // a kill of another date's attempt 1 is not this one's
-                               At(event::kExit, "2026-11-02", 1)};
+  std::vector<Event> events = {
+      At(event::Spawn::kType, "2026-11-01", 1),
+      At(event::Kill::kType, "2026-11-01", 1, {{"point", "write:state.json"}}),
+      At(event::Spawn::kType, "2026-11-01", 2),
+      At(event::Exit::kType, "2026-11-01", 2),  // ran past after_publish
+      At(event::Spawn::kType, "2026-11-02", 1),
+      // a kill of another date's attempt 1 is not this one's
+      At(event::Exit::kType, "2026-11-02", 1)};
   TrialExercise e = ExerciseOf(TwoDates(), events);
   ASSERT_EQ(e.kills.size(), 3u);
   EXPECT_TRUE(e.kills[0].fired);
@@ -56,7 +58,7 @@ TEST(ExerciseOf, AKillFiredOnlyWhenItsAttemptHasAKillEvent) {
 TEST(ExerciseOf, AnyPointNameFiresAPlannedPattern) {
   Plan p{"s", 1, 0, {{"2026-11-01", 1, {Kill("write:state*.json*")}}}};
   TrialExercise e =
-      ExerciseOf(p, {At(event::kKill, "2026-11-01", 1, {{"point", "write:state.json.tmp"}})});
+      ExerciseOf(p, {At(event::Kill::kType, "2026-11-01", 1, {{"point", "write:state.json.tmp"}})});
   ASSERT_EQ(e.kills.size(), 1u);
   EXPECT_TRUE(e.kills[0].fired);
   EXPECT_TRUE(e.AllFired());
@@ -74,10 +76,10 @@ TEST(ExerciseOf, CountsPausesOverlapsAndDownstreamFaultsThatNeverHappened) {
   f.pause = {"before_publish", 100};
   f.downstream_fault = "commit_no_answer";
   Plan p{"s", 1, 0, {{"2026-11-01", 1, {f}}}};
-  TrialExercise e = ExerciseOf(p, {At(event::kPause, "2026-11-01", 1)});
+  TrialExercise e = ExerciseOf(p, {At(event::Pause::kType, "2026-11-01", 1)});
   EXPECT_EQ(e.other_faults, 2);
   EXPECT_EQ(e.other_fired, 1);
-  e = ExerciseOf(p, {At(event::kPublish, "2026-11-01", 1, {{"fault", "commit_no_answer"}})});
+  e = ExerciseOf(p, {At(event::Publish::kType, "2026-11-01", 1, {{"fault", "commit_no_answer"}})});
   EXPECT_EQ(e.other_fired, 1);
 }
 
@@ -87,32 +89,32 @@ TEST(ExerciseOf, AnOverlapWithASecondHoldPointHappenedOnlyIfTheSecondWasHeld) {
   AttemptFault f;
   f.overlap = {"after_check", 3000, "before_pay"};
   Plan p{"s", 1, 0, {{"2026-11-01", 1, {f}}}};
-  Event overlap = At(event::kOverlap, "2026-11-01", 1, {{"point", "after_check"}});
+  Event overlap = At(event::Overlap::kType, "2026-11-01", 1, {{"point", "after_check"}});
   TrialExercise e = ExerciseOf(p, {overlap});
   EXPECT_EQ(e.other_faults, 1);
   EXPECT_EQ(e.other_fired, 0);
-  e = ExerciseOf(p, {overlap, At(event::kSecondHeld, "2026-11-01", 1,
+  e = ExerciseOf(p, {overlap, At(event::SecondHeld::kType, "2026-11-01", 1,
                                  {{"point", "before_pay"}, {"instance", 2}})});
   EXPECT_EQ(e.other_fired, 1);
 }
 
 TEST(ExerciseOf, CollectsTheCallsTheSupervisorRefused) {
   TrialExercise e = ExerciseOf(
-      TwoDates(), {At(event::kRefused, "2026-11-01", 1, {{"calls", {"io_uring_setup"}}}),
-                   At(event::kRefused, "2026-11-01", 2, {{"calls", {"io_uring_setup"}}})});
+      TwoDates(), {At(event::Refused::kType, "2026-11-01", 1, {{"calls", {"io_uring_setup"}}}),
+                   At(event::Refused::kType, "2026-11-01", 2, {{"calls", {"io_uring_setup"}}})});
   EXPECT_EQ(e.refused, std::vector<std::string>{"io_uring_setup"});
   EXPECT_EQ(nlohmann::json(e).get<TrialExercise>(), e);
 }
 
 TEST(ExerciseOf, RoundTripsThroughJson) {
-  TrialExercise e = ExerciseOf(TwoDates(), {At(event::kKill, "2026-11-01", 1)});
+  TrialExercise e = ExerciseOf(TwoDates(), {At(event::Kill::kType, "2026-11-01", 1)});
   EXPECT_EQ(nlohmann::json(e).get<TrialExercise>(), e);
 }
 
 TEST(FiredOnly, DropsTheKillsThatNeverFiredAndKeepsTheRest) {
   Plan p = TwoDates();
   p.runs[1].attempts[0].pause = {"before_publish", 5};
-  TrialExercise e = ExerciseOf(p, {At(event::kKill, "2026-11-01", 1)});
+  TrialExercise e = ExerciseOf(p, {At(event::Kill::kType, "2026-11-01", 1)});
   Plan trimmed = FiredOnly(p, e);
   EXPECT_EQ(trimmed.runs[0].attempts[0], p.runs[0].attempts[0]);
   EXPECT_TRUE(trimmed.runs[0].attempts[1].None());
@@ -127,16 +129,16 @@ TEST(HistoryOfFiredOnly, RewritesThePlanTheSpawnAndTheArmedSyscallPoints) {
   Plan p{"s", 1, 0, {{"2026-11-01", 1, {Kill("fsync:state.json", kPower)}}}};
   p.runs[0].attempts[0].occurrence = 3;  // the point came once: the kill never fired
   std::vector<Event> events = {
-      At(event::kTrialStart, "", 0, {{"plan", p}}),
-      At(event::kSpawn, "2026-11-01", 1, {{"fault", p.runs[0].attempts[0]}}),
-      At(event::kFailpoint, "2026-11-01", 1, {{"point", "fsync:state.json"}, {"hit", 1}}),
-      At(event::kFailpoint, "2026-11-01", 1,
+      At(event::TrialStart::kType, "", 0, {{"plan", p}}),
+      At(event::Spawn::kType, "2026-11-01", 1, {{"fault", p.runs[0].attempts[0]}}),
+      At(event::Failpoint::kType, "2026-11-01", 1, {{"point", "fsync:state.json"}, {"hit", 1}}),
+      At(event::Failpoint::kType, "2026-11-01", 1,
          {{"point", "before_publish"}, {"hit", 1}}),  // a named point stays
-      At(event::kFailpoint, "2026-11-01", 1, {{"point", "rename:a:b"}, {"hit", 1}}),
-      At(event::kPointsPassed, "2026-11-01", 1,
+      At(event::Failpoint::kType, "2026-11-01", 1, {{"point", "rename:a:b"}, {"hit", 1}}),
+      At(event::PointsPassed::kType, "2026-11-01", 1,
          {{"points", {{"write:state.json", 2}, {"rename:a:b", 1}}}}),
-      At(event::kExit, "2026-11-01", 1, {{"code", 0}}),
-      At(event::kFinalPass, "", 0)};
+      At(event::Exit::kType, "2026-11-01", 1, {{"code", 0}}),
+      At(event::FinalPass::kType, "", 0)};
   for (size_t i = 0; i < events.size(); ++i) events[i].seq = static_cast<int64_t>(i);
   TrialExercise e = ExerciseOf(p, events);
   ASSERT_FALSE(e.AllFired());
@@ -144,12 +146,12 @@ TEST(HistoryOfFiredOnly, RewritesThePlanTheSpawnAndTheArmedSyscallPoints) {
   ASSERT_EQ(now.size(), 6u);
   EXPECT_EQ(now[0].data["plan"].get<Plan>(), FiredOnly(p, e));
   EXPECT_EQ(now[1].data["fault"], nlohmann::json::object());
-  EXPECT_EQ(now[2].type, event::kFailpoint);
+  EXPECT_EQ(now[2].type, event::Failpoint::kType);
   EXPECT_EQ(now[2].data["point"], "before_publish");
-  EXPECT_EQ(now[3].type, event::kPointsPassed);
+  EXPECT_EQ(now[3].type, event::PointsPassed::kType);
   EXPECT_EQ(now[3].data["points"],
             (nlohmann::json{{"fsync:state.json", 1}, {"rename:a:b", 2}, {"write:state.json", 2}}));
-  EXPECT_EQ(now[4].type, event::kExit);
+  EXPECT_EQ(now[4].type, event::Exit::kType);
   for (size_t i = 0; i < now.size(); ++i) EXPECT_EQ(now[i].seq, static_cast<int64_t>(i));
   // Without the shim every point is named and answered: only the plan and the spawn change.
   std::vector<Event> named = HistoryOfFiredOnly(p, e, events, false);
@@ -161,7 +163,7 @@ TEST(HistoryOfFiredOnly, RewritesThePlanTheSpawnAndTheArmedSyscallPoints) {
   std::vector<Event> recounted = HistoryOfFiredOnly(p, e, counts_only, true);
   ASSERT_EQ(recounted.size(), 4u);
   EXPECT_EQ(recounted[2].data["points"], events[5].data["points"]);
-  EXPECT_EQ(recounted[3].type, event::kExit);
+  EXPECT_EQ(recounted[3].type, event::Exit::kType);
   // Every kill fired: the history is the one recorded.
   TrialExercise all = e;
   all.kills[0].fired = true;
@@ -176,21 +178,21 @@ TEST(HistoryOfFiredOnly, KeepsTheSecondsHoldPointAnswered) {
   f.overlap = {"before_publish", 1000, "write:lock.db"};
   Plan p{"s", 1, 0, {{"2026-11-01", 1, {f}}}};
   std::vector<Event> events = {
-      At(event::kTrialStart, "", 0, {{"plan", p}}),
-      At(event::kSpawn, "2026-11-01", 1, {{"fault", f}}),
-      At(event::kOverlap, "2026-11-01", 1, {{"point", "before_publish"}, {"hold_ms", 1000}}),
-      At(event::kFailpoint, "2026-11-01", 1,
+      At(event::TrialStart::kType, "", 0, {{"plan", p}}),
+      At(event::Spawn::kType, "2026-11-01", 1, {{"fault", f}}),
+      At(event::Overlap::kType, "2026-11-01", 1, {{"point", "before_publish"}, {"hold_ms", 1000}}),
+      At(event::Failpoint::kType, "2026-11-01", 1,
          {{"point", "write:lock.db"}, {"hit", 1}, {"instance", 2}}),
-      At(event::kFailpoint, "2026-11-01", 1, {{"point", "fsync:state.json"}, {"hit", 1}}),
-      At(event::kExit, "2026-11-01", 1, {{"code", 0}})};
+      At(event::Failpoint::kType, "2026-11-01", 1, {{"point", "fsync:state.json"}, {"hit", 1}}),
+      At(event::Exit::kType, "2026-11-01", 1, {{"code", 0}})};
   for (size_t i = 0; i < events.size(); ++i) events[i].seq = static_cast<int64_t>(i);
   TrialExercise e = ExerciseOf(p, events);
   ASSERT_FALSE(e.AllFired());
   std::vector<Event> now = HistoryOfFiredOnly(p, e, events, true);
   ASSERT_EQ(now.size(), 6u);
-  EXPECT_EQ(now[3].type, event::kFailpoint);
-  EXPECT_EQ(now[3].data["point"], "write:lock.db");  // the second's, held there
-  EXPECT_EQ(now[4].type, event::kPointsPassed);      // the first's fsync, one way now
+  EXPECT_EQ(now[3].type, event::Failpoint::kType);
+  EXPECT_EQ(now[3].data["point"], "write:lock.db");    // the second's, held there
+  EXPECT_EQ(now[4].type, event::PointsPassed::kType);  // the first's fsync, one way now
   EXPECT_EQ(now[4].data["points"], (nlohmann::json{{"fsync:state.json", 1}}));
 }
 
@@ -207,14 +209,14 @@ TEST(ExerciseOf, CollectsTheWritesOutsideTheSandboxOfEveryAttempt) {
   std::vector<Event> events = {
       {0,
        0,
-       event::kOutsideWrites,
+       event::OutsideWrites::kType,
        "2026-11-01",
        1,
        1,
        {{"writes", {{{"path", "/tmp/b"}, {"kind", "temp"}, {"ops", {"open"}}}}}}},
       {1,
        0,
-       event::kOutsideWrites,
+       event::OutsideWrites::kType,
        "2026-11-01",
        1,
        2,

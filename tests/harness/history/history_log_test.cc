@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "util/atomic_file.h"
 
@@ -22,11 +23,11 @@ fs::path TempFile(const std::string& name) {
 
 std::vector<Event> SomeEvents() {
   History h;
-  h.Add(event::kTrialStart);
+  h.Add(event::TrialStart::kType);
   h.SetContext({"2026-11-01", 1, 1});
-  h.Add(event::kFailpoint, {{"point", "after_publish"}, {"hit", 1}});
+  h.Add(event::Failpoint::kType, {{"point", "after_publish"}, {"hit", 1}});
   h.AdvanceClock(1000);
-  h.Add(event::kExit, {{"code", 137}, {"stderr", "<script>\"\n"}});
+  h.Add(event::Exit::kType, {{"code", 137}, {"stderr", "<script>\"\n"}});
   return h.Events();
 }
 

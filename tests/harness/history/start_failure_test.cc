@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "history/event_registry.h"
+
 namespace killpoint {
 namespace {
 
@@ -12,15 +14,16 @@ Event At(const char* type, int attempt, nlohmann::json data = nlohmann::json::ob
 }
 
 Event Exit(int attempt, int code, const std::string& err = "") {
-  return At(event::kExit, attempt, {{"code", code}, {"stderr", err}});
+  return At(event::Exit::kType, attempt, {{"code", code}, {"stderr", err}});
 }
 
 // Two attempts and a final pass that all exit 127 at once.
 std::vector<Event> NotFoundThrice() {
   const std::string err = "sh: 1: payout.py: not found\n";
-  return {At(event::kTrialStart, 0), At(event::kSpawn, 1), Exit(1, 127, err),
-          At(event::kSpawn, 2),      Exit(2, 127, err),    At(event::kFinalPass, 0),
-          At(event::kSpawn, 3),      Exit(3, 127, err)};
+  return {
+      At(event::TrialStart::kType, 0), At(event::Spawn::kType, 1), Exit(1, 127, err),
+      At(event::Spawn::kType, 2),      Exit(2, 127, err),          At(event::FinalPass::kType, 0),
+      At(event::Spawn::kType, 3),      Exit(3, 127, err)};
 }
 
 TEST(StartFailureOf, EveryAttemptFailingTheSameWayAtOnceIsOne) {
@@ -34,9 +37,10 @@ TEST(StartFailureOf, EveryAttemptFailingTheSameWayAtOnceIsOne) {
 TEST(StartFailureOf, PointsPassedWithNoCountIsStillBeforeAnyPoint) {
   std::vector<Event> events = NotFoundThrice();
   events.insert(events.begin() + 3,
-                At(event::kPointsPassed, 1, {{"points", nlohmann::json::object()}}));
+                At(event::PointsPassed::kType, 1, {{"points", nlohmann::json::object()}}));
   EXPECT_TRUE(StartFailureOf(events));
-  events.insert(events.begin() + 3, At(event::kPointsPassed, 1, {{"points", {{"write:x", 0}}}}));
+  events.insert(events.begin() + 3,
+                At(event::PointsPassed::kType, 1, {{"points", {{"write:x", 0}}}}));
   EXPECT_TRUE(StartFailureOf(events));
 }
 
@@ -44,19 +48,20 @@ TEST(StartFailureOf, PointsPassedWithNoCountIsStillBeforeAnyPoint) {
 // setup's crash points, not the job's: a job that then never starts still never ran.
 TEST(StartFailureOf, TheSetupsCrashPointsAreNotTheJobs) {
   std::vector<Event> events = NotFoundThrice();
-  Event setup_write = {0, 0, event::kFailpoint, "", 0, 0, {{"point", "write:state.json"}}};
+  Event setup_write = {0, 0, event::Failpoint::kType, "", 0, 0, {{"point", "write:state.json"}}};
   events.insert(events.begin() + 1, setup_write);
   EXPECT_TRUE(StartFailureOf(events));
-  Event job_write = At(event::kFailpoint, 1, {{"point", "write:state.json"}});
+  Event job_write = At(event::Failpoint::kType, 1, {{"point", "write:state.json"}});
   events.insert(events.begin() + 3, job_write);
   EXPECT_FALSE(StartFailureOf(events));
 }
 
 TEST(StartFailureOf, ACrashPointOrADownstreamCallMeansTheJobRan) {
-  for (Event got_going : {At(event::kFailpoint, 2, {{"point", "after_publish"}, {"hit", 1}}),
-                          At(event::kPointsPassed, 2, {{"points", {{"write:state.json", 1}}}}),
-                          At(event::kPublish, 2, {{"key", "k"}}), At(event::kQuery, 1),
-                          At(event::kOutsideWrites, 1), At(event::kJobWait, 1)}) {
+  for (Event got_going :
+       {At(event::Failpoint::kType, 2, {{"point", "after_publish"}, {"hit", 1}}),
+        At(event::PointsPassed::kType, 2, {{"points", {{"write:state.json", 1}}}}),
+        At(event::Publish::kType, 2, {{"key", "k"}}), At(event::Query::kType, 1),
+        At(event::OutsideWrites::kType, 1), At(event::JobWait::kType, 1)}) {
     std::vector<Event> events = NotFoundThrice();
     events.insert(events.begin() + 4, got_going);
     EXPECT_FALSE(StartFailureOf(events)) << got_going;
@@ -72,16 +77,16 @@ TEST(StartFailureOf, DifferentCodesASuccessOrAHarnessKillAreVerdicts) {
   EXPECT_FALSE(StartFailureOf(succeeded));
   std::vector<Event> timed_out = NotFoundThrice();
   for (Event& e : timed_out) {
-    if (e.type == event::kExit)
+    if (e.type == event::Exit::kType)
       e.data = {{"code", 137}, {"signal", 9}, {"killed_by_harness", true}};
   }
   EXPECT_FALSE(StartFailureOf(timed_out));
   std::vector<Event> signalled = NotFoundThrice();  // SIGXFSZ: it wrote, with no point named
   for (Event& e : signalled) {
-    if (e.type == event::kExit) e.data = {{"code", 153}, {"signal", 25}};
+    if (e.type == event::Exit::kType) e.data = {{"code", 153}, {"signal", 25}};
   }
   EXPECT_FALSE(StartFailureOf(signalled));
-  EXPECT_FALSE(StartFailureOf({At(event::kTrialStart, 0)}));  // no attempt at all
+  EXPECT_FALSE(StartFailureOf({At(event::TrialStart::kType, 0)}));  // no attempt at all
 }
 
 }  // namespace

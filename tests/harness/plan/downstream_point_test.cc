@@ -26,7 +26,7 @@ TEST(DownstreamPoint, IsNamedByPathAndMomentAndIsNoSyscallPoint) {
   EXPECT_FALSE(IsSyscallPoint(kDelivered));  // no shim needed, no tracker fed
   EXPECT_EQ(SyscallPath(kDelivered), "");
   ASSERT_EQ(KillMoments(kDelivered).size(), 1u);  // the moment is the point: killed at it
-  EXPECT_STREQ(KillMoments(kDelivered)[0], kBefore);
+  EXPECT_EQ(KillMoments(kDelivered)[0], Moment::kBefore);
   EXPECT_STREQ(PointKind(kDelivered), "downstream");
   EXPECT_STREQ(PointKind("fsync:."), "syscall");
   EXPECT_STREQ(PointKind("before_commit"), "named");
@@ -43,7 +43,7 @@ TEST(CommandPoint, IsKindNetWithABeforeAndAnAfter) {
     EXPECT_FALSE(IsNetCommandPoint(not_one)) << not_one;
   EXPECT_STREQ(PointKind("net:db:INSERT"), "net");
   ASSERT_EQ(KillMoments("net:db:INSERT").size(), 2u);
-  EXPECT_STREQ(KillMoments("net:db:INSERT")[1], kAfter);
+  EXPECT_EQ(KillMoments("net:db:INSERT")[1], Moment::kAfter);
   EXPECT_FALSE(IsSyscallPoint("net:db:INSERT"));    // no shim needed, no tracker fed
   EXPECT_TRUE(MatchPoint("*:*", "net:db:INSERT"));  // syscall_points: true plans them too
   EXPECT_TRUE(MatchPoint("net:db:*", "net:db:UPDATE"));
@@ -101,7 +101,7 @@ TEST(DownstreamPoint, ThePlannerKillsThereAtADiscoveredOccurrence) {
     Plan plan = MakePlan(s, 7, trial, discovered);
     const AttemptFault& f = plan.runs.front().attempts.front();
     EXPECT_EQ(f.kill_point, kDelivered);
-    EXPECT_STREQ(f.when.c_str(), kBefore);  // one moment, like a named point
+    EXPECT_EQ(f.when, Moment::kBefore);  // one moment, like a named point
     occurrences.insert(f.occurrence);
   }
   EXPECT_EQ(occurrences, (std::set<int>{1, 2}));  // #2 is the second publish of the attempt
@@ -131,8 +131,8 @@ TEST(DownstreamPoint, TheExhaustiveSpaceKillsAtEachOncePerModel) {
       {"rename:a:b", 1}, {kArrived, 1}, {kDelivered, 1}, {kReplied, 1}, {kDelivered, 2}};
   std::vector<std::string> killed;
   for (const AttemptFault& f : ExhaustiveSpace(s, discovered)) {
-    killed.push_back(f.kill_point + "#" + std::to_string(f.occurrence) + "/" + f.when + "/" +
-                     std::string(NameOf(f.model)));
+    killed.push_back(f.kill_point + "#" + std::to_string(f.occurrence) + "/" +
+                     std::string(NameOf(f.when)) + "/" + std::string(NameOf(f.model)));
   }
   EXPECT_EQ(killed, (std::vector<std::string>{
                         "rename:a:b#1/before/process", "rename:a:b#1/before/power",

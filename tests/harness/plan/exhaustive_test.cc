@@ -33,8 +33,9 @@ TEST(ExhaustiveTries, CoverEveryDateInTurnThenTheProcessFaults) {
   std::vector<std::string> seen;
   for (const ExhaustiveTry& t : space) {
     seen.push_back(std::to_string(t.date) + " " +
-                   (t.fault.kill_point.empty() ? "pause@" + t.fault.pause.point
-                                               : t.fault.kill_point + "/" + t.fault.when));
+                   (t.fault.kill_point.empty()
+                        ? "pause@" + t.fault.pause.point
+                        : t.fault.kill_point + "/" + std::string(NameOf(t.fault.when))));
   }
   EXPECT_EQ(seen,
             (std::vector<std::string>{
@@ -52,7 +53,7 @@ TEST(ExhaustiveTries, DropImpossibleMomentsDateByDate) {
   std::vector<ExhaustiveTry> space = ExhaustiveTries(s, by_date);
   ASSERT_EQ(space.size(), 4u);  // before, after, mid on the first date; after on the second
   EXPECT_EQ(space.back().date, 1u);
-  EXPECT_EQ(space.back().fault.when, std::string(kAfter));
+  EXPECT_EQ(space.back().fault.when, Moment::kAfter);
 }
 
 // A kill on the d-th date: the dates before it fault-free, its first attempt dies, nothing
@@ -62,7 +63,7 @@ TEST(ExhaustivePlan, RunsTheDatesBeforeTheKilledOneFaultFree) {
   s.dates.push_back("2026-11-03");
   AttemptFault kill;
   kill.kill_point = "unlink:sent.json";
-  kill.when = kAfter;
+  kill.when = Moment::kAfter;
   Plan plan = MakeExhaustivePlan(s, 7, 3, {1, kill});
   ASSERT_EQ(plan.runs.size(), 2u);
   EXPECT_EQ(plan.runs[0].biz_date, "2026-11-01");

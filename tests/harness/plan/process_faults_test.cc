@@ -248,7 +248,7 @@ TEST(HoldPoints, TheExhaustiveSpaceKillsEverywhereButThere) {
   std::vector<AttemptFault> space = ExhaustiveSpace(s, discovered);
   std::vector<std::string> killed, overlapped;
   for (const AttemptFault& f : space) {
-    if (!f.kill_point.empty()) killed.push_back(f.kill_point + "/" + f.when);
+    if (!f.kill_point.empty()) killed.push_back(f.kill_point + "/" + std::string(NameOf(f.when)));
     if (!f.overlap.point.empty()) overlapped.push_back(f.overlap.point);
   }
   EXPECT_EQ(killed, (std::vector<std::string>{"open:lock.db/before", "open:lock.db/after",

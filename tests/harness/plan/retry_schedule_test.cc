@@ -13,8 +13,7 @@ rc::Gen<RetryPolicy> GenPolicy() {
     p.initial_interval_ms = *rc::gen::inRange<int64_t>(0, 5000);
     p.maximum_interval_ms = p.initial_interval_ms + *rc::gen::inRange<int64_t>(0, 100000);
     p.backoff_coefficient = *rc::gen::element(1.0, 1.5, 2.0, 3.0, 10.0);
-    p.jitter =
-        *rc::gen::element<std::string>(kJitterNone, kJitterFull, kJitterEqual, kJitterDecorrelated);
+    p.jitter = *rc::gen::elementOf(kJitterNames.Values());
     return p;
   });
 }
@@ -37,11 +36,11 @@ TEST(JitterBounds, FollowTheFormulas) {
   p.initial_interval_ms = 100;
   p.backoff_coefficient = 2;
   p.maximum_interval_ms = 1000;
-  p.jitter = kJitterFull;
+  p.jitter = Jitter::kFull;
   EXPECT_EQ(JitterBounds(p, 3, 0), (DelayBounds{0, 200}));
-  p.jitter = kJitterEqual;
+  p.jitter = Jitter::kEqual;
   EXPECT_EQ(JitterBounds(p, 3, 0), (DelayBounds{100, 200}));
-  p.jitter = kJitterDecorrelated;
+  p.jitter = Jitter::kDecorrelated;
   EXPECT_EQ(JitterBounds(p, 3, 150), (DelayBounds{100, 450}));
   EXPECT_EQ(JitterBounds(p, 3, 900), (DelayBounds{100, 1000}));
 }
@@ -61,7 +60,7 @@ RC_GTEST_PROP(DrawDelay, LiesWithinTheJitterBoundsAndNeverAboveTheCap, ()) {
 
 RC_GTEST_PROP(DrawDelay, DecorrelatedStaysBetweenTheInitialIntervalAndThreeTimesThePrevious, ()) {
   RetryPolicy p = *GenPolicy();
-  p.jitter = kJitterDecorrelated;
+  p.jitter = Jitter::kDecorrelated;
   PlanRng rng(*rc::gen::arbitrary<uint64_t>());
   int64_t previous = p.initial_interval_ms;
   for (int attempt = 2; attempt < 20; ++attempt) {
@@ -74,7 +73,7 @@ RC_GTEST_PROP(DrawDelay, DecorrelatedStaysBetweenTheInitialIntervalAndThreeTimes
 
 RC_GTEST_PROP(DrawDelay, WithoutJitterIsTheBaseDelay, ()) {
   RetryPolicy p = *GenPolicy();
-  p.jitter = kJitterNone;
+  p.jitter = Jitter::kNone;
   int attempt = *rc::gen::inRange(2, 30);
   PlanRng rng(*rc::gen::arbitrary<uint64_t>());
   RC_ASSERT(DrawDelay(p, attempt, 0, rng) == p.DelayBeforeAttempt(attempt));

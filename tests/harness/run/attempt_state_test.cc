@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "history/event_registry.h"
 #include "plan/crash_point.h"
 
 namespace killpoint {
@@ -66,8 +67,8 @@ TEST(AttemptStateCaps, KeepsTheFirstNamesAndCountsTheRest) {
   for (int i = 0; i < static_cast<int>(kMaxPointNames) + 500; ++i) a.Hit(Name(i));
   a.Hit(Name(0));  // a name it kept goes on being recorded
   auto events = a.history.Events();
-  EXPECT_EQ(OfType(events, event::kFailpoint).size(), kMaxPointNames + 1);
-  auto dropped = a.Of(event::kPointsDropped);
+  EXPECT_EQ(OfType(events, event::Failpoint::kType).size(), kMaxPointNames + 1);
+  auto dropped = a.Of(event::PointsDropped::kType);
   ASSERT_EQ(dropped.size(), 1u);
   EXPECT_EQ(dropped[0].data["hits"], 500);
   EXPECT_EQ(dropped[0].data["example"], Name(static_cast<int>(kMaxPointNames)));
@@ -76,9 +77,9 @@ TEST(AttemptStateCaps, KeepsTheFirstNamesAndCountsTheRest) {
 TEST(AttemptStateCaps, KeepsTheFirstEventsOfANameHitInALoop) {
   Attempt a;
   for (int i = 0; i < kMaxPointEvents + 7; ++i) a.Hit("step");
-  EXPECT_EQ(OfType(a.history.Events(), event::kFailpoint).size(),
+  EXPECT_EQ(OfType(a.history.Events(), event::Failpoint::kType).size(),
             static_cast<size_t>(kMaxPointEvents));
-  auto dropped = a.Of(event::kPointsDropped);
+  auto dropped = a.Of(event::PointsDropped::kType);
   ASSERT_EQ(dropped.size(), 1u);
   EXPECT_EQ(dropped[0].data["hits"], 7);
 }
@@ -86,10 +87,10 @@ TEST(AttemptStateCaps, KeepsTheFirstEventsOfANameHitInALoop) {
 TEST(AttemptStateCaps, CountsPointsPassedOneWayUnderTheSameCap) {
   Attempt a;
   for (int i = 0; i < static_cast<int>(kMaxPointNames) + 3; ++i) a.Hit(Name(i), true);
-  auto passed = a.Of(event::kPointsPassed);
+  auto passed = a.Of(event::PointsPassed::kType);
   ASSERT_EQ(passed.size(), 1u);
   EXPECT_EQ(passed[0].data["points"].size(), kMaxPointNames);
-  EXPECT_EQ(OfType(a.history.Events(), event::kPointsDropped).at(0).data["hits"], 3);
+  EXPECT_EQ(OfType(a.history.Events(), event::PointsDropped::kType).at(0).data["hits"], 3);
 }
 
 // The caps change what the history shows, never what the trial does: a planned kill, by name
@@ -104,7 +105,7 @@ TEST(AttemptStateCaps, APlannedKillBeyondTheCapsStillFires) {
     EXPECT_EQ(a.Hit("late").kind, HitAnswer::kContinue) << point;
     EXPECT_EQ(a.Hit("late").kind, HitAnswer::kKilled) << point;
     EXPECT_EQ(a.process.kills, 1) << point;
-    auto kills = a.Of(event::kKill);
+    auto kills = a.Of(event::Kill::kType);
     ASSERT_EQ(kills.size(), 1u) << point;
     EXPECT_EQ(kills[0].data["point"], "late");
     EXPECT_EQ(kills[0].data["hit"], 2);
@@ -114,7 +115,7 @@ TEST(AttemptStateCaps, APlannedKillBeyondTheCapsStillFires) {
 TEST(AttemptStateCaps, AnOrdinaryAttemptDropsNothing) {
   Attempt a;
   for (int i = 0; i < 50; ++i) a.Hit(Name(i % 5));
-  EXPECT_TRUE(a.Of(event::kPointsDropped).empty());
+  EXPECT_TRUE(a.Of(event::PointsDropped::kType).empty());
 }
 
 // Command points (docs/services.md, "Command points"): a planned kill before the command, or
@@ -129,13 +130,13 @@ TEST(AttemptStateCommands, KillsBeforeACommandOrAfterItsAnswer) {
   EXPECT_EQ(a.process.kills, 1);
 
   AttemptFault after = before;
-  after.when = kAfter;
+  after.when = Moment::kAfter;
   Attempt b(after);
   EXPECT_EQ(b.state.OnNetCommand("net:db:INSERT", false, 1, false), CommandStep::kAskAfter);
   EXPECT_EQ(b.process.kills, 0);
   EXPECT_EQ(b.state.OnNetCommand("net:db:INSERT", true, 0, false), CommandStep::kKilled);
   EXPECT_EQ(b.process.kills, 1);
-  auto kills = b.Of(event::kKill);
+  auto kills = b.Of(event::Kill::kType);
   ASSERT_EQ(kills.size(), 1u);
   EXPECT_EQ(kills[0].data["when"], "after");
   EXPECT_EQ(kills[0].data["point"], "net:db:INSERT");
@@ -144,12 +145,12 @@ TEST(AttemptStateCommands, KillsBeforeACommandOrAfterItsAnswer) {
 TEST(AttemptStateCommands, RecordsOnlyWhatTheFaultNamesUnlessAskedForAll) {
   Attempt a;
   EXPECT_EQ(a.state.OnNetCommand("net:db:SELECT", false, 1, false), CommandStep::kForward);
-  EXPECT_TRUE(OfType(a.history.Events(), event::kFailpoint).empty());
+  EXPECT_TRUE(OfType(a.history.Events(), event::Failpoint::kType).empty());
   EXPECT_EQ(a.state.OnNetCommand("net:db:SELECT", false, 2, true), CommandStep::kForward);
-  EXPECT_EQ(OfType(a.history.Events(), event::kFailpoint).size(), 1u);  // discovery's
+  EXPECT_EQ(OfType(a.history.Events(), event::Failpoint::kType).size(), 1u);  // discovery's
   a.state.Finish();
   EXPECT_EQ(a.state.OnNetCommand("net:db:SELECT", false, 3, true), CommandStep::kForward);
-  EXPECT_EQ(OfType(a.history.Events(), event::kFailpoint).size(), 1u);  // no attempt: none
+  EXPECT_EQ(OfType(a.history.Events(), event::Failpoint::kType).size(), 1u);  // no attempt: none
 }
 
 TEST(AttemptStateCommands, APausedCommandIsHeldByItsTicket) {
@@ -167,7 +168,7 @@ TEST(AttemptStateCommands, APausedCommandIsHeldByItsTicket) {
 AttemptFault MidKill(PersistenceModel model) {
   AttemptFault fault;
   fault.kill_point = "write:data.bin";
-  fault.when = kMid;
+  fault.when = Moment::kMid;
   fault.model = model;
   return fault;
 }
@@ -182,7 +183,7 @@ TEST(AttemptStateMidKill, UnderProcessCutsAWriteAtAPageBoundary) {
   EXPECT_EQ(a.process.kills, 0);  // the job writes the prefix first
   EXPECT_EQ(a.Done("write:data.bin", 3996).kind, HitAnswer::kKilled);
   EXPECT_EQ(a.process.kills, 1);
-  auto kills = a.Of(event::kKill);
+  auto kills = a.Of(event::Kill::kType);
   ASSERT_EQ(kills.size(), 1u);
   EXPECT_EQ(kills[0].data, (nlohmann::json{{"point", "write:data.bin"},
                                            {"hit", 1},
@@ -199,7 +200,7 @@ TEST(AttemptStateMidKill, UnderProcessAWriteWithinOnePageIsKilledBefore) {
   Attempt a(MidKill(PersistenceModel::kProcess));
   EXPECT_EQ(a.Write("write:data.bin", 118, 0).kind, HitAnswer::kKilled);
   EXPECT_EQ(a.process.kills, 1);
-  auto kills = a.Of(event::kKill);
+  auto kills = a.Of(event::Kill::kType);
   ASSERT_EQ(kills.size(), 1u);
   EXPECT_EQ(kills[0].data, (nlohmann::json{{"point", "write:data.bin"},
                                            {"hit", 1},
@@ -215,7 +216,7 @@ TEST(AttemptStateMidKill, UnderProcessAWriteWithinOnePageIsKilledBefore) {
 TEST(AttemptStateMidKill, UnderProcessAWriteOfUnknownOffsetIsKilledBefore) {
   Attempt a(MidKill(PersistenceModel::kProcess));
   EXPECT_EQ(a.Write("write:data.bin", 10'000, -1).kind, HitAnswer::kKilled);
-  auto kills = a.Of(event::kKill);
+  auto kills = a.Of(event::Kill::kType);
   ASSERT_EQ(kills.size(), 1u);
   EXPECT_EQ(kills[0].data["when"], "before");
   EXPECT_EQ(kills[0].data["uncut"], "no_offset");
@@ -226,7 +227,7 @@ TEST(AttemptStateMidKill, AOneByteWriteHasNoMiddleUnderAnyModel) {
   for (PersistenceModel m : {PersistenceModel::kProcess, PersistenceModel::kTorn}) {
     Attempt a(MidKill(m));
     EXPECT_EQ(a.Write("write:data.bin", 1, 4095).kind, HitAnswer::kKilled) << NameOf(m);
-    auto kills = a.Of(event::kKill);
+    auto kills = a.Of(event::Kill::kType);
     ASSERT_EQ(kills.size(), 1u);
     EXPECT_EQ(kills[0].data["when"], "before") << NameOf(m);
     EXPECT_EQ(kills[0].data["uncut"], "too_small") << NameOf(m);
@@ -240,7 +241,7 @@ TEST(AttemptStateMidKill, UnderTornCutsAWriteInItsMiddle) {
   EXPECT_EQ(answer.kind, HitAnswer::kPartial);
   EXPECT_EQ(answer.bytes, 5000);
   EXPECT_EQ(a.Done("write:data.bin", 5000).kind, HitAnswer::kKilled);
-  auto kills = a.Of(event::kKill);
+  auto kills = a.Of(event::Kill::kType);
   ASSERT_EQ(kills.size(), 1u);
   EXPECT_EQ(kills[0].data["when"], "mid");
   EXPECT_EQ(kills[0].data["kept"], 5000);
@@ -251,11 +252,11 @@ TEST(AttemptStateMidKill, RecordsTheBytesThatReachedTheFile) {
   Attempt a(MidKill(PersistenceModel::kProcess));
   ASSERT_EQ(a.Write("write:data.bin", 10'000, 100).bytes, 3996);
   EXPECT_EQ(a.Done("write:data.bin", 1000).kind, HitAnswer::kKilled);
-  EXPECT_EQ(a.Of(event::kKill).at(0).data["kept"], 1000);
+  EXPECT_EQ(a.Of(event::Kill::kType).at(0).data["kept"], 1000);
   Attempt failed(MidKill(PersistenceModel::kProcess));
   ASSERT_EQ(failed.Write("write:data.bin", 10'000, 100).bytes, 3996);
   EXPECT_EQ(failed.Done("write:data.bin", 0).kind, HitAnswer::kKilled);
-  auto kills = failed.Of(event::kKill);
+  auto kills = failed.Of(event::Kill::kType);
   EXPECT_EQ(kills.at(0).data["when"], "before");
   EXPECT_EQ(kills.at(0).data["uncut"], "failed");
 }
@@ -263,11 +264,11 @@ TEST(AttemptStateMidKill, RecordsTheBytesThatReachedTheFile) {
 // A kill after a write is unchanged: the write is whole, and the event carries no cut.
 TEST(AttemptStateMidKill, AKillAfterAWriteIsNoCut) {
   AttemptFault fault = MidKill(PersistenceModel::kProcess);
-  fault.when = kAfter;
+  fault.when = Moment::kAfter;
   Attempt a(fault);
   EXPECT_EQ(a.Write("write:data.bin", 10'000, 100).kind, HitAnswer::kAfter);
   EXPECT_EQ(a.Done("write:data.bin", 10'000).kind, HitAnswer::kKilled);
-  auto kills = a.Of(event::kKill);
+  auto kills = a.Of(event::Kill::kType);
   ASSERT_EQ(kills.size(), 1u);
   EXPECT_EQ(kills[0].data,
             (nlohmann::json{

@@ -6,7 +6,7 @@
 namespace killpoint {
 namespace {
 
-AttemptFault Kill(const std::string& point, int occurrence, const char* when) {
+AttemptFault Kill(const std::string& point, int occurrence, Moment when) {
   AttemptFault f;
   f.kill_point = point;
   f.occurrence = occurrence;
@@ -22,17 +22,18 @@ TEST(Discovery, AnUnseenWriteIsKilledAfterItOnly) {
   std::vector<std::string> unseen = {"", "dup2", ""};
   std::vector<AttemptFault> space;
   for (const CrashPoint& p : points) {
-    for (const char* when : KillMoments(p.name)) space.push_back(Kill(p.name, p.occurrence, when));
+    for (Moment when : KillMoments(p.name)) space.push_back(Kill(p.name, p.occurrence, when));
   }
   ASSERT_EQ(space.size(), 8u);
   DropImpossibleMoments(space, points, unseen);
   std::vector<std::string> left;
   for (const AttemptFault& f : space)
-    left.push_back(f.kill_point + "#" + std::to_string(f.occurrence) + " " + f.when);
+    left.push_back(f.kill_point + "#" + std::to_string(f.occurrence) + " " +
+                   std::string(NameOf(f.when)));
   EXPECT_THAT(left,
               ::testing::ElementsAre("write:f#1 before", "write:f#1 after", "write:f#1 mid",
                                      "write:f#2 after", "close:f#1 before", "close:f#1 after"));
-  EXPECT_THAT(KillMoments("write:f", "close"), ::testing::ElementsAre(std::string(kAfter)));
+  EXPECT_THAT(KillMoments("write:f", "close"), ::testing::ElementsAre(Moment::kAfter));
 }
 
 // Issue 34: `failpoints: ["*"]` on a scenario without the shim planned kills at syscall points

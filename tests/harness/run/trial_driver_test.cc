@@ -15,6 +15,7 @@
 
 #include "channel/control_channel.h"
 #include "downstream/downstream.h"
+#include "history/event_registry.h"
 #include "history/history.h"
 #include "run/sandbox.h"
 #include "run/trial_runner.h"
@@ -223,7 +224,7 @@ class TrialDriverTest : public ::testing::Test {
   // The retry_wait events as "reason delay".
   static std::vector<std::string> Waits(const std::vector<Event>& events) {
     std::vector<std::string> out;
-    for (const auto& e : OfType(events, event::kRetryWait)) {
+    for (const auto& e : OfType(events, event::RetryWait::kType)) {
       out.push_back(e.data.at("reason").get<std::string>() + " " +
                     std::to_string(e.data.at("delay_ms").get<int64_t>()));
     }
@@ -232,7 +233,7 @@ class TrialDriverTest : public ::testing::Test {
   // The spawn events as "date#trigger a<attempt> @t_ms".
   static std::vector<std::string> Spawns(const std::vector<Event>& events) {
     std::vector<std::string> out;
-    for (const auto& e : OfType(events, event::kSpawn)) {
+    for (const auto& e : OfType(events, event::Spawn::kType)) {
       out.push_back(e.biz_date + "#" + std::to_string(e.trigger) + " a" +
                     std::to_string(e.attempt) + " @" + std::to_string(e.t_ms));
     }
@@ -240,7 +241,7 @@ class TrialDriverTest : public ::testing::Test {
   }
   static std::vector<std::string> Breakers(const std::vector<Event>& events) {
     std::vector<std::string> out;
-    for (const auto& e : OfType(events, event::kBreaker)) {
+    for (const auto& e : OfType(events, event::Breaker::kType)) {
       out.push_back(e.data.at("from").get<std::string>() + ">" +
                     e.data.at("to").get<std::string>() + " @" + std::to_string(e.t_ms));
     }
@@ -271,11 +272,11 @@ TEST_F(TrialDriverTest, ASuccessfulTrialRecordsItsEventsInOrder) {
   const auto& events = record.value().events;
   EXPECT_THAT(Types(events), ElementsAre("trial_start", "spawn", "exit", "retry_wait", "spawn",
                                          "exit", "final_pass", "trial_end"));
-  EXPECT_EQ(Nth(events, event::kExit, 0).data.at("code"), 1);
-  EXPECT_EQ(Nth(events, event::kExit, 0).data.at("stderr"), "boom\n");
-  EXPECT_EQ(Nth(events, event::kExit, 0).data.at("killed_by_harness"), false);
-  EXPECT_EQ(Nth(events, event::kExit, 1).data.at("code"), 0);
-  EXPECT_EQ(Nth(events, event::kFinalPass, 0).data.at("biz_dates"), nlohmann::json::array());
+  EXPECT_EQ(Nth(events, event::Exit::kType, 0).data.at("code"), 1);
+  EXPECT_EQ(Nth(events, event::Exit::kType, 0).data.at("stderr"), "boom\n");
+  EXPECT_EQ(Nth(events, event::Exit::kType, 0).data.at("killed_by_harness"), false);
+  EXPECT_EQ(Nth(events, event::Exit::kType, 1).data.at("code"), 0);
+  EXPECT_EQ(Nth(events, event::FinalPass::kType, 0).data.at("biz_dates"), nlohmann::json::array());
   // The request: placeholders filled, the attempt's variables, the test's stop token.
   ASSERT_EQ(spawner_->requests.size(), 2u);
   const SpawnRequest& second = spawner_->requests[1];
@@ -301,9 +302,9 @@ TEST_F(TrialDriverTest, BacksOffExponentiallyUpToTheMaximumInterval) {
   EXPECT_THAT(Spawns(events),
               ElementsAre("2026-11-01#1 a1 @0", "2026-11-01#1 a2 @100", "2026-11-01#1 a3 @300",
                           "2026-11-01#1 a4 @600", "2026-11-01#1 a5 @900"));
-  EXPECT_EQ(Nth(events, event::kRetryWait, 0).data.at("next_attempt"), 2);
-  EXPECT_EQ(Nth(events, event::kRetryWait, 3).data.at("next_attempt"), 5);
-  EXPECT_TRUE(OfType(events, event::kGiveUp).empty());
+  EXPECT_EQ(Nth(events, event::RetryWait::kType, 0).data.at("next_attempt"), 2);
+  EXPECT_EQ(Nth(events, event::RetryWait::kType, 3).data.at("next_attempt"), 5);
+  EXPECT_TRUE(OfType(events, event::GiveUp::kType).empty());
 }
 
 TEST_F(TrialDriverTest, GivesUpAfterMaxAttemptsAndTheFinalPassRunsTheDateAgain) {
@@ -314,14 +315,14 @@ TEST_F(TrialDriverTest, GivesUpAfterMaxAttemptsAndTheFinalPassRunsTheDateAgain) 
   auto record = Run(s, PlanFor(s));
   ASSERT_TRUE(record) << record.error().message;
   const auto& events = record.value().events;
-  auto give_up = OfType(events, event::kGiveUp);
+  auto give_up = OfType(events, event::GiveUp::kType);
   ASSERT_EQ(give_up.size(), 1u);
-  EXPECT_EQ(Nth(events, event::kGiveUp, 0).data.at("attempts"), 2);
-  EXPECT_EQ(Nth(events, event::kGiveUp, 0).biz_date, "2026-11-01");
-  auto final_pass = OfType(events, event::kFinalPass);
+  EXPECT_EQ(Nth(events, event::GiveUp::kType, 0).data.at("attempts"), 2);
+  EXPECT_EQ(Nth(events, event::GiveUp::kType, 0).biz_date, "2026-11-01");
+  auto final_pass = OfType(events, event::FinalPass::kType);
   ASSERT_EQ(final_pass.size(), 1u);
   EXPECT_THAT(
-      Nth(events, event::kFinalPass, 0).data.at("biz_dates").get<std::vector<std::string>>(),
+      Nth(events, event::FinalPass::kType, 0).data.at("biz_dates").get<std::vector<std::string>>(),
       ElementsAre("2026-11-01"));
   // The final pass is the scheduler firing the failed date again: trigger 2, attempts from 1,
   // with its own backoff; the succeeded date is left alone.
@@ -337,11 +338,11 @@ TEST_F(TrialDriverTest, ANonRetryableExitCodeEndsTheRunAtOnce) {
   auto record = Run(s, PlanFor(s));
   ASSERT_TRUE(record) << record.error().message;
   const auto& events = record.value().events;
-  auto stopped = OfType(events, event::kNonRetryable);
+  auto stopped = OfType(events, event::NonRetryable::kType);
   ASSERT_EQ(stopped.size(), 2u);  // the planned run's second attempt, then the final pass's first
-  EXPECT_EQ(Nth(events, event::kNonRetryable, 0).data.at("code"), 3);
-  EXPECT_EQ(Nth(events, event::kNonRetryable, 0).data.at("attempts"), 2);
-  EXPECT_TRUE(OfType(events, event::kGiveUp).empty());
+  EXPECT_EQ(Nth(events, event::NonRetryable::kType, 0).data.at("code"), 3);
+  EXPECT_EQ(Nth(events, event::NonRetryable::kType, 0).data.at("attempts"), 2);
+  EXPECT_TRUE(OfType(events, event::GiveUp::kType).empty());
   EXPECT_THAT(Spawns(events),
               ElementsAre("2026-11-01#1 a1 @0", "2026-11-01#1 a2 @10", "2026-11-01#2 a1 @10"));
 }
@@ -353,12 +354,12 @@ TEST_F(TrialDriverTest, AJobKilledByASignalIsRetriedWhateverTheNonRetryableCodes
   spawner_->scripts = {Script{.signal = SIGKILL}, Exits(0)};
   auto record = Run(s, PlanFor(s));
   ASSERT_TRUE(record) << record.error().message;
-  auto exits = OfType(record.value().events, event::kExit);
+  auto exits = OfType(record.value().events, event::Exit::kType);
   ASSERT_EQ(exits.size(), 2u);
-  EXPECT_EQ(Nth(record.value().events, event::kExit, 0).data.at("signal"), SIGKILL);
-  EXPECT_EQ(Nth(record.value().events, event::kExit, 0).data.at("code"), 137);
-  EXPECT_EQ(Nth(record.value().events, event::kExit, 0).data.at("killed_by_harness"), false);
-  EXPECT_TRUE(OfType(record.value().events, event::kNonRetryable).empty());
+  EXPECT_EQ(Nth(record.value().events, event::Exit::kType, 0).data.at("signal"), SIGKILL);
+  EXPECT_EQ(Nth(record.value().events, event::Exit::kType, 0).data.at("code"), 137);
+  EXPECT_EQ(Nth(record.value().events, event::Exit::kType, 0).data.at("killed_by_harness"), false);
+  EXPECT_TRUE(OfType(record.value().events, event::NonRetryable::kType).empty());
 }
 
 TEST_F(TrialDriverTest, TheBreakerOpensAfterConsecutiveFailuresAndItsProbeDecides) {
@@ -403,11 +404,11 @@ TEST_F(TrialDriverTest, AnAttemptPastItsTimeoutIsKilledRecordedAndRetried) {
   const auto& events = record.value().events;
   EXPECT_THAT(Types(events), ElementsAre("trial_start", "spawn", "timeout", "exit", "retry_wait",
                                          "spawn", "exit", "final_pass", "trial_end"));
-  EXPECT_EQ(Nth(events, event::kTimeout, 0).data.at("timeout_ms"), 300);
-  EXPECT_EQ(Nth(events, event::kTimeout, 0).attempt, 1);
-  EXPECT_EQ(Nth(events, event::kExit, 0).data.at("killed_by_harness"), true);
-  EXPECT_EQ(Nth(events, event::kExit, 0).data.at("signal"), SIGKILL);
-  EXPECT_EQ(Nth(events, event::kExit, 1).data.at("code"), 0);
+  EXPECT_EQ(Nth(events, event::Timeout::kType, 0).data.at("timeout_ms"), 300);
+  EXPECT_EQ(Nth(events, event::Timeout::kType, 0).attempt, 1);
+  EXPECT_EQ(Nth(events, event::Exit::kType, 0).data.at("killed_by_harness"), true);
+  EXPECT_EQ(Nth(events, event::Exit::kType, 0).data.at("signal"), SIGKILL);
+  EXPECT_EQ(Nth(events, event::Exit::kType, 1).data.at("code"), 0);
   EXPECT_THAT(spawner_->timeouts, ElementsAre(300, 300));
 }
 
@@ -421,13 +422,13 @@ TEST_F(TrialDriverTest, APlannedKillFiresAtItsOccurrenceAndTheRetryRunsWithoutIt
   EXPECT_THAT(Types(events), ElementsAre("trial_start", "spawn", "failpoint", "failpoint", "kill",
                                          "exit", "retry_wait", "spawn", "failpoint", "failpoint",
                                          "failpoint", "exit", "final_pass", "trial_end"));
-  EXPECT_EQ(Nth(events, event::kKill, 0).data.at("point"), "after_publish");
-  EXPECT_EQ(Nth(events, event::kKill, 0).data.at("hit"), 2);
-  EXPECT_EQ(Nth(events, event::kKill, 0).data.at("model"), "process");
-  EXPECT_EQ(Nth(events, event::kExit, 0).data.at("killed_by_harness"), true);
-  EXPECT_EQ(Nth(events, event::kExit, 0).data.at("signal"), SIGKILL);
-  EXPECT_EQ(Nth(events, event::kExit, 1).data.at("code"), 0);
-  EXPECT_EQ(Nth(events, event::kSpawn, 0).data.at("fault"),
+  EXPECT_EQ(Nth(events, event::Kill::kType, 0).data.at("point"), "after_publish");
+  EXPECT_EQ(Nth(events, event::Kill::kType, 0).data.at("hit"), 2);
+  EXPECT_EQ(Nth(events, event::Kill::kType, 0).data.at("model"), "process");
+  EXPECT_EQ(Nth(events, event::Exit::kType, 0).data.at("killed_by_harness"), true);
+  EXPECT_EQ(Nth(events, event::Exit::kType, 0).data.at("signal"), SIGKILL);
+  EXPECT_EQ(Nth(events, event::Exit::kType, 1).data.at("code"), 0);
+  EXPECT_EQ(Nth(events, event::Spawn::kType, 0).data.at("fault"),
             nlohmann::json(KillAt("after_publish", 2)));
 }
 
@@ -441,19 +442,19 @@ TEST_F(TrialDriverTest, TheFinalPassRunsEveryFailedDateWithoutFaults) {
   auto record = Run(s, PlanFor(s, {burst, KillAt("after_publish", 1)}));
   ASSERT_TRUE(record) << record.error().message;
   const auto& events = record.value().events;
-  EXPECT_EQ(OfType(events, event::kKill).size(), 2u)
+  EXPECT_EQ(OfType(events, event::Kill::kType).size(), 2u)
       << "both planned attempts of the first date are killed";
-  auto final_pass = OfType(events, event::kFinalPass);
+  auto final_pass = OfType(events, event::FinalPass::kType);
   ASSERT_EQ(final_pass.size(), 1u);
   EXPECT_THAT(
-      Nth(events, event::kFinalPass, 0).data.at("biz_dates").get<std::vector<std::string>>(),
+      Nth(events, event::FinalPass::kType, 0).data.at("biz_dates").get<std::vector<std::string>>(),
       ElementsAre("2026-11-01"));
   EXPECT_THAT(Spawns(events), ElementsAre("2026-11-01#1 a1 @0", "2026-11-01#1 a2 @10",
                                           "2026-11-02#1 a1 @10", "2026-11-01#2 a1 @10"));
-  auto last_spawn = Nth(events, event::kSpawn, -1);
+  auto last_spawn = Nth(events, event::Spawn::kType, -1);
   EXPECT_TRUE(last_spawn.data.at("fault").get<AttemptFault>().None())
       << "the final pass carries no fault";
-  EXPECT_EQ(Nth(events, event::kExit, -1).data.at("code"), 0);
+  EXPECT_EQ(Nth(events, event::Exit::kType, -1).data.at("code"), 0);
   EXPECT_THAT(downstream_->bursts, ElementsAre(3, 0))
       << "the burst is disarmed before the final pass";
 }
@@ -493,7 +494,7 @@ TEST_F(TrialDriverTest, EachAttemptIsWaitedForWithTheJobsTimeout) {
   auto record = Run(s, PlanFor(s));
   ASSERT_TRUE(record) << record.error().message;
   EXPECT_THAT(spawner_->timeouts, ElementsAre(1234));
-  EXPECT_TRUE(OfType(record.value().events, event::kTimeout).empty());
+  EXPECT_TRUE(OfType(record.value().events, event::Timeout::kType).empty());
 }
 
 TEST_F(TrialDriverTest, AFailedSetupIsBadInputAndNoAttemptRuns) {

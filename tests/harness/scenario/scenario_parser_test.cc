@@ -324,21 +324,21 @@ TEST(ScenarioParser, ReadsTheRetryStrategiesAndTheJobsPolicy) {
   auto s = ParseScenario(j.dump(), "s.json");
   ASSERT_TRUE(s) << s.error().message;
   const RetryPolicy& r = s.value().retry;
-  EXPECT_EQ(r.jitter, "decorrelated");
+  EXPECT_EQ(r.jitter, Jitter::kDecorrelated);
   EXPECT_EQ(r.non_retryable_exit_codes, (std::vector<int>{3, 4}));
   EXPECT_EQ(r.rate_limit, (RateLimit{2, 60000}));
   EXPECT_EQ(r.circuit_breaker, (CircuitBreakerPolicy{3, 5000}));
   ASSERT_TRUE(s.value().job_retry);
   EXPECT_EQ(s.value().job_retry->max_attempts, 5);
   EXPECT_EQ(s.value().job_retry->initial_interval_ms, 20);
-  EXPECT_EQ(s.value().job_retry->jitter, "equal");
+  EXPECT_EQ(s.value().job_retry->jitter, Jitter::kEqual);
   EXPECT_TRUE(s.value().job_retry->reload_before_retry);
 }
 
 TEST(ScenarioParser, AnOldRetryBlockReadsWithoutStrategies) {
   auto s = ParseScenario(kValid, "s.json");
   ASSERT_TRUE(s) << s.error().message;
-  EXPECT_EQ(s.value().retry.jitter, "none");
+  EXPECT_EQ(s.value().retry.jitter, Jitter::kNone);
   EXPECT_TRUE(s.value().retry.non_retryable_exit_codes.empty());
   EXPECT_EQ(s.value().retry.rate_limit, RateLimit{});
   EXPECT_EQ(s.value().retry.circuit_breaker, CircuitBreakerPolicy{});

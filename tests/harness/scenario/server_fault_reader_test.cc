@@ -24,7 +24,7 @@ const char* kWithServer = R"({
   "invariants": {"must_hold": ["server_kill_loses_nothing"]}
 })";
 
-TEST(ServerFaults, AreReadWithTheirDefaults) {
+TEST(ServerFaultReader, AreReadWithTheirDefaults) {
   auto s = ParseScenario(kWithServer, "s.json");
   ASSERT_TRUE(s) << s.error().message;
   EXPECT_EQ(s.value().faults.server,
@@ -33,7 +33,7 @@ TEST(ServerFaults, AreReadWithTheirDefaults) {
   EXPECT_EQ(s.value().services.at("cache").durability, "fast");
 }
 
-TEST(ServerFaults, AServiceMustBeTheScenarios) {
+TEST(ServerFaultReader, AServiceMustBeTheScenarios) {
   nlohmann::json j = nlohmann::json::parse(kWithServer);
   j["faults"]["server"]["services"] = {"db", "queue"};
   EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")),

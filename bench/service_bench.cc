@@ -13,6 +13,7 @@
 
 #include "service/redis_client.h"
 #include "service/service.h"
+#include "service/service_kinds.h"
 
 namespace {
 

@@ -1,9 +1,8 @@
-// A scenario's own invariant on a postgres or mariadb service (docs/services.md): the query runs
-// through libpq or MariaDB's Connector/C in a read-only transaction, on the trial's database as
-// the job left it; the verdicts read as those of sql_checks.cc.
+// A scenario's own invariant on an SQL service (docs/services.md): the query runs through its
+// kind's read-only query (libpq, MariaDB's Connector/C) in a read-only transaction, on the trial's
+// database as the job left it; the verdicts read as those of sql_checks.cc.
 #include "check/checker.h"
-#include "service/mysql_client.h"
-#include "service/pg_client.h"
+#include "service/service_kinds.h"
 #include "util/printable.h"
 
 namespace killpoint {
@@ -13,7 +12,7 @@ constexpr size_t kServiceRowsShown = 3;
 constexpr size_t kServiceValueBytes = 60;
 constexpr size_t kServiceExplanationBytes = 600;
 
-std::string PgRow(const PgRows& rows, size_t i) {
+std::string PgRow(const SqlRows& rows, size_t i) {
   std::string row;
   for (size_t c = 0; c < rows.columns.size(); ++c) {
     const auto& value = rows.rows[i][c];
@@ -23,8 +22,8 @@ std::string PgRow(const PgRows& rows, size_t i) {
   return row;
 }
 
-Verdict ExplainPgRows(const std::string& name, const SqlCheck& check, const PgRows& rows,
-                      const std::string& where) {
+Verdict ExplainSqlRows(const std::string& name, const SqlCheck& check, const SqlRows& rows,
+                       const std::string& where) {
   if (rows.rows.empty()) return Verdict::Held(name, "the query returned no row");
   std::string shown;
   for (size_t i = 0; i < rows.rows.size() && i < kServiceRowsShown; ++i) {
@@ -41,21 +40,6 @@ Verdict ExplainPgRows(const std::string& name, const SqlCheck& check, const PgRo
           kServiceExplanationBytes));
 }
 
-// The query in a read-only transaction, where a write fails.
-Result<PgRows> PgReadOnly(const ServiceAddress& address, const std::string& sql) {
-  auto conn = PgConnection::Open(address, address.database);
-  if (!conn) return conn.error();
-  if (Status s = conn.value().Exec("BEGIN READ ONLY"); !s) return s.error();
-  return conn.value().Query(sql);
-}
-
-Result<PgRows> MysqlReadOnly(const ServiceAddress& address, const std::string& sql) {
-  auto conn = MysqlConnection::Open(address, address.database);
-  if (!conn) return conn.error();
-  if (Status s = conn.value().Exec("START TRANSACTION READ ONLY"); !s) return s.error();
-  return conn.value().Query(sql);
-}
-
 }  // namespace
 
 Verdict RunServiceSqlCheck(const std::string& name, const SqlCheck& check,
@@ -70,10 +54,12 @@ Verdict RunServiceSqlCheck(const std::string& name, const SqlCheck& check,
     return Verdict::Violated(name, Printable("cannot run the check on " + where + ": " + e.message,
                                              kServiceExplanationBytes));
   };
-  auto rows = it->second.kind == "mariadb" ? MysqlReadOnly(it->second, check.sql)
-                                           : PgReadOnly(it->second, check.sql);
+  const ServiceKindImpl* kind = FindServiceKindImpl(it->second.kind);
+  if (kind == nullptr || kind->read_only == nullptr)
+    return fail(Error::BadInput("a " + it->second.kind + " service answers no SQL"));
+  auto rows = kind->read_only(it->second, check.sql);
   if (!rows) return fail(rows.error());
-  return ExplainPgRows(name, check, rows.value(), where);
+  return ExplainSqlRows(name, check, rows.value(), where);
 }
 
 }  // namespace killpoint

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "scenario/service_kind.h"
+
 namespace killpoint {
 namespace {
 
@@ -58,11 +60,12 @@ bool NetActionTakesMs(std::string_view action) {
 }
 
 bool NetMomentSeenOn(std::string_view moment, std::string_view kind) {
-  if (moment == kNetCommit) return kind == "postgres" || kind == "mariadb";
-  if (moment == kNetSetNx) return kind == "redis";
+  const ServiceKind* k = FindServiceKind(kind);
+  if (k == nullptr) return false;
   if (moment == kNetConnect) return true;
-  if (IsAmqpVerb(moment)) return kind == "rabbitmq";
-  return kind == "postgres" || kind == "mariadb" || kind == "redis";
+  if (moment == kNetCommit || moment == kNetSetNx) return CountedMoment(k->protocol) == moment;
+  // A command's verb: AMQP's methods on an AMQP service, SQL's and Redis's on the others.
+  return IsAmqpVerb(moment) == (k->protocol == WireProtocol::kAmqp);
 }
 
 }  // namespace killpoint

@@ -182,7 +182,7 @@ struct CheckParams {
 };
 
 // A real server the job talks to (docs/services.md), started by the harness from Debian's
-// packages; `kind` is one of scenario/service_reader.h's kServiceKinds.
+// packages; `kind` is one of scenario/service_kind.h's kServiceKinds.
 // `durability`: kDurable (the server's durable settings) or kFast (what a kill -9 of the server
 // may lose; docs/services.md, "Server faults").
 inline constexpr const char* kDurable = "durable";

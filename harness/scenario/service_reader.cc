@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "scenario/service_kind.h"
 #include "util/closest_name.h"
 
 namespace killpoint {
@@ -21,35 +22,56 @@ std::string CheckedServiceName(FieldReader& r, const std::string& name) {
   return name;
 }
 
-template <size_t N>
-bool Among(const std::array<std::string_view, N>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-std::string KindList() {
-  std::string out;
-  for (std::string_view k : kServiceKinds) out += (out.empty() ? "" : ", ") + std::string(k);
-  return out;
-}
-
-std::string CheckedKind(FieldReader& r, const std::string& kind) {
-  if (Among(kServiceKinds, kind)) return kind;
-  std::vector<std::string> known(kServiceKinds.begin(), kServiceKinds.end());
+const ServiceKind& CheckedKind(FieldReader& r, const std::string& kind) {
+  if (const ServiceKind* k = FindServiceKind(kind)) return *k;
+  std::vector<std::string> known;
+  for (const ServiceKind& k : kServiceKinds) known.emplace_back(k.name);
   std::string near = ClosestName(kind, known);
   r.Fail("kind", "unknown service kind '" + kind + "'" +
                      (near.empty() ? "" : " (did you mean '" + near + "'?)") +
-                     "; the kinds are: " + KindList());
+                     "; the kinds are: " + ServiceKindList());
 }
 
-// docs/services.md, "Server faults": durable (the default) or fast; rabbitmq has no fast form.
-std::string CheckedDurability(FieldReader& r, const std::string& kind) {
+// docs/services.md, "Server faults": durable (the default) or fast, for the kinds that have it.
+std::string CheckedDurability(FieldReader& r, const ServiceKind& kind) {
   if (!r.Has("durability")) return kDurable;
   std::string d = r.String("durability");
   if (d != kDurable && d != kFast)
     r.Fail("durability", "unknown durability '" + d + "': durable or fast");
-  if (d == kFast && kind == "rabbitmq")
-    r.Fail("durability", "a rabbitmq service has no fast setting (only durable)");
+  if (d == kFast && !kind.has_fast) {
+    r.Fail("durability",
+           "a " + std::string(kind.name) + " service has no fast setting (only durable)");
+  }
   return d;
+}
+
+// A sort of check as an error message names it, and the fields it reads.
+struct CheckWords {
+  std::string named;
+  std::string fields;
+};
+
+CheckWords WordsOf(ServiceCheck check) {
+  switch (check) {
+    case ServiceCheck::kSql:
+      return {"SQL checks", "\"sql\""};
+    case ServiceCheck::kKeys:
+      return {"checks on keys", "\"keys\""};
+    case ServiceCheck::kQueue:
+      return {"queue checks", "\"queue\" and \"messages\""};
+  }
+  return {};
+}
+
+// "postgres and mariadb": the kinds that answer `check`.
+std::string KindsAnswering(ServiceCheck check) {
+  std::vector<std::string> kinds;
+  for (const ServiceKind& k : kServiceKinds)
+    if (k.check == check) kinds.emplace_back(k.name);
+  std::string out;
+  for (size_t i = 0; i < kinds.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == kinds.size() ? " and " : ", ") + kinds[i];
+  return out;
 }
 
 }  // namespace
@@ -61,8 +83,9 @@ std::map<std::string, ServiceSpec> ReadServices(FieldReader r, const nlohmann::j
     std::string name = CheckedServiceName(r, it.key());
     FieldReader s = r.Object(name);
     ServiceSpec spec;
-    spec.kind = CheckedKind(s, s.String("kind"));
-    spec.durability = CheckedDurability(s, spec.kind);
+    const ServiceKind& kind = CheckedKind(s, s.String("kind"));
+    spec.kind = kind.name;
+    spec.durability = CheckedDurability(s, kind);
     s.Finish();
     out[name] = spec;
   }
@@ -78,27 +101,16 @@ void CheckServiceRefs(FieldReader& r, const Scenario& s) {
     if (it == s.services.end()) {
       r.Fail(field, "names no service of the scenario: '" + check.service + "'");
     }
-    const std::string& kind = it->second.kind;
-    const bool keys = !check.redis.keys.empty();
-    const bool queue = !check.queue.empty();
-    const bool sql_server = kind == "postgres" || kind == "mariadb";
-    if (queue && kind != "rabbitmq") {
-      r.Fail(field, "'" + check.service + "' is a " + kind +
-                        " service; queue checks run on rabbitmq services");
-    }
-    if (!queue && kind == "rabbitmq") {
-      r.Fail(field,
-             "'" + check.service +
-                 "' is a rabbitmq service: its checks read a queue (queue, messages), not sql");
-    }
-    if (keys && kind != "redis") {
-      r.Fail(field, "'" + check.service + "' is a " + it->second.kind +
-                        " service; checks on keys run on redis services");
-    }
-    if (!keys && !queue && !sql_server && kind != "rabbitmq") {
-      r.Fail(field, "'" + check.service + "' is a " + it->second.kind +
-                        " service; SQL checks run on postgres and mariadb services" +
-                        (it->second.kind == "redis" ? " (a redis check reads \"keys\")" : ""));
+    const ServiceKind* kind = FindServiceKind(it->second.kind);
+    if (kind == nullptr) r.Fail(field, "'" + check.service + "' has no known kind");
+    ServiceCheck asked = !check.queue.empty()        ? ServiceCheck::kQueue
+                         : !check.redis.keys.empty() ? ServiceCheck::kKeys
+                                                     : ServiceCheck::kSql;
+    if (asked != kind->check) {
+      const std::string name(kind->name);
+      r.Fail(field, "'" + check.service + "' is a " + name + " service; " + WordsOf(asked).named +
+                        " run on " + KindsAnswering(asked) + " services (a " + name +
+                        " check reads " + WordsOf(kind->check).fields + ")");
     }
   }
 }

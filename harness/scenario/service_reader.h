@@ -2,20 +2,14 @@
 // by name. Failures throw FieldError, like every reader of scenario_parser.cc.
 #pragma once
 
-#include <array>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <string_view>
 
 #include "scenario/field_reader.h"
 #include "scenario/scenario.h"
 
 namespace killpoint {
-
-// The kinds the harness can start now (harness/service/, one file each).
-inline constexpr std::array<std::string_view, 4> kServiceKinds = {"postgres", "mariadb", "redis",
-                                                                  "rabbitmq"};
 
 // `services` is the raw "services" value (nullptr when absent), `r` the reader of it.
 std::map<std::string, ServiceSpec> ReadServices(FieldReader r, const nlohmann::json* services);

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "scenario/net_point.h"
+#include "scenario/service_kind.h"
 #include "service/amqp_framing.h"
 #include "service/mysql_framing.h"
 #include "service/pg_framing.h"
@@ -57,10 +58,18 @@ std::string SqlVerb(std::string_view sql) {
 }
 
 Framing FramingOfKind(std::string_view kind) {
-  if (kind == "postgres") return Framing::kPostgres;
-  if (kind == "mariadb") return Framing::kMysql;
-  if (kind == "redis") return Framing::kRedis;
-  if (kind == "rabbitmq") return Framing::kAmqp;
+  const ServiceKind* k = FindServiceKind(kind);
+  if (k == nullptr) return Framing::kNone;
+  switch (k->protocol) {
+    case WireProtocol::kPostgres:
+      return Framing::kPostgres;
+    case WireProtocol::kMysql:
+      return Framing::kMysql;
+    case WireProtocol::kRedis:
+      return Framing::kRedis;
+    case WireProtocol::kAmqp:
+      return Framing::kAmqp;
+  }
   return Framing::kNone;
 }
 

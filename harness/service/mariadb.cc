@@ -198,4 +198,24 @@ Result<std::unique_ptr<RunningService>> StartMariadb(const std::string& name, co
                    std::move(admin.value()), marks, fast, kMariadbStop}));
 }
 
+std::string MariadbUrl(const ServiceAddress& a) {
+  return "mysql://" + a.user + ":" + a.password + UrlWhere(a) + a.database;
+}
+
+void MariadbEnv(const ServiceAddress& a, ServiceEnvironment& env) {
+  env["MYSQL_HOST"] = a.host;
+  env["MYSQL_TCP_PORT"] = std::to_string(a.port);  // read by the mariadb/mysql clients
+  env["MYSQL_PORT"] = std::to_string(a.port);
+  env["MYSQL_DATABASE"] = a.database;
+  env["MYSQL_USER"] = a.user;
+  env["MYSQL_PWD"] = a.password;  // read by the mariadb/mysql clients
+}
+
+Result<SqlRows> MariadbReadOnly(const ServiceAddress& address, const std::string& sql) {
+  auto conn = MysqlConnection::Open(address, address.database);
+  if (!conn) return conn.error();
+  if (Status s = conn.value().Exec("START TRANSACTION READ ONLY"); !s) return s.error();
+  return conn.value().Query(sql);
+}
+
 }  // namespace killpoint

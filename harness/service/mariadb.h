@@ -21,5 +21,12 @@ inline constexpr const char* kMariadbTrialDatabase = "killpoint";
 Result<std::unique_ptr<RunningService>> StartMariadb(const std::string& name,
                                                      const std::filesystem::path& root,
                                                      const ServerMarks& marks, bool fast = false);
+std::string MariadbUrl(const ServiceAddress& address);
+void MariadbEnv(const ServiceAddress& address, ServiceEnvironment& env);
+// The query in a read-only transaction, where a write fails.
+Result<SqlRows> MariadbReadOnly(const ServiceAddress& address, const std::string& sql);
+
+inline constexpr ServiceKindImpl kMariadbKind{"mariadb", &StartMariadb, &MariadbUrl, &MariadbEnv,
+                                              &MariadbReadOnly};
 
 }  // namespace killpoint

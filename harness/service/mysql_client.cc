@@ -26,11 +26,11 @@ Error MysqlConnection::Failed(const std::string& what) const {
   return Error::Harness("mariadb: " + what + ": " + mysql_error(conn_.get()));
 }
 
-Result<PgRows> MysqlConnection::Query(const std::string& sql) {
+Result<SqlRows> MysqlConnection::Query(const std::string& sql) {
   MYSQL* c = conn_.get();
   if (mysql_real_query(c, sql.data(), sql.size()) != 0) return Failed("query failed");
   std::unique_ptr<MYSQL_RES, void (*)(MYSQL_RES*)> res(mysql_store_result(c), mysql_free_result);
-  PgRows out;
+  SqlRows out;
   if (!res) {
     if (mysql_field_count(c) != 0) return Failed("cannot read the result");
     return out;  // a statement with no result set

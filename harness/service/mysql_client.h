@@ -1,6 +1,6 @@
 // A small client of MariaDB's Connector/C for the harness's own statements on a mariadb service:
 // the per-trial reset (mariadb.cc) and the scenario's SQL checks (check/service_sql_checks.cc).
-// Rows come back in pg_client.h's PgRows, so that a check reads the same on either server.
+// Rows come back in pg_client.h's SqlRows, so that a check reads the same on either server.
 #pragma once
 
 #include <mysql.h>
@@ -22,7 +22,7 @@ class MysqlConnection {
                                       int timeout_s = 10);
 
   // Runs one statement. An error carries the server's message.
-  Result<PgRows> Query(const std::string& sql);
+  Result<SqlRows> Query(const std::string& sql);
   Status Exec(const std::string& sql);
 
  private:

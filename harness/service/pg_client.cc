@@ -41,14 +41,14 @@ Result<PgConnection> PgConnection::Open(const ServiceAddress& address, const std
   return c;
 }
 
-Result<PgRows> PgConnection::Query(const std::string& sql) {
+Result<SqlRows> PgConnection::Query(const std::string& sql) {
   std::unique_ptr<PGresult, void (*)(PGresult*)> r(
       PQexecParams(conn_.get(), sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0), PQclear);
   ExecStatusType status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
     return Error::Harness(Trimmed(r ? PQresultErrorMessage(r.get()) : PQerrorMessage(conn_.get())));
   }
-  PgRows out;
+  SqlRows out;
   for (int c = 0; c < PQnfields(r.get()); ++c) out.columns.push_back(PQfname(r.get(), c));
   for (int i = 0; i < PQntuples(r.get()); ++i) {
     std::vector<std::optional<std::string>> row;

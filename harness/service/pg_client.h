@@ -14,11 +14,6 @@
 
 namespace killpoint {
 
-struct PgRows {
-  std::vector<std::string> columns;
-  std::vector<std::vector<std::optional<std::string>>> rows;  // nullopt: NULL
-};
-
 class PgConnection {
  public:
   // Connects to `database` of the server at `address` (its host, port and user), waiting at
@@ -28,7 +23,7 @@ class PgConnection {
 
   // Runs one statement (PQexecParams: more than one is refused). An error carries the server's
   // message.
-  Result<PgRows> Query(const std::string& sql);
+  Result<SqlRows> Query(const std::string& sql);
   Status Exec(const std::string& sql);
 
  private:

@@ -160,4 +160,23 @@ Result<std::unique_ptr<RunningService>> StartPostgres(const std::string& name, c
                    bin.value()));
 }
 
+std::string PostgresUrl(const ServiceAddress& a) {
+  return "postgresql://" + a.user + ":" + a.password + UrlWhere(a) + a.database;
+}
+
+void PostgresEnv(const ServiceAddress& a, ServiceEnvironment& env) {
+  env["PGHOST"] = a.host;
+  env["PGPORT"] = std::to_string(a.port);
+  env["PGDATABASE"] = a.database;
+  env["PGUSER"] = a.user;
+  env["PGPASSWORD"] = a.password;  // read by libpq
+}
+
+Result<SqlRows> PostgresReadOnly(const ServiceAddress& address, const std::string& sql) {
+  auto conn = PgConnection::Open(address, address.database);
+  if (!conn) return conn.error();
+  if (Status s = conn.value().Exec("BEGIN READ ONLY"); !s) return s.error();
+  return conn.value().Query(sql);
+}
+
 }  // namespace killpoint

@@ -23,5 +23,12 @@ Result<std::filesystem::path> PostgresBinDir();
 Result<std::unique_ptr<RunningService>> StartPostgres(const std::string& name,
                                                       const std::filesystem::path& root,
                                                       const ServerMarks& marks, bool fast = false);
+std::string PostgresUrl(const ServiceAddress& address);
+void PostgresEnv(const ServiceAddress& address, ServiceEnvironment& env);
+// The query in a read-only transaction, where a write fails.
+Result<SqlRows> PostgresReadOnly(const ServiceAddress& address, const std::string& sql);
+
+inline constexpr ServiceKindImpl kPostgresKind{"postgres", &StartPostgres, &PostgresUrl,
+                                               &PostgresEnv, &PostgresReadOnly};
 
 }  // namespace killpoint

@@ -248,7 +248,7 @@ Result<std::unique_ptr<ServerProcess>> StartBroker(const BrokerPlace& place,
 }  // namespace
 
 Result<std::unique_ptr<RunningService>> StartRabbitmq(const std::string& name, const fs::path& root,
-                                                      const ServerMarks& marks) {
+                                                      const ServerMarks& marks, bool /*fast*/) {
   std::error_code ec;
   if (!fs::exists(kRabbitmqServer, ec) || !fs::exists(kEpmd, ec) || !fs::exists(kErlCall, ec)) {
     return Error::Harness(
@@ -277,5 +277,11 @@ Result<std::unique_ptr<RunningService>> StartRabbitmq(const std::string& name, c
   return std::unique_ptr<RunningService>(new Rabbitmq(
       std::move(place), std::move(epmd.value()), std::move(server.value()), std::move(address)));
 }
+
+std::string RabbitmqUrl(const ServiceAddress& a) {
+  return "amqp://" + a.user + ":" + a.password + UrlWhere(a) + UrlSegment(a.database);
+}
+
+void RabbitmqEnv(const ServiceAddress& a, ServiceEnvironment& env) { env["AMQP_URL"] = a.Url(); }
 
 }  // namespace killpoint

@@ -14,8 +14,14 @@
 
 namespace killpoint {
 
+// A broker has no fast setting (scenario/service_kind.h): `fast` is never true.
 Result<std::unique_ptr<RunningService>> StartRabbitmq(const std::string& name,
                                                       const std::filesystem::path& root,
-                                                      const ServerMarks& marks);
+                                                      const ServerMarks& marks, bool fast = false);
+std::string RabbitmqUrl(const ServiceAddress& address);
+void RabbitmqEnv(const ServiceAddress& address, ServiceEnvironment& env);
+
+inline constexpr ServiceKindImpl kRabbitmqKind{"rabbitmq", &StartRabbitmq, &RabbitmqUrl,
+                                               &RabbitmqEnv};
 
 }  // namespace killpoint

@@ -167,4 +167,13 @@ Result<std::unique_ptr<RunningService>> StartRedis(const std::string& name, cons
                  marks, fast, kRedisStop}));
 }
 
+std::string RedisUrl(const ServiceAddress& a) {
+  return "redis://:" + a.password + UrlWhere(a) + a.database;
+}
+
+void RedisEnv(const ServiceAddress& a, ServiceEnvironment& env) {
+  env["REDIS_URL"] = a.Url();
+  env["REDISCLI_AUTH"] = a.password;  // read by redis-cli
+}
+
 }  // namespace killpoint

@@ -19,5 +19,9 @@ inline constexpr const char* kRedisTrialDatabase = "0";  // the database index a
 Result<std::unique_ptr<RunningService>> StartRedis(const std::string& name,
                                                    const std::filesystem::path& root,
                                                    const ServerMarks& marks, bool fast = false);
+std::string RedisUrl(const ServiceAddress& address);
+void RedisEnv(const ServiceAddress& address, ServiceEnvironment& env);
+
+inline constexpr ServiceKindImpl kRedisKind{"redis", &StartRedis, &RedisUrl, &RedisEnv};
 
 }  // namespace killpoint

@@ -1,5 +1,7 @@
 #include "service/server_pool.h"
 
+#include "service/service_kinds.h"
+
 namespace killpoint {
 
 Result<HostedServer> HostedServer::Start(const std::string& name, const std::string& kind,

@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "service/snapshot.h"
 #include "util/result.h"
@@ -16,7 +19,7 @@ namespace killpoint {
 
 // Where a trial finds a service, and as whom it logs in.
 struct ServiceAddress {
-  std::string kind;  // scenario/service_reader.h's kServiceKinds
+  std::string kind;  // a name of scenario/service_kind.h's kServiceKinds
   std::string host;  // a loopback address
   int port = 0;
   std::string database;  // the trial's own, clean at its start (redis: the index, "0")
@@ -74,11 +77,33 @@ class RunningService {
   static Error Unsupported() { return Error::BadInput("this kind has no server faults"); }
 };
 
-// Starts a server of `kind` with its files in a new folder inside `root`; `fast`: the settings of
-// durability "fast" (docs/services.md, "Server faults").
-Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
-                                                     const std::string& kind,
-                                                     const std::filesystem::path& root,
-                                                     const ServerMarks& marks, bool fast = false);
+// The rows of an SQL query, as the harness's clients (pg_client.h, mysql_client.h) read them.
+struct SqlRows {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::optional<std::string>>> rows;  // nullopt: NULL
+};
+
+using ServiceEnvironment = std::map<std::string, std::string>;
+
+// The harness's side of a service kind (docs/services.md, "Adding a kind"), a constant in the
+// kind's header (kPostgresKind in postgres.h) listed once in service_kinds.h.
+struct ServiceKindImpl {
+  std::string_view name;  // its line's in scenario/service_kind.h
+  // Starts a server with its files in a new folder inside `root`; `fast`: the settings of
+  // durability "fast" (docs/services.md, "Server faults").
+  Result<std::unique_ptr<RunningService>> (*start)(const std::string& name,
+                                                   const std::filesystem::path& root,
+                                                   const ServerMarks& marks, bool fast);
+  // Its URL, with the password: ServiceAddress::Url.
+  std::string (*url)(const ServiceAddress& address);
+  // The variables its clients read (PGHOST, MYSQL_PWD, REDIS_URL), set when a run has one
+  // service of the kind.
+  void (*env)(const ServiceAddress& address, ServiceEnvironment& env);
+  // A read-only SQL query, for a kind that answers SQL checks; null for the others.
+  Result<SqlRows> (*read_only)(const ServiceAddress& address, const std::string& sql) = nullptr;
+};
+
+// "@HOST:PORT/": the part of a URL after its credentials, before its database.
+std::string UrlWhere(const ServiceAddress& address);
 
 }  // namespace killpoint

@@ -7,32 +7,33 @@
 
 #include "proc/job_cgroup.h"
 #include "proc/process_tag.h"
-#include "service/mariadb.h"
-#include "service/postgres.h"
-#include "service/rabbitmq.h"
-#include "service/rabbitmq_client.h"
-#include "service/redis.h"
+#include "service/service_kinds.h"
 
 namespace killpoint {
 
-std::string ServiceAddress::Url() const {
-  const std::string where = "@" + host + ":" + std::to_string(port) + "/";
-  if (kind == "rabbitmq") return "amqp://" + user + ":" + password + where + UrlSegment(database);
-  if (kind == "redis") return "redis://:" + password + where + database;
-  const char* scheme = kind == "mariadb" ? "mysql://" : "postgresql://";
-  return scheme + user + ":" + password + where + database;
+std::string UrlWhere(const ServiceAddress& address) {
+  return "@" + address.host + ":" + std::to_string(address.port) + "/";
 }
 
-// The kinds, one file each: a new kind is a line here and its file.
+std::string ServiceAddress::Url() const {
+  const ServiceKindImpl* impl = FindServiceKindImpl(kind);
+  return impl == nullptr ? "" : impl->url(*this);
+}
+
+const ServiceKindImpl* FindServiceKindImpl(std::string_view kind) {
+  for (const ServiceKindImpl& impl : kServiceKindImpls)
+    if (impl.name == kind) return &impl;
+  return nullptr;
+}
+
 Result<std::unique_ptr<RunningService>> StartService(const std::string& name,
                                                      const std::string& kind,
                                                      const std::filesystem::path& root,
                                                      const ServerMarks& marks, bool fast) {
-  if (kind == "postgres") return StartPostgres(name, root, marks, fast);
-  if (kind == "mariadb") return StartMariadb(name, root, marks, fast);
-  if (kind == "rabbitmq") return StartRabbitmq(name, root, marks);
-  if (kind == "redis") return StartRedis(name, root, marks, fast);
-  return Error::BadInput("service " + name + ": no service kind '" + kind + "'");
+  const ServiceKindImpl* impl = FindServiceKindImpl(kind);
+  if (impl == nullptr)
+    return Error::BadInput("service " + name + ": no service kind '" + kind + "'");
+  return impl->start(name, root, marks, fast);
 }
 
 Result<std::unique_ptr<ServiceSet>> ServiceSet::Start(
@@ -194,33 +195,17 @@ std::map<std::string, std::string> ServiceEnv(const ServiceAddresses& addresses)
     env["KILLPOINT_SERVICE_" + upper + "_URL"] = a.Url();
     ++of_kind[a.kind];
   }
-  // DATABASE_URL: the one SQL server, or the one postgres server beside mariadb ones.
-  bool url_is_postgres = of_kind["postgres"] == 1;
   for (const auto& [name, a] : addresses) {
-    if (of_kind[a.kind] != 1) continue;
-    if (a.kind == "rabbitmq") env["AMQP_URL"] = a.Url();
-    if (a.kind == "postgres") {
-      env["PGHOST"] = a.host;
-      env["PGPORT"] = std::to_string(a.port);
-      env["PGDATABASE"] = a.database;
-      env["PGUSER"] = a.user;
-      env["PGPASSWORD"] = a.password;  // read by libpq
-    } else if (a.kind == "mariadb") {
-      env["MYSQL_HOST"] = a.host;
-      env["MYSQL_TCP_PORT"] = std::to_string(a.port);  // read by the mariadb/mysql clients
-      env["MYSQL_PORT"] = std::to_string(a.port);
-      env["MYSQL_DATABASE"] = a.database;
-      env["MYSQL_USER"] = a.user;
-      env["MYSQL_PWD"] = a.password;  // read by the mariadb/mysql clients
-    } else {
-      continue;
-    }
-    if (a.kind == "postgres" || !url_is_postgres) env["DATABASE_URL"] = a.Url();
+    const ServiceKindImpl* impl = FindServiceKindImpl(a.kind);
+    if (impl != nullptr && of_kind[a.kind] == 1) impl->env(a, env);
   }
-  for (const auto& [name, a] : addresses) {
-    if (a.kind != "redis" || of_kind["redis"] != 1) continue;
-    env["REDIS_URL"] = a.Url();
-    env["REDISCLI_AUTH"] = a.password;  // read by redis-cli
+  // DATABASE_URL: the one server of the first SQL kind in scenario/service_kind.h's order that a
+  // run has one of (postgres before mariadb).
+  for (const ServiceKind& kind : kServiceKinds) {
+    if (kind.check != ServiceCheck::kSql || of_kind[std::string(kind.name)] != 1) continue;
+    for (const auto& [name, a] : addresses)
+      if (a.kind == kind.name) env["DATABASE_URL"] = a.Url();
+    break;
   }
   return env;
 }

@@ -9,6 +9,7 @@
 
 #include "error_of.h"
 #include "scenario/scenario_parser.h"
+#include "scenario/service_kind.h"
 
 namespace killpoint {
 namespace {
@@ -206,7 +207,7 @@ TEST(RedisServices, ACheckOnKeysNamesARedisService) {
               HasSubstr("checks.lock_expires.service: a check on keys names its redis service"));
   EXPECT_EQ(ErrorOf(ParseRedisWith("/services/cache/kind", "\"postgres\"")),
             "s.json: checks.lock_expires.service: 'cache' is a postgres service; checks on keys "
-            "run on redis services");
+            "run on redis services (a postgres check reads \"sql\")");
 }
 
 TEST(RedisServices, SqlOnARedisServiceIsRefusedWithAHint) {
@@ -244,7 +245,8 @@ TEST(Services, AQueueCheckIsRefusedWhereItCannotRun) {
                         "checks run on rabbitmq services"));
   nlohmann::json sql = nlohmann::json::parse(kWithService)["checks"]["one_row_per_day"];
   EXPECT_THAT(ErrorOf(ParseQueueCheck("rabbitmq", sql)),
-              HasSubstr("'db' is a rabbitmq service: its checks read a queue"));
+              HasSubstr("'db' is a rabbitmq service; SQL checks run on postgres and mariadb "
+                        "services (a rabbitmq check reads \"queue\" and \"messages\")"));
   nlohmann::json both = kQueueCheck;
   both["sql"] = "SELECT 1";
   EXPECT_THAT(ErrorOf(ParseQueueCheck("rabbitmq", both)),
@@ -267,6 +269,60 @@ TEST(Services, AQueueCheckNeedsACountOfZeroOrMore) {
   check["queue"] = "";
   EXPECT_THAT(ErrorOf(ParseQueueCheck("rabbitmq", check)),
               HasSubstr("checks.one_row_per_day.queue: expected a queue's name"));
+}
+
+}  // namespace
+}  // namespace killpoint
+
+namespace killpoint {
+namespace {
+
+// scenario/service_kind.h's table, read back through the parser for every kind: a service of the
+// kind is read with its durabilities, a check of the kind's sort is taken, the other sorts are
+// refused with the kinds that answer them. A new kind's line is tested here unchanged.
+nlohmann::json CheckOfSort(ServiceCheck sort) {
+  switch (sort) {
+    case ServiceCheck::kSql:
+      return {{"service", "s"}, {"sql", "SELECT 1 WHERE false"}, {"says", "rows"}};
+    case ServiceCheck::kKeys:
+      return {{"service", "s"}, {"keys", "lock:*"}, {"ttl", "required"}, {"says", "a key"}};
+    case ServiceCheck::kQueue:
+      return {{"service", "s"}, {"queue", "q"}, {"messages", 0}, {"says", "messages"}};
+  }
+  return {};
+}
+
+Result<Scenario> ParseKindWith(const ServiceKind& kind, ServiceCheck sort,
+                               const std::string& durability = "") {
+  nlohmann::json j = nlohmann::json::parse(kWithService);
+  j["services"] = {{"s", {{"kind", kind.name}}}};
+  if (!durability.empty()) j["services"]["s"]["durability"] = durability;
+  j["checks"] = {{"c", CheckOfSort(sort)}};
+  j["invariants"]["must_hold"] = {"c"};
+  return ParseScenario(j.dump(), "s.json");
+}
+
+TEST(ServiceKindTable, EveryKindIsReadWithItsChecksAndDurabilities) {
+  for (const ServiceKind& kind : kServiceKinds) {
+    auto s = ParseKindWith(kind, kind.check);
+    ASSERT_TRUE(s) << kind.name << ": " << s.error().message;
+    EXPECT_EQ(s.value().services.at("s").kind, kind.name);
+    EXPECT_EQ(s.value().services.at("s").durability, kDurable);
+    EXPECT_EQ(bool(ParseKindWith(kind, kind.check, kFast)), kind.has_fast) << kind.name;
+  }
+}
+TEST(ServiceKindTable, EveryKindRefusesTheOtherChecksNamingTheKindsThatAnswerThem) {
+  for (const ServiceKind& kind : kServiceKinds) {
+    for (ServiceCheck sort : {ServiceCheck::kSql, ServiceCheck::kKeys, ServiceCheck::kQueue}) {
+      if (sort == kind.check) continue;
+      std::string error = ErrorOf(ParseKindWith(kind, sort));
+      EXPECT_THAT(error, HasSubstr("'s' is a " + std::string(kind.name) + " service; ")) << error;
+      for (const ServiceKind& other : kServiceKinds) {
+        if (other.check != sort) continue;
+        EXPECT_THAT(error, HasSubstr(std::string(other.name))) << error;
+      }
+    }
+  }
 }
 
 }  // namespace

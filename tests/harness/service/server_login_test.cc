@@ -22,6 +22,7 @@
 #include "service/redis_client.h"
 #include "service/server_launch.h"
 #include "service/service.h"
+#include "service/service_kinds.h"
 
 namespace killpoint {
 namespace {

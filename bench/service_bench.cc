@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "service/redis_client.h"
+#include "service/redis/redis_client.h"
 #include "service/service.h"
 #include "service/service_kinds.h"
 

@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "check/checker.h"
-#include "service/rabbitmq_client.h"
+#include "service/rabbitmq/rabbitmq_client.h"
 #include "util/printable.h"
 
 namespace killpoint {

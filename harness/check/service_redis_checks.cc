@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "check/checker.h"
-#include "service/redis_client.h"
+#include "service/redis/redis_client.h"
 #include "util/printable.h"
 
 namespace killpoint {

@@ -5,10 +5,10 @@
 
 #include "scenario/net_point.h"
 #include "scenario/service_kind.h"
-#include "service/amqp_framing.h"
-#include "service/mysql_framing.h"
-#include "service/pg_framing.h"
-#include "service/redis_framing.h"
+#include "service/mariadb/mysql_framing.h"
+#include "service/postgres/pg_framing.h"
+#include "service/rabbitmq/amqp_framing.h"
+#include "service/redis/redis_framing.h"
 
 namespace killpoint {
 namespace {

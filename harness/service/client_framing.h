@@ -2,9 +2,9 @@
 // between the job and its services" and "Command points"): one parser per connection, fed the
 // bytes in the order they come, which returns each command that ends in them, named by its verb
 // ("INSERT", "DEL", "basic.publish"), and whether it is the moment the framing counts for the
-// network faults (a COMMIT, a SET ... NX). Four framings: PostgreSQL's (service/pg_framing.h),
-// MySQL's client protocol (service/mysql_framing.h), Redis's RESP2 (service/redis_framing.h) and
-// AMQP 0-9-1 (service/amqp_framing.h).
+// network faults (a COMMIT, a SET ... NX). Four framings: PostgreSQL's
+// (service/postgres/pg_framing.h), MySQL's client protocol (service/mariadb/mysql_framing.h),
+// Redis's RESP2 (service/redis/redis_framing.h) and AMQP 0-9-1 (service/rabbitmq/amqp_framing.h).
 #pragma once
 
 #include <cstddef>

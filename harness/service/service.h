@@ -1,6 +1,6 @@
 // A real server a scenario's job talks to (docs/services.md): started once per worker from
 // Debian's packages, given a clean state for every trial, stopped with the worker, and dead with
-// the harness however it ends. One kind per file (postgres.cc); service_set.h starts a
+// the harness however it ends. One kind per folder (service/postgres/); service_set.h starts a
 // scenario's services and hands out their addresses.
 #pragma once
 

@@ -11,10 +11,10 @@
 #include <string_view>
 
 #include "scenario/service_kind.h"
-#include "service/mariadb.h"
-#include "service/postgres.h"
-#include "service/rabbitmq.h"
-#include "service/redis.h"
+#include "service/mariadb/mariadb.h"
+#include "service/postgres/postgres.h"
+#include "service/rabbitmq/rabbitmq.h"
+#include "service/redis/redis.h"
 #include "service/service.h"
 
 namespace killpoint {

@@ -21,8 +21,8 @@
 #include "history/event_registry.h"
 #include "history/history_log.h"
 #include "killpoint_cli.h"
-#include "service/postgres.h"
-#include "service/redis.h"
+#include "service/postgres/postgres.h"
+#include "service/redis/redis.h"
 #include "util/slug.h"
 
 namespace killpoint::testing {

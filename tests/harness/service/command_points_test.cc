@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "service/amqp_framing.h"
 #include "service/client_framing.h"
-#include "service/mysql_framing.h"
-#include "service/pg_framing.h"
-#include "service/redis_framing.h"
+#include "service/mariadb/mysql_framing.h"
+#include "service/postgres/pg_framing.h"
+#include "service/rabbitmq/amqp_framing.h"
+#include "service/redis/redis_framing.h"
 
 namespace killpoint {
 namespace {

@@ -1,7 +1,7 @@
-// The MySQL client protocol as the fault proxy reads it (service/mysql_framing.h): the COMMITs it
-// counts for `net:SVC:commit` on a mariadb service, after the handshake and an auth switch,
-// whole, byte by byte, pipelined, and a stream it cannot read that stops the count.
-#include "service/mysql_framing.h"
+// The MySQL client protocol as the fault proxy reads it (service/mariadb/mysql_framing.h): the
+// COMMITs it counts for `net:SVC:commit` on a mariadb service, after the handshake and an auth
+// switch, whole, byte by byte, pipelined, and a stream it cannot read that stops the count.
+#include "service/mariadb/mysql_framing.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

@@ -1,4 +1,4 @@
-#include "service/pg_framing.h"
+#include "service/postgres/pg_framing.h"
 
 #include <gtest/gtest.h>
 

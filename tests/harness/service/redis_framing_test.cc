@@ -1,7 +1,7 @@
-// Redis's request framing as the fault proxy reads it (service/redis_framing.h): the SET ... NX
-// and SETNX it counts for `net:SVC:set_nx`, whole, byte by byte, pipelined, inline, and a
+// Redis's request framing as the fault proxy reads it (service/redis/redis_framing.h): the SET ...
+// NX and SETNX it counts for `net:SVC:set_nx`, whole, byte by byte, pipelined, inline, and a
 // malformed stream that stops the count.
-#include "service/redis_framing.h"
+#include "service/redis/redis_framing.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "../channel/other_user.h"
-#include "service/mysql_client.h"
-#include "service/pg_client.h"
-#include "service/postgres.h"
-#include "service/rabbitmq_client.h"
-#include "service/redis_client.h"
+#include "service/mariadb/mysql_client.h"
+#include "service/postgres/pg_client.h"
+#include "service/postgres/postgres.h"
+#include "service/rabbitmq/rabbitmq_client.h"
+#include "service/redis/redis_client.h"
 #include "service/server_launch.h"
 #include "service/service.h"
 #include "service/service_kinds.h"

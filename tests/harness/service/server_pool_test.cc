@@ -9,7 +9,7 @@
 
 #include <thread>
 
-#include "service/redis.h"
+#include "service/redis/redis.h"
 
 namespace killpoint {
 namespace {

@@ -1,4 +1,4 @@
-#include "service/postgres.h"
+#include "service/postgres/postgres.h"
 
 #include <signal.h>
 
@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "proc/server_process.h"
-#include "service/pg_client.h"
+#include "service/postgres/pg_client.h"
 #include "service/server_launch.h"
 #include "service/single_server.h"
 

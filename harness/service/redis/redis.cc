@@ -1,11 +1,11 @@
-#include "service/redis.h"
+#include "service/redis/redis.h"
 
 #include <signal.h>
 
 #include <algorithm>
 #include <optional>
 
-#include "service/redis_client.h"
+#include "service/redis/redis_client.h"
 #include "service/server_launch.h"
 #include "service/single_server.h"
 

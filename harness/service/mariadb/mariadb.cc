@@ -1,10 +1,10 @@
-#include "service/mariadb.h"
+#include "service/mariadb/mariadb.h"
 
 #include <signal.h>
 
 #include <optional>
 
-#include "service/mysql_client.h"
+#include "service/mariadb/mysql_client.h"
 #include "service/server_launch.h"
 #include "service/single_server.h"
 

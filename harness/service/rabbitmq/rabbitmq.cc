@@ -1,4 +1,4 @@
-#include "service/rabbitmq.h"
+#include "service/rabbitmq/rabbitmq.h"
 
 #include <signal.h>
 
@@ -8,7 +8,7 @@
 #include <random>
 #include <tuple>
 
-#include "service/rabbitmq_client.h"
+#include "service/rabbitmq/rabbitmq_client.h"
 #include "service/server_launch.h"
 
 namespace killpoint {

@@ -1,4 +1,4 @@
-#include "service/rabbitmq_client.h"
+#include "service/rabbitmq/rabbitmq_client.h"
 
 #include <amqp.h>
 #include <amqp_tcp_socket.h>

@@ -1,6 +1,6 @@
-#include "service/mysql_framing.h"
+#include "service/mariadb/mysql_framing.h"
 
-#include "service/pg_framing.h"  // SqlWords
+#include "service/postgres/pg_framing.h"  // SqlWords
 
 namespace killpoint {
 namespace {

@@ -1,4 +1,4 @@
-#include "service/redis_framing.h"
+#include "service/redis/redis_framing.h"
 
 #include <cctype>
 

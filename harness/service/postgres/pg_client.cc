@@ -1,4 +1,4 @@
-#include "service/pg_client.h"
+#include "service/postgres/pg_client.h"
 
 namespace killpoint {
 namespace {

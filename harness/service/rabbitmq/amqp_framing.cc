@@ -1,4 +1,4 @@
-#include "service/amqp_framing.h"
+#include "service/rabbitmq/amqp_framing.h"
 
 #include <algorithm>
 

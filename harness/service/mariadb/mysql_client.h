@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "service/pg_client.h"
+#include "service/postgres/pg_client.h"
 #include "service/service.h"
 #include "util/result.h"
 

@@ -1,4 +1,4 @@
-#include "service/mysql_client.h"
+#include "service/mariadb/mysql_client.h"
 
 namespace killpoint {
 

@@ -1,4 +1,4 @@
-#include "service/redis_client.h"
+#include "service/redis/redis_client.h"
 
 #include <hiredis/hiredis.h>
 #include <sys/time.h>

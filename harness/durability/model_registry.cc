@@ -44,4 +44,9 @@ std::unique_ptr<Model> MakeModel(PersistenceModel model) {
   return nullptr;
 }
 
+bool Rewrites(PersistenceModel model) {
+  std::unique_ptr<Model> unit = MakeModel(model);
+  return unit != nullptr && unit->Rewrites();
+}
+
 }  // namespace killpoint::durability

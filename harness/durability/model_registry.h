@@ -21,5 +21,8 @@ struct ModelUnit {
 std::span<const ModelUnit> ModelUnits();
 // A fresh unit of `model`; null for one not registered.
 std::unique_ptr<Model> MakeModel(PersistenceModel model);
+// Whether a crash under `model` rewrites the sandbox (its unit's Rewrites): whether the runner
+// tracks an attempt killed under it and applies the model after the kill.
+bool Rewrites(PersistenceModel model);
 
 }  // namespace killpoint::durability

@@ -13,6 +13,7 @@
 #include "channel/control_channel.h"
 #include "downstream/downstream.h"
 #include "durability/durability.h"
+#include "durability/model_registry.h"
 #include "history/event_registry.h"
 #include "history/history.h"
 #include "plan/crash_point.h"
@@ -273,8 +274,8 @@ class TrialDriver {
 
   // After a kill: what the persistence model lets survive replaces the sandbox.
   Status ApplyModel(const AttemptFault& fault, int attempt) {
-    const bool process = fault.model == PersistenceModel::kProcess;
-    if (process || !scenario_.UsesShim() || fault.kill_point.empty()) return Ok();
+    if (!durability::Rewrites(fault.model) || !scenario_.UsesShim() || fault.kill_point.empty())
+      return Ok();
     // Drawn by the planner (plan/seed.h); a plan of before has none: the seed it ran with.
     uint64_t seed =
         fault.torn_seed.value_or(DeriveSeed(plan_.seed, scenario_.name, plan_.trial,
@@ -410,9 +411,10 @@ class TrialDriver {
     history_.SetContext({date, trigger, attempt});
     std::string log = date + "-t" + std::to_string(trigger) + "-a" + std::to_string(attempt);
     SpawnRequest r = Request(scenario_.job.command, date, attempt, log);
-    // Only a kill under a model other than process reads what the tracker records.
-    bool track = scenario_.UsesShim() && !fault.kill_point.empty() &&
-                 fault.model != PersistenceModel::kProcess;
+    // Only a kill under a model that rewrites the sandbox (not process) reads what the tracker
+    // records.
+    bool track =
+        scenario_.UsesShim() && !fault.kill_point.empty() && durability::Rewrites(fault.model);
     if (track) {
       // ArmShim hands the journal to the interceptor (the shim or the supervisor).
       fs::path journal =

@@ -23,6 +23,14 @@ TEST(ModelRegistry, EveryPersistenceModelHasItsUnit) {
   }
 }
 
+// The runner tracks and rewrites after a kill exactly under the models whose unit rewrites:
+// every one but process, where everything the job wrote survives.
+TEST(ModelRegistry, EveryModelButProcessRewritesTheSandbox) {
+  for (PersistenceModel model : kPersistenceModels) {
+    EXPECT_EQ(Rewrites(model), model != PersistenceModel::kProcess) << NameOf(model);
+  }
+}
+
 TEST(ModelRegistry, ListsEachModelOnceInTheirOrder) {
   ASSERT_EQ(ModelUnits().size(), kPersistenceModels.size());
   std::set<PersistenceModel> seen;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # README's test command: builds killpoint with warnings as errors and passes every test (unit,
-# property, end to end) in build/: about 6 to 12 minutes cold on two cores (docs/ci.md).
+# property, end to end) in build/: about 10 to 18 minutes cold on two cores (docs/ci.md).
 # `ctest --test-dir build -L unit` is the fast loop after a build (under a minute).
 # The sanitizer passes are scripts/sanitize.sh, which .ci/run calls after this.
 set -euo pipefail

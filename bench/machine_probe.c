@@ -1,7 +1,7 @@
 // What a machine charges for the things killpoint's tests do most: a first write to a fresh page
-// (a page fault), fork and spawn. The CI timings of one
-// tree differ by twice and more from one VM to the next, and these say which kind of VM a log
-// came from (docs/ci.md, "The machine"). scripts/machine-probe.sh compiles and runs it.
+// (a page fault), fork and spawn. The CI timings of one tree differ by twice and more from one
+// VM to the next, and these say which kind of VM a log came from (docs/ci.md, "The machine").
+// scripts/machine-probe.sh compiles and runs it.
 #define _GNU_SOURCE
 #include <spawn.h>
 #include <stdio.h>

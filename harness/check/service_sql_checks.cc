@@ -12,7 +12,7 @@ constexpr size_t kServiceRowsShown = 3;
 constexpr size_t kServiceValueBytes = 60;
 constexpr size_t kServiceExplanationBytes = 600;
 
-std::string PgRow(const SqlRows& rows, size_t i) {
+std::string SqlRow(const SqlRows& rows, size_t i) {
   std::string row;
   for (size_t c = 0; c < rows.columns.size(); ++c) {
     const auto& value = rows.rows[i][c];
@@ -27,7 +27,7 @@ Verdict ExplainSqlRows(const std::string& name, const SqlCheck& check, const Sql
   if (rows.rows.empty()) return Verdict::Held(name, "the query returned no row");
   std::string shown;
   for (size_t i = 0; i < rows.rows.size() && i < kServiceRowsShown; ++i) {
-    shown += (i == 0 ? "" : "; ") + PgRow(rows, i);
+    shown += (i == 0 ? "" : "; ") + SqlRow(rows, i);
   }
   size_t n = rows.rows.size();
   return Verdict::Violated(

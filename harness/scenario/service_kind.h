@@ -1,6 +1,6 @@
 // The service kinds (docs/services.md, "Adding a kind"): what a scenario may ask of each, one
 // line a kind. The harness's side of a kind, its server, client and framing, is the line of the
-// same name in service/service_kinds.cc, which a static_assert holds to this table.
+// same name in service/service_kinds.h, which a static_assert holds to this table.
 #pragma once
 
 #include <array>

@@ -1,6 +1,6 @@
 // A small client of MariaDB's Connector/C for the harness's own statements on a mariadb service:
 // the per-trial reset (mariadb.cc) and the scenario's SQL checks (check/service_sql_checks.cc).
-// Rows come back in pg_client.h's SqlRows, so that a check reads the same on either server.
+// Rows come back in service.h's SqlRows, so that a check reads the same on either server.
 #pragma once
 
 #include <mysql.h>

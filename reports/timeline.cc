@@ -155,8 +155,7 @@ class Builder {
     waits_[{e.biz_date, e.trigger}] += w.delay_ms;
     if (w.reason != WaitReason::kBackoff) {
       notes_.push_back(fmt::format("{}#{} a{} waited {} ({})", e.biz_date, e.trigger,
-                                   w.next_attempt, Ms(w.delay_ms),
-                                   kWaitReasonNames.NameOf(w.reason)));
+                                   w.next_attempt, Ms(w.delay_ms), NameOf(w.reason)));
     }
   }
 

@@ -113,15 +113,16 @@ std::optional<Mark> MarkFor(const event::SecondRelease& s) {
 
 std::optional<Mark> MarkFor(const event::NetFault& n) {  // docs/services.md
   std::string ms = n.ms ? " " + Ms(*n.ms) : "";
-  return Mark{MarkKind::kNetFault, n.action + ms,
-              fmt::format("the proxy did {}{} at {} (hit {})", n.action, ms, n.point, n.hit)};
+  return Mark{
+      MarkKind::kNetFault, std::string(NameOf(n.action)) + ms,
+      fmt::format("the proxy did {}{} at {} (hit {})", NameOf(n.action), ms, n.point, n.hit)};
 }
 
 std::optional<Mark> MarkFor(const event::ServerFault& f) {  // docs/services.md, "Server faults"
   std::string lost = f.lost ? fmt::format(", {} of {} lost", *f.lost, f.before.value_or(0)) : "";
-  return Mark{MarkKind::kNetFault, f.action + " " + f.service,
+  return Mark{MarkKind::kNetFault, std::string(NameOf(f.action)) + " " + f.service,
               fmt::format("the server of {} ({}) was {} at {}{}", f.service, f.kind,
-                          f.action == "kill" ? "killed" : "paused", f.point, lost)};
+                          f.action == ServerAction::kKill ? "killed" : "paused", f.point, lost)};
 }
 
 std::optional<Mark> MarkFor(const event::Exit& x) {

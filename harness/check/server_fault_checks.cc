@@ -21,7 +21,7 @@ Result<Verdict> ServerKillLosesNothing(const CheckInput& in) {
   int64_t held = 0;
   for (const Event& e : in.events) {
     auto f = As<event::ServerFault>(e);
-    if (!f || f->action != kServerKill) continue;
+    if (!f || f->action != ServerAction::kKill) continue;
     ++kills;
     if (!f->error.empty()) {
       return Verdict::Violated(

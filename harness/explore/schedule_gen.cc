@@ -19,14 +19,11 @@ bool Coin(int in) { return *rc::gen::inRange(0, in) == in - 1; }
 NetFault GenNet(const NetSpec& n) {
   NetFault f;
   f.point = n.points[*rc::gen::inRange<size_t>(0, n.points.size())];
-  std::vector<std::string> fit;
-  for (const auto& a : NetActionsAt(ParseNetPoint(f.point)->moment)) {
-    if (std::find(n.actions.begin(), n.actions.end(), a) != n.actions.end()) fit.push_back(a);
-  }
+  std::vector<NetAction> fit = NetActionsFitting(f.point, n.actions);
   if (fit.empty()) return {};
   f.action = fit[*rc::gen::inRange<size_t>(0, fit.size())];
   f.hit = *rc::gen::inRange(1, n.max_hit + 1);
-  if (NetActionTakesMs(f.action)) f.ms = n.ms;
+  if (TakesMs(f.action)) f.ms = n.ms;
   return f;
 }
 
@@ -36,7 +33,7 @@ ServerFault GenServer(const ServerFaultSpec& x) {
   f.point = x.points[*rc::gen::inRange<size_t>(0, x.points.size())];
   f.service = x.services[*rc::gen::inRange<size_t>(0, x.services.size())];
   f.action = x.actions[*rc::gen::inRange<size_t>(0, x.actions.size())];
-  if (f.action == kServerPause) f.duration_ms = x.duration_ms;
+  if (f.action == ServerAction::kPause) f.duration_ms = x.duration_ms;
   return f;
 }
 

@@ -26,17 +26,15 @@ struct CrashPoint {
 // When the kill happens relative to the point: before the operation, after it, or in the
 // middle of a write (run/mid_cut.h). JSON: the name.
 enum class Moment { kBefore, kAfter, kMid };
-inline constexpr auto kMomentNames = MakeNameTable<Moment>({
-    {Moment::kBefore, "before"},
-    {Moment::kAfter, "after"},
-    {Moment::kMid, "mid"},
-});
+inline constexpr auto kMomentNames = MakeNameTable<Moment>(
+    {
+        {Moment::kBefore, "before"},
+        {Moment::kAfter, "after"},
+        {Moment::kMid, "mid"},
+    },
+    "a kill's moment (when)");
 static_assert(kMomentNames.Unique());
-inline std::string_view NameOf(Moment m) { return kMomentNames.NameOf(m); }
-inline void to_json(nlohmann::json& j, Moment m) { j = NameOf(m); }
-inline void from_json(const nlohmann::json& j, Moment& m) {
-  m = kMomentNames.FromJson(j, "a kill's moment (when)");
-}
+constexpr const auto& NamesOf(Moment) { return kMomentNames; }
 
 // "write:x" -> "write"; "" for a named failpoint.
 std::string_view SyscallOp(std::string_view point);

@@ -61,10 +61,9 @@ std::vector<AttemptFault> EnumerateProcessFaults(const Scenario& s) {
   // A network fault at each point's first hit, with each action the scenario lists that fits.
   const NetSpec& n = s.faults.net;
   for (const std::string& point : n.points) {
-    for (const std::string& action : NetActionsAt(ParseNetPoint(point)->moment)) {
-      if (std::find(n.actions.begin(), n.actions.end(), action) == n.actions.end()) continue;
+    for (NetAction action : NetActionsFitting(point, n.actions)) {
       AttemptFault f;
-      f.net = {point, action, 1, NetActionTakesMs(action) ? n.ms : 0};
+      f.net = {point, action, 1, TakesMs(action) ? n.ms : 0};
       out.push_back(f);
     }
   }
@@ -72,9 +71,9 @@ std::vector<AttemptFault> EnumerateProcessFaults(const Scenario& s) {
   const ServerFaultSpec& x = s.faults.server;
   for (const std::string& point : x.points) {
     for (const std::string& service : x.services) {
-      for (const std::string& action : x.actions) {
+      for (ServerAction action : x.actions) {
         AttemptFault f;
-        f.server = {point, service, action, action == kServerPause ? x.duration_ms : 0};
+        f.server = {point, service, action, action == ServerAction::kPause ? x.duration_ms : 0};
         out.push_back(f);
       }
     }

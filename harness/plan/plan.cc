@@ -35,9 +35,11 @@ std::string Plan::Summary() const {
       }
       if (f.downstream_burst > 0) out += " burst:" + std::to_string(f.downstream_burst);
       if (!f.net.point.empty())
-        out += " " + f.net.action + "@" + f.net.point + "#" + std::to_string(f.net.hit);
+        out += " " + std::string(NameOf(f.net.action)) + "@" + f.net.point + "#" +
+               std::to_string(f.net.hit);
       if (!f.server.point.empty()) {
-        out += " " + f.server.action + "@server:" + f.server.service + "@" + f.server.point;
+        out += " " + std::string(NameOf(f.server.action)) + "@server:" + f.server.service + "@" +
+               f.server.point;
         if (f.server.duration_ms > 0) out += " " + std::to_string(f.server.duration_ms) + "ms";
       }
     }
@@ -109,14 +111,14 @@ void from_json(const nlohmann::json& j, AttemptFault& f) {
   f.downstream_burst = j.value("downstream_burst", 0);
   if (auto it = j.find("net"); it != j.end()) {  // absent before issue 20's proxy: none
     f.net.point = it->at("point").get<std::string>();
-    f.net.action = it->at("action").get<std::string>();
+    f.net.action = it->at("action").get<NetAction>();
     f.net.hit = it->value("hit", 1);
     f.net.ms = it->value("ms", int64_t{0});
   }
   if (auto it = j.find("server"); it != j.end()) {  // absent before server faults: none
     f.server.point = it->at("point").get<std::string>();
     f.server.service = it->at("service").get<std::string>();
-    f.server.action = it->at("action").get<std::string>();
+    f.server.action = it->at("action").get<ServerAction>();
     f.server.duration_ms = it->value("duration_ms", int64_t{0});
   }
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "plan/crash_point.h"
+#include "scenario/fault_action.h"
 #include "scenario/persistence_model.h"
 
 namespace killpoint {
@@ -34,11 +35,11 @@ struct OverlapFault {
 };
 
 // At the `hit`-th pass of `point` ("net:db:commit") in the attempt, the proxy in front of the
-// service does `action` (drop_answer, reset, delay, refuse; scenario/net_point.h), `ms` long
-// for a delay or a refusal. docs/services.md.
+// service does `action` (scenario/fault_action.h), `ms` long for one that TakesMs.
+// docs/services.md.
 struct NetFault {
   std::string point = {};  // empty: no network fault
-  std::string action = {};
+  NetAction action = NetAction::kDropAnswer;
   int hit = 1;
   int64_t ms = 0;
   bool operator==(const NetFault&) const = default;
@@ -51,7 +52,7 @@ struct NetFault {
 struct ServerFault {
   std::string point = {};  // empty: no server fault
   std::string service = {};
-  std::string action = {};
+  ServerAction action = ServerAction::kKill;
   int64_t duration_ms = 0;  // a pause's
   bool operator==(const ServerFault&) const = default;
 };

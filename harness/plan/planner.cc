@@ -110,14 +110,11 @@ AttemptFault& AttemptOf(PlannedRun& run, int attempt) {
 NetFault DrawNet(const NetSpec& n, PlanRng& rng) {
   NetFault f;
   f.point = n.points[rng.Below(n.points.size())];
-  std::vector<std::string> fit;
-  for (const auto& a : NetActionsAt(ParseNetPoint(f.point)->moment)) {
-    if (std::find(n.actions.begin(), n.actions.end(), a) != n.actions.end()) fit.push_back(a);
-  }
+  std::vector<NetAction> fit = NetActionsFitting(f.point, n.actions);
   if (fit.empty()) return {};  // no action of the scenario fits this point
   f.action = fit[rng.Below(fit.size())];
   f.hit = 1 + static_cast<int>(rng.Below(static_cast<size_t>(n.max_hit)));
-  if (NetActionTakesMs(f.action)) f.ms = n.ms;
+  if (TakesMs(f.action)) f.ms = n.ms;
   return f;
 }
 
@@ -127,7 +124,7 @@ ServerFault DrawServer(const ServerFaultSpec& x, PlanRng& rng) {
   f.point = x.points[rng.Below(x.points.size())];
   f.service = x.services[rng.Below(x.services.size())];
   f.action = x.actions[rng.Below(x.actions.size())];
-  if (f.action == kServerPause) f.duration_ms = x.duration_ms;
+  if (f.action == ServerAction::kPause) f.duration_ms = x.duration_ms;
   return f;
 }
 

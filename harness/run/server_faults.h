@@ -26,7 +26,7 @@ class ServerFaulter {
                 History* history)
       : fault_(fault), spec_(spec), servers_(servers), history_(history) {}
 
-  bool pauses() const { return fault_.action == kServerPause; }
+  bool pauses() const { return fault_.action == ServerAction::kPause; }
   int64_t duration_ms() const { return fault_.duration_ms; }
   // The fault, at the `hit`-th pass of its point. An Error: the killed server did not come back.
   Status Start(int hit);

@@ -97,6 +97,26 @@ BurstSpec ReadBurst(FieldReader r) {
   return b;
 }
 
+// "actions": each listed once, each a name of `table`.
+template <class E, size_t N>
+std::vector<E> ReadActions(FieldReader& r, const NameTable<E, N>& table) {
+  std::vector<std::string> names = r.Strings("actions", true, false);
+  r.Unique("actions", names);
+  std::vector<E> actions;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (auto action = table.Named(names[i])) {
+      actions.push_back(*action);
+      continue;
+    }
+    std::string closest = table.Closest(names[i]);
+    r.Fail("actions[" + std::to_string(i) + "]",
+           "unknown action '" + names[i] + "' (" +
+               (closest.empty() ? "" : "did you mean '" + closest + "'? ") +
+               "known: " + table.Listed() + ")");
+  }
+  return actions;
+}
+
 constexpr int kMaxNetHit = 1000;
 
 // "net:<service>:<moment>", a fault moment or a command's verb; the service is checked once
@@ -113,16 +133,16 @@ NetSpec ReadNet(FieldReader r) {
     }
   }
   r.Unique("points", n.points);
-  n.actions = r.Strings("actions", true, false);
-  r.Unique("actions", n.actions);
+  n.actions = ReadActions(r, kNetActionNames);
   for (size_t i = 0; i < n.actions.size(); ++i) {
     bool fits = false;
     for (const auto& point : n.points) {
-      for (const auto& a : NetActionsAt(ParseNetPoint(point)->moment)) fits |= a == n.actions[i];
+      for (NetAction a : NetActionsAt(ParseNetPoint(point)->moment)) fits |= a == n.actions[i];
     }
     if (!fits) {
       r.Fail("actions[" + std::to_string(i) + "]",
-             "'" + n.actions[i] + "' fits none of the points (commit, set_nx, a command: " +
+             "'" + std::string(NameOf(n.actions[i])) +
+                 "' fits none of the points (commit, set_nx, a command: " +
                  "drop_answer, reset, delay, stall; connect: refuse)");
     }
   }
@@ -134,26 +154,13 @@ NetSpec ReadNet(FieldReader r) {
   return n;
 }
 
-// Each listed once, each one of `known`.
-std::vector<std::string> ReadNames(FieldReader& r, const std::string& field,
-                                   const std::vector<std::string>& known, const std::string& what) {
-  std::vector<std::string> names = r.Strings(field, true, false);
-  std::set<std::string> seen;
-  for (size_t i = 0; i < names.size(); ++i) {
-    std::string where = field + "[" + std::to_string(i) + "]";
-    if (!known.empty() && !Lists(known, names[i]))
-      r.Fail(where, "unknown " + what + " '" + names[i] + "' (kill or pause)");
-    if (!seen.insert(names[i]).second) r.Fail(where, "'" + names[i] + "' is listed twice");
-  }
-  return names;
-}
-
 // The services are checked once they are read (CheckServerFaultServices).
 ServerFaultSpec ReadServerFaults(FieldReader r, const DeclaredPoints& declared) {
   ServerFaultSpec f;
   f.points = ReadPoints(r, declared);
-  f.services = ReadNames(r, "services", {}, "service");
-  f.actions = ReadNames(r, "actions", {kServerKill, kServerPause}, "action");
+  f.services = r.Strings("services", true, false);
+  r.Unique("services", f.services);
+  f.actions = ReadActions(r, kServerActionNames);
   f.probability = ReadProbability(r);
   const int64_t duration = f.duration_ms;
   f.duration_ms = r.Integer("duration_ms", 1, kMaxPauseMs, &duration);

@@ -50,13 +50,20 @@ bool IsNetCommandPoint(std::string_view point) {
   return p && !IsFaultMoment(p->moment);
 }
 
-std::vector<std::string> NetActionsAt(std::string_view moment) {
-  if (moment == kNetConnect) return {kNetRefuse};
-  return {kNetDropAnswer, kNetReset, kNetDelay, kNetStall};
+std::vector<NetAction> NetActionsAt(std::string_view moment) {
+  if (moment == kNetConnect) return {NetAction::kRefuse};
+  return {NetAction::kDropAnswer, NetAction::kReset, NetAction::kDelay, NetAction::kStall};
 }
 
-bool NetActionTakesMs(std::string_view action) {
-  return action == kNetDelay || action == kNetStall || action == kNetRefuse;
+std::vector<NetAction> NetActionsFitting(std::string_view point,
+                                         const std::vector<NetAction>& listed) {
+  std::optional<NetPoint> p = ParseNetPoint(point);
+  if (!p) return {};
+  std::vector<NetAction> fit;
+  for (NetAction a : NetActionsAt(p->moment)) {
+    if (std::find(listed.begin(), listed.end(), a) != listed.end()) fit.push_back(a);
+  }
+  return fit;
 }
 
 bool NetMomentSeenOn(std::string_view moment, std::string_view kind) {

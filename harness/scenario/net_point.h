@@ -19,19 +19,14 @@
 #include <string_view>
 #include <vector>
 
+#include "scenario/fault_action.h"
+
 namespace killpoint {
 
 inline constexpr std::string_view kNetPrefix = "net:";
 inline constexpr const char* kNetCommit = "commit";
 inline constexpr const char* kNetSetNx = "set_nx";
 inline constexpr const char* kNetConnect = "connect";
-inline constexpr const char* kNetDropAnswer = "drop_answer";
-inline constexpr const char* kNetReset = "reset";
-inline constexpr const char* kNetDelay = "delay";
-inline constexpr const char* kNetRefuse = "refuse";
-// The command is held `ms` before it goes to the server: the job stalls there past a lock's TTL
-// or a statement timeout, its other connections going on.
-inline constexpr const char* kNetStall = "stall";
 
 struct NetPoint {
   std::string service;
@@ -50,11 +45,13 @@ std::string NetCommandPoint(std::string_view service, std::string_view verb);
 // A net: point that names no fault moment: a command point.
 bool IsNetCommandPoint(std::string_view point);
 
-// The actions the proxy can take at `moment`: drop_answer, reset, delay, stall at a commit, a
-// set_nx or a command; refuse at a connect.
-std::vector<std::string> NetActionsAt(std::string_view moment);
-// Whether `action` lasts the fault's `ms` (delay, stall, refuse).
-bool NetActionTakesMs(std::string_view action);
+// The actions the proxy can take at `moment` (scenario/fault_action.h): drop_answer, reset,
+// delay, stall at a commit, a set_nx or a command; refuse at a connect.
+std::vector<NetAction> NetActionsAt(std::string_view moment);
+// Those of `listed` (a scenario's) that fit `point`'s moment, in NetActionsAt's order, which the
+// planner's draws depend on; empty for a point that is no net: point.
+std::vector<NetAction> NetActionsFitting(std::string_view point,
+                                         const std::vector<NetAction>& listed);
 
 // Whether the proxy in front of a service of `kind` sees `moment`: a commit on postgres and
 // mariadb, a set_nx on redis, a connect on any, a command on postgres, mariadb and redis (an

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "scenario/fault_action.h"
 #include "scenario/persistence_model.h"
 #include "util/name_table.h"
 
@@ -124,7 +125,7 @@ struct BurstSpec {
 // (scenario/net_point.h), at a hit from 1 to `max_hit`.
 struct NetSpec {
   std::vector<std::string> points = {};  // empty: never
-  std::vector<std::string> actions = {};
+  std::vector<NetAction> actions = {};
   double probability = 0.0;
   int max_hit = 1;
   int64_t ms = 500;  // delay's hold, refuse's window
@@ -135,12 +136,10 @@ struct NetSpec {
 // `probability`, at the first hit of one of `points` (job points, as for pauses), one of
 // `services` suffers one of `actions`: kill (SIGKILL of all its processes, then a restart on the
 // same data and port) or pause (SIGSTOP for duration_ms of real time, then SIGCONT).
-inline constexpr const char* kServerKill = "kill";
-inline constexpr const char* kServerPause = "pause";
 struct ServerFaultSpec {
   std::vector<std::string> points = {};  // empty: never
   std::vector<std::string> services = {};
-  std::vector<std::string> actions = {};  // kServerKill, kServerPause
+  std::vector<ServerAction> actions = {};
   double probability = 0.0;
   int64_t duration_ms = 1000;  // a pause's length
   bool operator==(const ServerFaultSpec&) const = default;

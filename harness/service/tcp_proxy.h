@@ -35,9 +35,9 @@ namespace killpoint {
 
 struct ProxyFault {
   std::string moment;  // kNetCommit, kNetSetNx, kNetConnect or a command's verb; empty: none
-  std::string action;  // drop_answer, reset, delay or stall at a command; refuse at a connect
-  int hit = 1;         // the hit of `moment` since Arm, 1-based
-  int64_t ms = 0;      // delay's and stall's hold, refuse's window
+  NetAction action = NetAction::kDropAnswer;  // refuse only at a connect (NetActionsAt)
+  int hit = 1;                                // the hit of `moment` since Arm, 1-based
+  int64_t ms = 0;                             // delay's and stall's hold, refuse's window
 };
 
 using ProxyFired = std::function<void(const ProxyFault& fired)>;

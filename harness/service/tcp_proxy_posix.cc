@@ -187,7 +187,7 @@ class PollProxy : public TcpProxy {
     int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) return;
     bool refuse = Refusing(now);
-    if (auto f = Hit(kNetConnect); f && f->action == kNetRefuse) {
+    if (auto f = Hit(kNetConnect); f && f->action == NetAction::kRefuse) {
       std::lock_guard lock(mu_);
       refuse_until_ = now + std::chrono::milliseconds(f->ms);
       refuse = true;
@@ -237,15 +237,17 @@ class PollProxy : public TcpProxy {
         step = *first;
       } else {
         std::optional<ProxyFault> f = Hit(command.counted ? counted_ : nullptr, command.verb);
-        if (f && f->action == kNetReset) return c.Cut();  // the command never reaches the server
-        if (f && f->action == kNetDropAnswer) {
+        if (f && f->action == NetAction::kReset)
+          return c.Cut();  // the command never reaches the server
+        if (f && f->action == NetAction::kDropAnswer) {
           c.up.append(bytes, 0, command.end);  // the command goes; whatever came after does not
           c.swallow = now + kAnswerPatience;
           return;
         }
-        if (f && f->action == kNetDelay) c.hold_down = now + std::chrono::milliseconds(f->ms);
+        if (f && f->action == NetAction::kDelay)
+          c.hold_down = now + std::chrono::milliseconds(f->ms);
         if (hook) step = hook(command.verb, false, ++tickets_);
-        if (f && f->action == kNetStall && step == CommandStep::kForward) {
+        if (f && f->action == NetAction::kStall && step == CommandStep::kForward) {
           c.up.append(bytes, 0, start);  // the command and what follows wait
           c.stall_until = now + std::chrono::milliseconds(f->ms);
           keep_later(start, i);

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,7 @@ namespace killpoint {
 template <class E, size_t N>
 struct NameTable {
   std::array<std::pair<E, std::string_view>, N> entries;
+  std::string_view what = "a name";  // what a value is, for FromJson's error: "a kill's moment"
 
   // "?" for a value the table does not list.
   constexpr std::string_view NameOf(E value) const {
@@ -64,7 +66,7 @@ struct NameTable {
 
   // The value a JSON name stands for; nlohmann::json::type_error (302) naming the listed ones
   // when it is no name of the table, as every malformed field of a JSON document is.
-  E FromJson(const nlohmann::json& j, std::string_view what) const {
+  E FromJson(const nlohmann::json& j) const {
     std::optional<E> value = j.is_string() ? Named(j.get_ref<const std::string&>()) : std::nullopt;
     if (!value) {
       throw nlohmann::json::type_error::create(
@@ -85,12 +87,36 @@ struct NameTable {
   }
 };
 
-// MakeNameTable<E>({{E::kA, "a"}, {E::kB, "b"}}): N from the list.
+// MakeNameTable<E>({{E::kA, "a"}, {E::kB, "b"}}, "an e"): N from the list.
 template <class E, size_t N>
-constexpr NameTable<E, N> MakeNameTable(const std::pair<E, std::string_view> (&entries)[N]) {
+constexpr NameTable<E, N> MakeNameTable(const std::pair<E, std::string_view> (&entries)[N],
+                                        std::string_view what = "a name") {
   NameTable<E, N> table{};
   for (size_t i = 0; i < N; ++i) table.entries[i] = entries[i];
+  table.what = what;
   return table;
 }
 
+// An enum whose JSON is its name: beside it, in its namespace, a function that returns its
+// table, found by argument-dependent lookup,
+//   constexpr const auto& NamesOf(Moment) { return kMomentNames; }
+// gives it NameOf, and JSON as its name (nlohmann::adl_serializer below; a name the table does
+// not list is FromJson's error). Without NamesOf, nlohmann writes an enum as its number.
+template <class E>
+concept NamedEnum = std::is_enum_v<E> && requires(E e) {
+  NamesOf(e);
+};
+template <NamedEnum E>
+constexpr std::string_view NameOf(E value) {
+  return NamesOf(value).NameOf(value);
+}
+
 }  // namespace killpoint
+
+// Specialized rather than found by lookup: nlohmann's own to_json for every enum (its number)
+// would otherwise win for an enum of a nested namespace, where killpoint's is not looked for.
+template <killpoint::NamedEnum E>
+struct nlohmann::adl_serializer<E> {
+  static void to_json(nlohmann::json& j, E value) { j = killpoint::NameOf(value); }
+  static void from_json(const nlohmann::json& j, E& value) { value = NamesOf(value).FromJson(j); }
+};

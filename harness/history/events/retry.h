@@ -12,16 +12,15 @@ namespace killpoint {
 
 // Why the scheduler waited before an attempt (docs/retry.md).
 enum class WaitReason { kBackoff, kRateLimit, kBreakerOpen };
-inline constexpr auto kWaitReasonNames = MakeNameTable<WaitReason>({
-    {WaitReason::kBackoff, "backoff"},
-    {WaitReason::kRateLimit, "rate_limit"},
-    {WaitReason::kBreakerOpen, "breaker_open"},
-});
+inline constexpr auto kWaitReasonNames = MakeNameTable<WaitReason>(
+    {
+        {WaitReason::kBackoff, "backoff"},
+        {WaitReason::kRateLimit, "rate_limit"},
+        {WaitReason::kBreakerOpen, "breaker_open"},
+    },
+    "a retry wait's reason");
 static_assert(kWaitReasonNames.Unique());
-inline void to_json(nlohmann::json& j, WaitReason r) { j = kWaitReasonNames.NameOf(r); }
-inline void from_json(const nlohmann::json& j, WaitReason& r) {
-  r = kWaitReasonNames.FromJson(j, "a retry wait's reason");
-}
+constexpr const auto& NamesOf(WaitReason) { return kWaitReasonNames; }
 
 }  // namespace killpoint
 

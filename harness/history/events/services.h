@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "history/event_fields.h"
+#include "scenario/fault_action.h"
 
 namespace killpoint::event {
 
@@ -16,9 +17,9 @@ namespace killpoint::event {
 struct NetFault {
   static constexpr const char* kType = "net_fault";
   std::string point;
-  std::string action;
+  NetAction action = NetAction::kDropAnswer;
   int64_t hit = 0;
-  std::optional<int64_t> ms;  // delay, refuse
+  std::optional<int64_t> ms;  // an action that TakesMs
   static constexpr auto kFields =
       std::tuple{Field("point", &NetFault::point), Field("action", &NetFault::action),
                  Field("hit", &NetFault::hit), Field("ms", &NetFault::ms)};
@@ -31,7 +32,7 @@ struct ServerFault {
   std::string service;
   std::string kind;
   std::string durability;
-  std::string action;  // kill or pause
+  ServerAction action = ServerAction::kKill;
   std::string point;
   int64_t hit = 0;
   // A kill's: the rows or keys before it, how many of them the restarted server lacks, up to 5

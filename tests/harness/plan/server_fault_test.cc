@@ -18,14 +18,17 @@ Scenario ServerScenario(double probability) {
   s.hold_points = {"before_commit"};
   s.retry.max_attempts = 3;
   s.services = {{"db", {"postgres"}}, {"cache", {"redis"}}};
-  s.faults.server = {
-      {"before_commit", "after_commit"}, {"db", "cache"}, {"kill", "pause"}, probability, 700};
+  s.faults.server = {{"before_commit", "after_commit"},
+                     {"db", "cache"},
+                     {ServerAction::kKill, ServerAction::kPause},
+                     probability,
+                     700};
   return s;
 }
 
 TEST(ServerFaultPlan, RoundTripsThroughJsonAndSaysItselfInTheSummary) {
   AttemptFault f;
-  f.server = {"after_commit", "db", "kill", 0};
+  f.server = {"after_commit", "db", ServerAction::kKill, 0};
   EXPECT_FALSE(f.None());
   Plan p{"services/server-kill", 7, 0, {{"2026-11-01", 1, {f}}}};
   nlohmann::json j = p;
@@ -33,7 +36,7 @@ TEST(ServerFaultPlan, RoundTripsThroughJsonAndSaysItselfInTheSummary) {
             (nlohmann::json{{"point", "after_commit"}, {"service", "db"}, {"action", "kill"}}));
   EXPECT_EQ(nlohmann::json::parse(j.dump()).get<Plan>(), p);
   EXPECT_EQ(p.Summary(), "2026-11-01#1 a1 kill@server:db@after_commit");
-  f.server = {"before_commit", "cache", "pause", 1500};
+  f.server = {"before_commit", "cache", ServerAction::kPause, 1500};
   EXPECT_EQ((nlohmann::json(f)["server"]["duration_ms"]), 1500);
   EXPECT_EQ(nlohmann::json(f).get<AttemptFault>(), f);
   p.runs[0].attempts[0] = f;
@@ -59,8 +62,8 @@ TEST(ServerFaultPlan, ThePlannerDrawsOnlyWhenTheScenarioAsksAndLeavesTheRestAsIt
       for (const AttemptFault& f : p.runs[r].attempts) {
         if (f.server.point.empty()) continue;
         ++drawn;
-        kills += f.server.action == "kill";
-        EXPECT_EQ(f.server.duration_ms, f.server.action == "pause" ? 700 : 0);
+        kills += f.server.action == ServerAction::kKill;
+        EXPECT_EQ(f.server.duration_ms, f.server.action == ServerAction::kPause ? 700 : 0);
       }
     }
     EXPECT_EQ(MakePlan(ServerScenario(0.0), 1, trial), plain);
@@ -75,9 +78,9 @@ TEST(ServerFaultPlan, ExhaustiveTriesEachPointServiceAndAction) {
   s.failpoints.clear();
   std::vector<AttemptFault> space = ExhaustiveSpace(s, {});
   ASSERT_EQ(space.size(), 8u);
-  EXPECT_EQ(space[0].server, (ServerFault{"before_commit", "db", "kill", 0}));
-  EXPECT_EQ(space[1].server, (ServerFault{"before_commit", "db", "pause", 700}));
-  EXPECT_EQ(space[7].server, (ServerFault{"after_commit", "cache", "pause", 700}));
+  EXPECT_EQ(space[0].server, (ServerFault{"before_commit", "db", ServerAction::kKill, 0}));
+  EXPECT_EQ(space[1].server, (ServerFault{"before_commit", "db", ServerAction::kPause, 700}));
+  EXPECT_EQ(space[7].server, (ServerFault{"after_commit", "cache", ServerAction::kPause, 700}));
 }
 
 RC_GTEST_PROP(ServerFaultPlan, ExploreDrawsOnlyTheScenariosServerFaults, ()) {
@@ -87,7 +90,7 @@ RC_GTEST_PROP(ServerFaultPlan, ExploreDrawsOnlyTheScenariosServerFaults, ()) {
     for (const AttemptFault& f : run.attempts) {
       if (f.server.point.empty()) continue;
       RC_ASSERT(f.server.service == "db" || f.server.service == "cache");
-      RC_ASSERT(f.server.duration_ms == (f.server.action == "pause" ? 700 : 0));
+      RC_ASSERT(f.server.duration_ms == (f.server.action == ServerAction::kPause ? 700 : 0));
     }
   }
   Scenario off = s;

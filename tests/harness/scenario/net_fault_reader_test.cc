@@ -39,7 +39,14 @@ TEST(NetPoint, ParsesServiceAndMoment) {
   EXPECT_EQ(ParseNetPoint("net:db:UPDATE"), (NetPoint{"db", "UPDATE"}));  // a command point
   EXPECT_EQ(ParseNetPoint("net:mq:basic.publish"), (NetPoint{"mq", "basic.publish"}));
   EXPECT_EQ(NetActionsAt("UPDATE"), NetActionsAt("commit"));
-  EXPECT_TRUE(NetActionTakesMs(kNetStall));
+  EXPECT_TRUE(TakesMs(NetAction::kStall));
+  EXPECT_FALSE(TakesMs(NetAction::kReset));
+  EXPECT_EQ(NetActionsFitting("net:db:UPDATE",
+                              {NetAction::kRefuse, NetAction::kStall, NetAction::kDropAnswer}),
+            (std::vector<NetAction>{NetAction::kDropAnswer, NetAction::kStall}));
+  EXPECT_EQ(NetActionsFitting("net:db:connect", {NetAction::kRefuse}),
+            (std::vector<NetAction>{NetAction::kRefuse}));
+  EXPECT_TRUE(NetActionsFitting("after_commit", {NetAction::kRefuse}).empty());
   // rollback: the proxy spells verbs in upper case, so a lower-case one is a typo.
   for (const char* bad : {"net:db", "net::commit", "net:db:rollback", "downstream:/x:y",
                           "net:db:Update", "net:mq:basic", "net:mq:basic.Ack", "net:db:1X"}) {
@@ -50,7 +57,8 @@ TEST(NetPoint, ParsesServiceAndMoment) {
 TEST(NetFaults, AreReadWithTheirDefaults) {
   auto s = ParseScenario(kWithNet, "s.json");
   ASSERT_TRUE(s) << s.error().message;
-  EXPECT_EQ(s.value().faults.net, (NetSpec{{"net:db:commit"}, {"drop_answer"}, 1.0, 1, 500}));
+  EXPECT_EQ(s.value().faults.net,
+            (NetSpec{{"net:db:commit"}, {NetAction::kDropAnswer}, 1.0, 1, 500}));
   auto full = ParseNetWith("/faults/net",
                            R"({"points": ["net:db:commit", "net:db:connect"],
                                "actions": ["delay", "refuse"], "probability": 0.5,
@@ -67,6 +75,11 @@ TEST(NetFaults, EachMistakeNamesItsField) {
               HasSubstr("names no service of the scenario: 'cache'"));
   EXPECT_THAT(ErrorOf(ParseNetWith("/faults/net/actions/0", R"("refuse")")),
               HasSubstr("faults.net.actions[0]"));
+  EXPECT_THAT(ErrorOf(ParseNetWith("/faults/net/actions/0", R"("drop_anwser")")),
+              HasSubstr("faults.net.actions[0]: unknown action 'drop_anwser' (did you mean "
+                        "'drop_answer'? known: drop_answer, reset, delay, stall, refuse)"));
+  EXPECT_THAT(ErrorOf(ParseNetWith("/faults/net/actions", R"(["reset", "reset"])")),
+              HasSubstr("faults.net.actions[1]: 'reset' is listed twice"));
   EXPECT_THAT(ErrorOf(ParseNetWith("/faults/net/max_hit", "0")), HasSubstr("faults.net.max_hit"));
   EXPECT_THAT(ErrorOf(ParseNetWith("/faults/net/points/0", R"("net:db:set_nx")")),
               HasSubstr("faults.net.points[0]: 'db' is a postgres service; the proxy sees SET ... "

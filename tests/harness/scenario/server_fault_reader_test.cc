@@ -27,8 +27,11 @@ const char* kWithServer = R"({
 TEST(ServerFaultReader, AreReadWithTheirDefaults) {
   auto s = ParseScenario(kWithServer, "s.json");
   ASSERT_TRUE(s) << s.error().message;
-  EXPECT_EQ(s.value().faults.server,
-            (ServerFaultSpec{{"after_commit"}, {"db", "cache"}, {"kill", "pause"}, 1.0, 1000}));
+  EXPECT_EQ(s.value().faults.server, (ServerFaultSpec{{"after_commit"},
+                                                      {"db", "cache"},
+                                                      {ServerAction::kKill, ServerAction::kPause},
+                                                      1.0,
+                                                      1000}));
   EXPECT_EQ(s.value().services.at("db").durability, "durable");
   EXPECT_EQ(s.value().services.at("cache").durability, "fast");
 }
@@ -38,6 +41,17 @@ TEST(ServerFaultReader, AServiceMustBeTheScenarios) {
   j["faults"]["server"]["services"] = {"db", "queue"};
   EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")),
               HasSubstr("faults.server.services[1]: names no service of the scenario: 'queue'"));
+}
+
+TEST(ServerFaultReader, AnActionMustBeKillOrPause) {
+  nlohmann::json j = nlohmann::json::parse(kWithServer);
+  j["faults"]["server"]["actions"] = {"pause", "kil"};
+  EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")),
+              HasSubstr("faults.server.actions[1]: unknown action 'kil' (did you mean 'kill'? "
+                        "known: kill, pause)"));
+  j["faults"]["server"]["actions"] = {"pause", "pause"};
+  EXPECT_THAT(ErrorOf(ParseScenario(j.dump(), "s.json")),
+              HasSubstr("faults.server.actions[1]: 'pause' is listed twice"));
 }
 
 }  // namespace

@@ -163,7 +163,7 @@ TEST_F(TcpProxyTest, RelaysBothWaysUnarmed) {
 }
 
 TEST_F(TcpProxyTest, DropAnswerLetsTheCommitReachTheServerAndCutsTheClient) {
-  proxy_->Arm({kNetCommit, kNetDropAnswer, 2, 0}, fired_.Tell());
+  proxy_->Arm({kNetCommit, NetAction::kDropAnswer, 2, 0}, fired_.Tell());
   int fd = Connect(proxy_->port());
   EXPECT_EQ(RoundTrip(fd, WireStartup() + WireQuery("BEGIN")), WireStartup() + WireQuery("BEGIN"));
   EXPECT_EQ(RoundTrip(fd, WireQuery("COMMIT")), WireQuery("COMMIT"));  // the first: answered
@@ -178,7 +178,7 @@ TEST_F(TcpProxyTest, DropAnswerLetsTheCommitReachTheServerAndCutsTheClient) {
 }
 
 TEST_F(TcpProxyTest, ResetCutsBeforeTheCommitReachesTheServer) {
-  proxy_->Arm({kNetCommit, kNetReset, 1, 0}, fired_.Tell());
+  proxy_->Arm({kNetCommit, NetAction::kReset, 1, 0}, fired_.Tell());
   int fd = Connect(proxy_->port());
   EXPECT_EQ(RoundTrip(fd, WireStartup() + WireQuery("BEGIN")), WireStartup() + WireQuery("BEGIN"));
   bool cut = false;
@@ -191,7 +191,7 @@ TEST_F(TcpProxyTest, ResetCutsBeforeTheCommitReachesTheServer) {
 }
 
 TEST_F(TcpProxyTest, DelayHoldsTheCommitsAnswer) {
-  proxy_->Arm({kNetCommit, kNetDelay, 1, 300}, fired_.Tell());
+  proxy_->Arm({kNetCommit, NetAction::kDelay, 1, 300}, fired_.Tell());
   int fd = Connect(proxy_->port());
   EXPECT_EQ(RoundTrip(fd, WireStartup()), WireStartup());
   auto start = Clock::now();
@@ -204,7 +204,7 @@ TEST_F(TcpProxyTest, DelayHoldsTheCommitsAnswer) {
 }
 
 TEST_F(TcpProxyTest, RefuseResetsNewConnectionsForItsWindow) {
-  proxy_->Arm({kNetConnect, kNetRefuse, 2, 300}, fired_.Tell());
+  proxy_->Arm({kNetConnect, NetAction::kRefuse, 2, 300}, fired_.Tell());
   int first = Connect(proxy_->port());
   EXPECT_EQ(RoundTrip(first, "a"), "a");
   bool cut = false;
@@ -223,7 +223,7 @@ TEST_F(TcpProxyTest, RefuseResetsNewConnectionsForItsWindow) {
 }
 
 TEST_F(TcpProxyTest, CutAllClosesOpenConnectionsAndArmCountsAfresh) {
-  proxy_->Arm({kNetCommit, kNetReset, 1, 0}, fired_.Tell());
+  proxy_->Arm({kNetCommit, NetAction::kReset, 1, 0}, fired_.Tell());
   int fd = Connect(proxy_->port());
   EXPECT_EQ(RoundTrip(fd, WireStartup()), WireStartup());
   proxy_->CutAll();
@@ -242,7 +242,7 @@ TEST_F(TcpProxyTest, CutAllClosesOpenConnectionsAndArmCountsAfresh) {
 // A fault at a command point (net:db:UPDATE): counted by its verb, stalled before it goes on
 // (the job waits there; other connections do not), the next one not.
 TEST_F(TcpProxyTest, StallHoldsACommandOfAVerbBeforeItReachesTheServer) {
-  proxy_->Arm({"UPDATE", kNetStall, 2, 300}, fired_.Tell());
+  proxy_->Arm({"UPDATE", NetAction::kStall, 2, 300}, fired_.Tell());
   int fd = Connect(proxy_->port());
   const std::string update = WireQuery("UPDATE t SET a = 1");
   EXPECT_EQ(RoundTrip(fd, WireStartup() + update), WireStartup() + update);  // the first goes
@@ -259,7 +259,7 @@ TEST_F(TcpProxyTest, StallHoldsACommandOfAVerbBeforeItReachesTheServer) {
 }
 
 TEST_F(TcpProxyTest, ResetAtACommandPointCutsBeforeItReachesTheServer) {
-  proxy_->Arm({"INSERT", kNetReset, 1, 0}, fired_.Tell());
+  proxy_->Arm({"INSERT", NetAction::kReset, 1, 0}, fired_.Tell());
   int fd = Connect(proxy_->port());
   EXPECT_EQ(RoundTrip(fd, WireStartup() + WireQuery("BEGIN")), WireStartup() + WireQuery("BEGIN"));
   bool cut = false;
@@ -275,7 +275,7 @@ TEST_F(TcpProxyTest, ResetAtACommandPointCutsBeforeItReachesTheServer) {
 TEST_F(TcpProxyTest, DropAnswerAtASetNxInAPipelineForwardsUpToItsEnd) {
   auto redis = TcpProxy::Start("127.0.0.1", echo_.port(), Framing::kRedis);
   ASSERT_TRUE(redis) << redis.error().message;
-  redis.value()->Arm({kNetSetNx, kNetDropAnswer, 1, 0}, fired_.Tell());
+  redis.value()->Arm({kNetSetNx, NetAction::kDropAnswer, 1, 0}, fired_.Tell());
   int fd = Connect(redis.value()->port());
   const std::string upto = "*3\r\n$3\r\nSET\r\n$1\r\na\r\n$1\r\n1\r\nSET lock t PX 150 NX\r\n";
   bool cut = false;
@@ -290,7 +290,7 @@ TEST_F(TcpProxyTest, DropAnswerAtASetNxInAPipelineForwardsUpToItsEnd) {
 TEST_F(TcpProxyTest, AMysqlCommitIsCountedAfterTheHandshake) {
   auto mysql = TcpProxy::Start("127.0.0.1", echo_.port(), Framing::kMysql);
   ASSERT_TRUE(mysql) << mysql.error().message;
-  mysql.value()->Arm({kNetCommit, kNetReset, 1, 0}, fired_.Tell());
+  mysql.value()->Arm({kNetCommit, NetAction::kReset, 1, 0}, fired_.Tell());
   auto packet = [](char sequence, const std::string& payload) {
     return std::string{char(payload.size()), 0, 0, sequence} + payload;
   };

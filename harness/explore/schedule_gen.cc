@@ -120,7 +120,7 @@ rc::Gen<Plan> GenSchedule(const Scenario& s, uint64_t seed, bool all_faults,
       while (!run.attempts.empty() && run.attempts.back().None()) run.attempts.pop_back();
       plan.runs.push_back(std::move(run));
     }
-    DrawTornSeeds(plan);
+    DrawModelSeeds(plan);
     return plan;
   });
 }

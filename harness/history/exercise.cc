@@ -101,7 +101,7 @@ Plan FiredOnly(const Plan& plan, const TrialExercise& e) {
         f.occurrence = 1;
         f.model = PersistenceModel::kProcess;
         f.when = Moment::kBefore;
-        f.torn_seed.reset();
+        f.model_seed.reset();
       }
       ++k;
     }

@@ -124,7 +124,7 @@ Plan MakeExhaustivePlan(const Scenario& s, uint64_t seed, int trial, const Exhau
     plan.runs.push_back({s.dates[d], 1, {}});
   }
   if (!plan.runs.empty()) plan.runs.back().attempts = {t.fault};
-  DrawTornSeeds(plan);
+  DrawModelSeeds(plan);
   return plan;
 }
 

@@ -68,7 +68,7 @@ void to_json(nlohmann::json& j, const AttemptFault& f) {
     j["occurrence"] = f.occurrence;
     j["model"] = f.model;
     if (f.when != Moment::kBefore) j["when"] = f.when;
-    if (f.torn_seed) j["torn_seed"] = *f.torn_seed;
+    if (f.model_seed) j["model_seed"] = *f.model_seed;
   }
   if (!f.downstream_fault.empty()) j["downstream_fault"] = f.downstream_fault;
   if (!f.pause.point.empty())
@@ -97,7 +97,12 @@ void from_json(const nlohmann::json& j, AttemptFault& f) {
   f.model = j.value("model", PersistenceModel::kProcess);
   f.when = j.contains("when") ? j.at("when").get<Moment>() : Moment::kBefore;
   f.downstream_fault = j.value("downstream_fault", "");
-  if (auto it = j.find("torn_seed"); it != j.end()) f.torn_seed = it->get<uint64_t>();
+  for (const char* key : {"model_seed", "torn_seed"}) {  // torn_seed: plans of before its rename
+    if (auto it = j.find(key); it != j.end()) {
+      f.model_seed = it->get<uint64_t>();
+      break;
+    }
+  }
   // Absent in plans written before pause, overlap and bursts (issue 6): no such fault.
   if (auto it = j.find("pause"); it != j.end()) {
     f.pause.point = it->at("point").get<std::string>();

@@ -71,10 +71,12 @@ struct AttemptFault {
   int downstream_burst = 0;
   NetFault net = {};  // between the job and a service (docs/services.md)
   ServerFault server = {};
-  // The seed of the torn model's cut after this kill (DeriveSeed, plan/seed.h), drawn by the
-  // planner for a kill under torn. Absent (plans written before it, or a kill under another
-  // model): the runner derives the seed those plans were run with (LegacyTornSeed).
-  std::optional<uint64_t> torn_seed = std::nullopt;
+  // The seed of the model's draws after this kill (DeriveSeed, plan/seed.h), drawn by the
+  // planner for a kill under a seeded model (torn's cut; ModelIsSeeded). JSON "model_seed",
+  // read as well from "torn_seed", its name before a second model could draw. Absent (plans
+  // written before it, or a kill under a model that draws nothing): the runner derives the
+  // seed those plans were run with (SeedPurpose::kModelSeedOfOldPlans).
+  std::optional<uint64_t> model_seed = std::nullopt;
 
   bool None() const {
     return kill_point.empty() && downstream_fault.empty() && pause.point.empty() &&

@@ -189,7 +189,7 @@ Plan MakePlan(const Scenario& s, uint64_t seed, int trial,
   PlanRng faults = FaultRng(s, seed, trial);
   DrawProcessFaults(s, faults, plan);
   DrawBurst(s, faults, plan);
-  DrawTornSeeds(plan);
+  DrawModelSeeds(plan);
   return plan;
 }
 

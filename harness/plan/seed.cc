@@ -35,24 +35,25 @@ uint64_t DeriveSeed(uint64_t base, std::string_view scenario, int trial, SeedPur
     case SeedPurpose::kRetryJitter:
       return name ^ (base * 0xC2B2AE3D27D4EB4FULL) ^ (U(trial) * 0x165667B19E3779F9ULL) ^
              SiteMix(site);
-    case SeedPurpose::kTornCut:  // "torn": apart from the jitter's, and mixed once more
+    case SeedPurpose::kModelSeed:  // apart from the jitter's, and mixed once more ("torn")
       return PlanRng(name ^ (base * 0xC2B2AE3D27D4EB4FULL) ^ (U(trial) * 0x165667B19E3779F9ULL) ^
                      SiteMix(site) ^ 0x746F726EULL)
           .Next();
-    case SeedPurpose::kTornCutOfOldPlans:
+    case SeedPurpose::kModelSeedOfOldPlans:
       return base ^ (U(trial) << 20) ^ U(site.attempt);
   }
   return 0;
 }
 
-void DrawTornSeeds(Plan& plan) {
+void DrawModelSeeds(Plan& plan) {
   for (PlannedRun& run : plan.runs) {
     for (size_t i = 0; i < run.attempts.size(); ++i) {
       AttemptFault& f = run.attempts[i];
-      f.torn_seed.reset();
-      if (f.kill_point.empty() || f.model != PersistenceModel::kTorn) continue;
+      f.model_seed.reset();
+      if (f.kill_point.empty() || !ModelIsSeeded(f.model)) continue;
       SeedSite site{run.biz_date, run.trigger, static_cast<int>(i) + 1};
-      f.torn_seed = DeriveSeed(plan.seed, plan.scenario, plan.trial, SeedPurpose::kTornCut, site);
+      f.model_seed =
+          DeriveSeed(plan.seed, plan.scenario, plan.trial, SeedPurpose::kModelSeed, site);
     }
   }
 }

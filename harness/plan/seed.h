@@ -20,11 +20,13 @@ enum class SeedPurpose {
   kModel,        // the trial's persistence model
   kFaults,       // pauses, overlaps, bursts (docs/faults.md)
   kRetryJitter,  // the jitter of one attempt's backoff (site: date, trigger, attempt)
-  kTornCut,      // the torn model's cut after one kill (site: date, trigger, attempt)
-  // The torn cut of a plan written before plans carried it (AttemptFault::torn_seed): the
+  // The draws of a seeded persistence model (torn's cut) after one kill (site: date, trigger,
+  // attempt). Its values are those of the torn cut's seed before the name was model-neutral.
+  kModelSeed,
+  // The seed of a plan written before plans carried it (AttemptFault::model_seed): the
   // derivation those plans were run with, kept so that they replay the same. Leaves out the
   // scenario and the date; only `base`, `trial` and site.attempt count.
-  kTornCutOfOldPlans,
+  kModelSeedOfOldPlans,
 };
 
 // The attempt a stream is for; purposes of a whole trial ignore it.
@@ -39,9 +41,9 @@ struct SeedSite {
 uint64_t DeriveSeed(uint64_t base, std::string_view scenario, int trial, SeedPurpose purpose,
                     const SeedSite& site = {});
 
-// Gives every kill under the torn model in `plan` the seed of its cut (kTornCut, from the
-// plan's seed, scenario and trial and the kill's date, trigger and attempt); other kills keep
-// none. Every planner calls it on the plans it makes.
-void DrawTornSeeds(Plan& plan);
+// Gives every kill under a seeded model (ModelIsSeeded) in `plan` the seed of its draws
+// (kModelSeed, from the plan's seed, scenario and trial and the kill's date, trigger and
+// attempt); other kills keep none. Every planner calls it on the plans it makes.
+void DrawModelSeeds(Plan& plan);
 
 }  // namespace killpoint

@@ -278,8 +278,8 @@ class TrialDriver {
       return Ok();
     // Drawn by the planner (plan/seed.h); a plan of before has none: the seed it ran with.
     uint64_t seed =
-        fault.torn_seed.value_or(DeriveSeed(plan_.seed, scenario_.name, plan_.trial,
-                                            SeedPurpose::kTornCutOfOldPlans, {{}, 0, attempt}));
+        fault.model_seed.value_or(DeriveSeed(plan_.seed, scenario_.name, plan_.trial,
+                                             SeedPurpose::kModelSeedOfOldPlans, {{}, 0, attempt}));
     auto changes = durability_.Apply(fault.model, seed);
     if (!changes) return changes.error();
     history_.Add(event::Rollback{fault.model, attempt_.WithAliases(changes.value())});

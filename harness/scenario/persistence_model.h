@@ -34,6 +34,10 @@ static_assert(kModelNames.Unique());
 inline constexpr auto kPersistenceModels = kModelNames.Values();
 
 std::string_view NameOf(PersistenceModel model);
+// Whether the model chooses at random among the states a crash may leave (torn's cut): the
+// planner then draws a seed for each kill under it (plan/seed.h, DrawModelSeeds). Its unit says
+// the same (durability::Model::Seeded; ModelRegistry.EachUnitIsSeededAsItsModelSays pins it).
+constexpr bool ModelIsSeeded(PersistenceModel model) { return model == PersistenceModel::kTorn; }
 // The model named `name`, or nullopt.
 std::optional<PersistenceModel> ModelNamed(std::string_view name);
 // As ModelNamed; an unknown name is BadInput naming the valid ones and, for a near miss, the

@@ -31,6 +31,19 @@ TEST(ModelRegistry, EveryModelButProcessRewritesTheSandbox) {
   }
 }
 
+// The planner, which sits below the units, draws a seed for a kill exactly under the models
+// whose unit takes one (scenario/persistence_model.h's ModelIsSeeded): a seeded unit given no
+// seed would cut the same way every time; a seed for a unit without draws would be noise in
+// every plan.
+TEST(ModelRegistry, EachUnitIsSeededAsItsModelSays) {
+  int seeded = 0;
+  for (PersistenceModel model : kPersistenceModels) {
+    EXPECT_EQ(MakeModel(model)->Seeded(), ModelIsSeeded(model)) << NameOf(model);
+    seeded += ModelIsSeeded(model);
+  }
+  EXPECT_EQ(seeded, 1);  // torn
+}
+
 TEST(ModelRegistry, ListsEachModelOnceInTheirOrder) {
   ASSERT_EQ(ModelUnits().size(), kPersistenceModels.size());
   std::set<PersistenceModel> seen;

@@ -55,8 +55,8 @@ RC_GTEST_PROP(DeriveSeed, KeepsTheValuesOfTheDerivationsItReplaced, ()) {
   RC_ASSERT(DeriveSeed(seed, s, trial, SeedPurpose::kPlan) == main);
   RC_ASSERT(DeriveSeed(seed, s, trial, SeedPurpose::kRetryJitter, {date, trigger, attempt}) ==
             RetrySeedBefore(s, seed, trial, date, trigger, attempt));
-  RC_ASSERT(DeriveSeed(seed, s, trial, SeedPurpose::kTornCutOfOldPlans, {date, trigger, attempt}) ==
-            (seed ^ (U(trial) << 20) ^ U(attempt)));
+  RC_ASSERT(DeriveSeed(seed, s, trial, SeedPurpose::kModelSeedOfOldPlans,
+                       {date, trigger, attempt}) == (seed ^ (U(trial) << 20) ^ U(attempt)));
 }
 
 // Which inputs each purpose depends on; the rest it must ignore.
@@ -75,18 +75,21 @@ Uses UsesOf(SeedPurpose p) {
     case SeedPurpose::kFaults:
       return {true, false, true};
     case SeedPurpose::kRetryJitter:
-    case SeedPurpose::kTornCut:
+    case SeedPurpose::kModelSeed:
       return {true, true, true};
-    case SeedPurpose::kTornCutOfOldPlans:
+    case SeedPurpose::kModelSeedOfOldPlans:
       return {true, false, false};  // but the attempt: below
   }
   return {};
 }
 
-const std::vector<SeedPurpose> kPurposes = {
-    SeedPurpose::kPlanShared,       SeedPurpose::kPlan,        SeedPurpose::kModel,
-    SeedPurpose::kFaults,           SeedPurpose::kRetryJitter, SeedPurpose::kTornCut,
-    SeedPurpose::kTornCutOfOldPlans};
+const std::vector<SeedPurpose> kPurposes = {SeedPurpose::kPlanShared,
+                                            SeedPurpose::kPlan,
+                                            SeedPurpose::kModel,
+                                            SeedPurpose::kFaults,
+                                            SeedPurpose::kRetryJitter,
+                                            SeedPurpose::kModelSeed,
+                                            SeedPurpose::kModelSeedOfOldPlans};
 
 // Changing any one input a purpose uses changes its seed.
 RC_GTEST_PROP(DeriveSeed, EachInputAPurposeUsesChangesItsSeed, ()) {
@@ -109,7 +112,7 @@ RC_GTEST_PROP(DeriveSeed, EachInputAPurposeUsesChangesItsSeed, ()) {
   RC_ASSERT((DeriveSeed(seed, s, other_trial, p, {date, trigger, attempt}) != d) == uses.trial);
   RC_ASSERT((DeriveSeed(seed, s, trial, p, {other_date, trigger, attempt}) != d) == uses.site);
   RC_ASSERT((DeriveSeed(seed, s, trial, p, {date, trigger + 1, attempt}) != d) == uses.site);
-  const bool attempt_counts = uses.site || p == SeedPurpose::kTornCutOfOldPlans;
+  const bool attempt_counts = uses.site || p == SeedPurpose::kModelSeedOfOldPlans;
   RC_ASSERT((DeriveSeed(seed, s, trial, p, {date, trigger, attempt + 1}) != d) == attempt_counts);
 }
 
@@ -127,7 +130,7 @@ AttemptFault KillUnder(PersistenceModel m) {
   return f;
 }
 
-TEST(DrawTornSeeds, GivesEachKillUnderTornASeedOfItsScenarioDateAndAttempt) {
+TEST(DrawModelSeeds, GivesEachKillUnderTornASeedOfItsScenarioDateAndAttempt) {
   Plan p{
       "s",
       5,
@@ -135,22 +138,22 @@ TEST(DrawTornSeeds, GivesEachKillUnderTornASeedOfItsScenarioDateAndAttempt) {
       {{"2026-11-01", 1, {KillUnder(PersistenceModel::kTorn), KillUnder(PersistenceModel::kTorn)}},
        {"2026-11-02", 1, {KillUnder(PersistenceModel::kTorn), AttemptFault{}}},
        {"2026-11-03", 1, {KillUnder(PersistenceModel::kPower)}}}};
-  DrawTornSeeds(p);
+  DrawModelSeeds(p);
   const auto& a = p.runs[0].attempts;
-  ASSERT_TRUE(a[0].torn_seed && a[1].torn_seed && p.runs[1].attempts[0].torn_seed);
-  EXPECT_EQ(*a[1].torn_seed, DeriveSeed(5, "s", 2, SeedPurpose::kTornCut, {"2026-11-01", 1, 2}));
-  EXPECT_NE(*a[0].torn_seed, *a[1].torn_seed);
-  EXPECT_NE(*a[0].torn_seed, *p.runs[1].attempts[0].torn_seed);  // the date counts, unlike before
-  EXPECT_FALSE(p.runs[1].attempts[1].torn_seed);                 // no kill
-  EXPECT_FALSE(p.runs[2].attempts[0].torn_seed);                 // power draws nothing
+  ASSERT_TRUE(a[0].model_seed && a[1].model_seed && p.runs[1].attempts[0].model_seed);
+  EXPECT_EQ(*a[1].model_seed, DeriveSeed(5, "s", 2, SeedPurpose::kModelSeed, {"2026-11-01", 1, 2}));
+  EXPECT_NE(*a[0].model_seed, *a[1].model_seed);
+  EXPECT_NE(*a[0].model_seed, *p.runs[1].attempts[0].model_seed);  // the date counts, unlike before
+  EXPECT_FALSE(p.runs[1].attempts[1].model_seed);                  // no kill
+  EXPECT_FALSE(p.runs[2].attempts[0].model_seed);                  // power draws nothing
   Plan other = p;
   other.scenario = "t";
-  DrawTornSeeds(other);
-  EXPECT_NE(other.runs[0].attempts[0].torn_seed,
-            a[0].torn_seed);  // the scenario counts, unlike before
+  DrawModelSeeds(other);
+  EXPECT_NE(other.runs[0].attempts[0].model_seed,
+            a[0].model_seed);  // the scenario counts, unlike before
 }
 
-TEST(DrawTornSeeds, ThePlannerStoresThemInThePlan) {
+TEST(DrawModelSeeds, ThePlannerStoresThemInThePlan) {
   Scenario s;
   s.name = "fixture/in-place-torn";
   s.dates = {"2026-11-01"};
@@ -158,24 +161,37 @@ TEST(DrawTornSeeds, ThePlannerStoresThemInThePlan) {
   s.models = {PersistenceModel::kTorn};
   Plan p = MakePlan(s, 1, 0);
   const AttemptFault& f = p.runs[0].attempts[0];
-  ASSERT_TRUE(f.torn_seed);
-  EXPECT_EQ(*f.torn_seed, DeriveSeed(1, s.name, 0, SeedPurpose::kTornCut, {"2026-11-01", 1, 1}));
-  EXPECT_EQ(nlohmann::json(p)["runs"][0]["attempts"][0]["torn_seed"], *f.torn_seed);
+  ASSERT_TRUE(f.model_seed);
+  EXPECT_EQ(*f.model_seed, DeriveSeed(1, s.name, 0, SeedPurpose::kModelSeed, {"2026-11-01", 1, 1}));
+  EXPECT_EQ(nlohmann::json(p)["runs"][0]["attempts"][0]["model_seed"], *f.model_seed);
   EXPECT_EQ(nlohmann::json(p).get<Plan>(), p);
 }
 
 // A plan written before plans carried the torn seed (a counterexample file of an earlier
 // version): it loads without one, so the runner derives the seed it ran with, and it writes
 // back byte for byte.
-TEST(DrawTornSeeds, APlanOfBeforeLoadsWithoutOneAndWritesBackTheSame) {
+TEST(DrawModelSeeds, APlanOfBeforeLoadsWithoutOneAndWritesBackTheSame) {
   const std::string before =
       R"({"runs":[{"attempts":[{"kill_point":"before_fsync","model":"torn","occurrence":2}],)"
       R"("biz_date":"2026-11-01","trigger":1}],"scenario":"fixture/in-place-torn","seed":1,"trial":13})";
   Plan p = nlohmann::json::parse(before).get<Plan>();
   const AttemptFault& f = p.runs[0].attempts[0];
   EXPECT_EQ(f.model, PersistenceModel::kTorn);
-  EXPECT_FALSE(f.torn_seed);
+  EXPECT_FALSE(f.model_seed);
   EXPECT_EQ(nlohmann::json(p).dump(), before);
+}
+
+// A plan written while the seed was called torn_seed: the same seed, written back under its
+// model-neutral name.
+TEST(DrawModelSeeds, APlanWithATornSeedReadsItAsTheModelSeed) {
+  nlohmann::json j = nlohmann::json::parse(
+      R"({"kill_point":"before_fsync","model":"torn","occurrence":1,"torn_seed":42})");
+  AttemptFault f = j.get<AttemptFault>();
+  EXPECT_EQ(f.model_seed, 42u);
+  EXPECT_EQ(nlohmann::json(f)["model_seed"], 42u);
+  EXPECT_FALSE(nlohmann::json(f).contains("torn_seed"));
+  j["model_seed"] = 7;  // both: the current name wins
+  EXPECT_EQ(j.get<AttemptFault>().model_seed, 7u);
 }
 
 }  // namespace

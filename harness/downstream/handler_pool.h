@@ -1,4 +1,4 @@
-// The threads that serve the downstream's requests (downstream_beast.cc). A request's handler
+// The threads that serve the downstream's requests (downstream/http_server.cc). A request's handler
 // may block: a crash point's hook kills the job, kDelay sleeps, commit_no_answer holds it until
 // ReleaseHeld. So handlers never run on the thread that reads and writes the sockets; each
 // complete request is a task here.

@@ -57,48 +57,16 @@ std::string SqlVerb(std::string_view sql) {
   return CommandVerb(sql.substr(i, end - i));
 }
 
-Framing FramingOfKind(std::string_view kind) {
-  const ServiceKind* k = FindServiceKind(kind);
-  if (k == nullptr) return Framing::kNone;
-  switch (k->protocol) {
+std::unique_ptr<ClientFraming> MakeClientFraming(WireProtocol protocol) {
+  switch (protocol) {  // a protocol without a case here fails the build (-Wswitch)
     case WireProtocol::kPostgres:
-      return Framing::kPostgres;
-    case WireProtocol::kMysql:
-      return Framing::kMysql;
-    case WireProtocol::kRedis:
-      return Framing::kRedis;
-    case WireProtocol::kAmqp:
-      return Framing::kAmqp;
-  }
-  return Framing::kNone;
-}
-
-const char* FramingMoment(Framing framing) {
-  switch (framing) {
-    case Framing::kPostgres:
-    case Framing::kMysql:
-      return kNetCommit;
-    case Framing::kRedis:
-      return kNetSetNx;
-    case Framing::kAmqp:
-    case Framing::kNone:
-      break;
-  }
-  return nullptr;
-}
-
-std::unique_ptr<ClientFraming> MakeClientFraming(Framing framing) {
-  switch (framing) {
-    case Framing::kPostgres:
       return std::make_unique<PgFrontendParser>();
-    case Framing::kMysql:
+    case WireProtocol::kMysql:
       return std::make_unique<MysqlClientParser>();
-    case Framing::kRedis:
+    case WireProtocol::kRedis:
       return std::make_unique<RespCommandParser>();
-    case Framing::kAmqp:
+    case WireProtocol::kAmqp:
       return std::make_unique<AmqpClientParser>();
-    case Framing::kNone:
-      break;
   }
   return nullptr;
 }

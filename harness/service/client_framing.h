@@ -13,13 +13,15 @@
 #include <string_view>
 #include <vector>
 
+#include "scenario/service_kind.h"
+
 namespace killpoint {
 
 // One command of a client's, as its framing reads it.
 struct ClientCommand {
   size_t end = 0;        // one past its last byte, in the bytes fed
   std::string verb;      // CommandVerb's spelling: "INSERT", "SET", "basic.publish"
-  bool counted = false;  // the framing's moment for the network faults (FramingMoment)
+  bool counted = false;  // the moment its protocol counts for the network faults (CountedMoment)
   bool answered = true;  // the server answers it (an AMQP basic.ack: never)
   bool operator==(const ClientCommand&) const = default;
 };
@@ -44,14 +46,8 @@ std::string CommandVerb(std::string_view word, bool keep_case = false);
 // spells it.
 std::string SqlVerb(std::string_view sql);
 
-enum class Framing { kNone, kPostgres, kMysql, kRedis, kAmqp };
-
-// The framing the proxy reads for a service of `kind`: postgres, mariadb, redis, rabbitmq; none
-// else.
-Framing FramingOfKind(std::string_view kind);
-// The point's moment a framing counts (kNetCommit, kNetSetNx); null for kNone and kAmqp.
-const char* FramingMoment(Framing framing);
-// A fresh parser for one connection; null for kNone.
-std::unique_ptr<ClientFraming> MakeClientFraming(Framing framing);
+// A fresh parser of `protocol` for one connection (a service kind's protocol is its line of
+// scenario/service_kind.h; the moment its framing counts is CountedMoment's).
+std::unique_ptr<ClientFraming> MakeClientFraming(WireProtocol protocol);
 
 }  // namespace killpoint

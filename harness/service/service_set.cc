@@ -92,7 +92,9 @@ Status ServiceSet::ProxyTo(const std::string& name, const ServiceAddress& server
     proxy->CutAll();  // a killed job's connection ends with its trial
     return Ok();
   }
-  auto started = TcpProxy::Start(server.host, server.port, FramingOfKind(server.kind));
+  const ServiceKind* kind = FindServiceKind(server.kind);
+  if (kind == nullptr) return Error::Harness("no service kind '" + server.kind + "'");
+  auto started = TcpProxy::Start(server.host, server.port, kind->protocol);
   if (!started) return started.error();
   proxy = std::move(started.value());
   proxied_ports_[name] = server.port;

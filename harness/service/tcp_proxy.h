@@ -56,10 +56,10 @@ using CommandHook =
 class TcpProxy {
  public:
   // Listens on 127.0.0.1 (a port the kernel picks) and relays to upstream_host:upstream_port,
-  // reading the client's bytes in `framing` (FramingMoment's commands are counted; none with
-  // kNone).
+  // reading the client's bytes as `protocol` frames them (the commands of its CountedMoment
+  // are counted).
   static Result<std::unique_ptr<TcpProxy>> Start(const std::string& upstream_host,
-                                                 int upstream_port, Framing framing);
+                                                 int upstream_port, WireProtocol protocol);
   virtual ~TcpProxy() = default;  // stops the thread, closes every connection
 
   virtual int port() const = 0;

@@ -106,14 +106,14 @@ ssize_t ReadChunk(int fd, std::string& out) {
 
 class PollProxy : public TcpProxy {
  public:
-  PollProxy(int listener, int wake, int port, std::string host, int upstream, Framing framing)
+  PollProxy(int listener, int wake, int port, std::string host, int upstream, WireProtocol protocol)
       : listener_(listener),
         wake_(wake),
         port_(port),
         host_(std::move(host)),
         upstream_(upstream),
-        framing_(framing),
-        counted_(FramingMoment(framing)) {
+        protocol_(protocol),
+        counted_(CountedMoment(protocol)) {
     thread_ = std::thread([this] { Loop(); });
   }
   ~PollProxy() override {
@@ -160,10 +160,10 @@ class PollProxy : public TcpProxy {
   // Counts a hit of the armed fault's moment, when `moment` is it (a connect, the framing's
   // counted moment, or `verb`, a command point's); the fault to apply when this is its hit
   // (told to on_fired).
-  std::optional<ProxyFault> Hit(const char* moment, const std::string& verb = {}) {
+  std::optional<ProxyFault> Hit(std::string_view moment, const std::string& verb = {}) {
     std::lock_guard lock(mu_);
     bool named =
-        (moment != nullptr && fault_.moment == moment) || (!verb.empty() && fault_.moment == verb);
+        (!moment.empty() && fault_.moment == moment) || (!verb.empty() && fault_.moment == verb);
     if (!named) return std::nullopt;
     int hit = fault_.moment == kNetConnect ? ++connects_ : ++commands_;
     if (done_ || fault_.hit != hit) return std::nullopt;
@@ -198,7 +198,7 @@ class PollProxy : public TcpProxy {
     c.client = fd;
     c.server = ConnectLoopback(host_, upstream_);
     if (c.server < 0) return ResetAndClose(fd);  // the server is down: so is its proxy
-    c.parser = MakeClientFraming(framing_);
+    c.parser = MakeClientFraming(protocol_);
     conns_.push_back(std::move(c));
   }
 
@@ -236,7 +236,8 @@ class PollProxy : public TcpProxy {
       if (i == 0 && first) {
         step = *first;
       } else {
-        std::optional<ProxyFault> f = Hit(command.counted ? counted_ : nullptr, command.verb);
+        std::optional<ProxyFault> f =
+            Hit(command.counted ? counted_ : std::string_view(), command.verb);
         if (f && f->action == NetAction::kReset)
           return c.Cut();  // the command never reaches the server
         if (f && f->action == NetAction::kDropAnswer) {
@@ -411,10 +412,10 @@ class PollProxy : public TcpProxy {
   const int listener_, wake_, port_;
   const std::string host_;
   const int upstream_;
-  const Framing framing_;
-  const char* const counted_;  // the moment framing_ counts; null for none
-  std::list<Conn> conns_;      // the loop thread's only, as is tickets_
-  uint64_t tickets_ = 0;       // the last ticket a command was asked about with
+  const WireProtocol protocol_;
+  const std::string_view counted_;  // the moment protocol_'s framing counts; empty for none
+  std::list<Conn> conns_;           // the loop thread's only, as is tickets_
+  uint64_t tickets_ = 0;            // the last ticket a command was asked about with
   std::atomic<bool> stop_{false}, cut_all_{false};
   std::mutex mu_;
   ProxyFault fault_;  // guarded by mu_, with the fields below
@@ -430,7 +431,7 @@ class PollProxy : public TcpProxy {
 }  // namespace
 
 Result<std::unique_ptr<TcpProxy>> TcpProxy::Start(const std::string& upstream_host,
-                                                  int upstream_port, Framing framing) {
+                                                  int upstream_port, WireProtocol protocol) {
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -447,7 +448,7 @@ Result<std::unique_ptr<TcpProxy>> TcpProxy::Start(const std::string& upstream_ho
     return Error::Harness("fault proxy: no eventfd");
   }
   return std::unique_ptr<TcpProxy>(
-      new PollProxy(fd, wake, ntohs(a.sin_port), upstream_host, upstream_port, framing));
+      new PollProxy(fd, wake, ntohs(a.sin_port), upstream_host, upstream_port, protocol));
 }
 
 }  // namespace killpoint

@@ -31,7 +31,7 @@ std::vector<std::string> CpVerbs(const std::vector<ClientCommand>& commands) {
 }
 
 // The same stream fed whole and one byte at a time reads the same commands at the same ends.
-std::vector<ClientCommand> CpReadBoth(Framing framing, const std::string& stream) {
+std::vector<ClientCommand> CpReadBoth(WireProtocol framing, const std::string& stream) {
   auto whole = MakeClientFraming(framing);
   auto bytes = MakeClientFraming(framing);
   std::vector<ClientCommand> one_by_one;
@@ -67,7 +67,7 @@ TEST(PgCommands, EverySimpleQueryIsACommandNamedByItsVerb) {
   std::string long_insert = "INSERT INTO t VALUES ('" + std::string(200, 'x') + "')";
   std::string stream = CpPgStartup() + CpPgQuery("BEGIN") + CpPgQuery(long_insert) +
                        CpPgQuery("update t set a = 1") + CpPgQuery("COMMIT") + CpPgTyped('X', "");
-  auto read = CpReadBoth(Framing::kPostgres, stream);
+  auto read = CpReadBoth(WireProtocol::kPostgres, stream);
   EXPECT_EQ(CpVerbs(read), (std::vector<std::string>{"BEGIN", "INSERT", "UPDATE", "COMMIT"}));
   EXPECT_FALSE(read[1].counted);
   EXPECT_TRUE(read[3].counted);  // still the framing's COMMIT for net:SVC:commit
@@ -80,7 +80,7 @@ TEST(PgCommands, AnExtendedRoundTripIsOneCommandNamedByItsParse) {
   std::string execute = CpPgTyped('E', std::string(5, '\0'));
   std::string sync = CpPgTyped('S', "");
   std::string stream = CpPgStartup() + parse + bind + execute + sync + bind + execute + sync + sync;
-  auto read = CpReadBoth(Framing::kPostgres, stream);
+  auto read = CpReadBoth(WireProtocol::kPostgres, stream);
   // The second round trip runs the prepared statement again; a lone Sync is no command.
   EXPECT_EQ(CpVerbs(read), (std::vector<std::string>{"INSERT", "EXECUTE"}));
 }
@@ -98,7 +98,7 @@ TEST(MysqlCommands, QueriesAndStatementsAreCommandsAndQuitIsNone) {
                               "\x03"
                               "COMMIT") +
                        packet(0, "\x01");
-  auto read = CpReadBoth(Framing::kMysql, stream);
+  auto read = CpReadBoth(WireProtocol::kMysql, stream);
   EXPECT_EQ(CpVerbs(read),
             (std::vector<std::string>{"INSERT", "PREPARE", "EXECUTE", "PING", "COMMIT"}));
   EXPECT_TRUE(read.back().counted);
@@ -113,7 +113,7 @@ TEST(RedisCommands, EveryCommandIsNamedByItsFirstWord) {
   std::string stream = resp({"set", "lock:d", "t", "NX", "PX", "150"}) +
                        resp({"EXISTS", "done:d"}) + "\r\n" + "del lock:d\r\n" +
                        resp({"ZRANGEBYSCORE", "z", "0", "1"}) + resp({"EVAL", "return 1", "0"});
-  auto read = CpReadBoth(Framing::kRedis, stream);
+  auto read = CpReadBoth(WireProtocol::kRedis, stream);
   EXPECT_EQ(CpVerbs(read),
             (std::vector<std::string>{"SET", "EXISTS", "DEL", "ZRANGEBYSCORE", "EVAL"}));
   EXPECT_TRUE(read[0].counted);  // a SET ... NX, for net:SVC:set_nx
@@ -142,7 +142,7 @@ TEST(AmqpCommands, APublishEndsWithItsLastBodyFrameAndAcksAreNeverAnswered) {
   std::string publish = CpAmqpPublish(1, std::string(1000, 'm'), 3);
   std::string stream = open + CpAmqpFrame(8, 0, "") + publish + CpAmqpMethod(1, 60, 80) +
                        CpAmqpMethod(1, 85, 10) + CpAmqpPublish(1, "", 1) + CpAmqpMethod(1, 90, 20);
-  auto read = CpReadBoth(Framing::kAmqp, stream);
+  auto read = CpReadBoth(WireProtocol::kAmqp, stream);
   EXPECT_EQ(CpVerbs(read),
             (std::vector<std::string>{"basic.publish", "basic.ack", "basic.publish", "tx.commit"}));
   EXPECT_EQ(read[0].end, open.size() + 8 + publish.size());

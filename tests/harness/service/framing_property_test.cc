@@ -28,14 +28,14 @@ struct Grammar {
   std::string start;
   std::vector<std::string> messages;
 };
-Grammar GrammarOf(Framing framing) {
-  if (framing == Framing::kPostgres) {
+Grammar GrammarOf(WireProtocol framing) {
+  if (framing == WireProtocol::kPostgres) {
     return {GrammarInt32(8) + GrammarInt32(196608),
             {GrammarQuery("COMMIT"), GrammarQuery("SELECT 1"),
              'P' + GrammarInt32(14) + std::string("\0COMMIT\0\0\0", 10), 'S' + GrammarInt32(4),
              GrammarQuery(std::string(80, 'x'))}};
   }
-  if (framing == Framing::kMysql) {
+  if (framing == WireProtocol::kMysql) {
     return {GrammarPacket(1, std::string("\x05\xa2\x0e\x00", 4) + std::string(28, '\0')),
             {GrammarPacket(0,
                            "\x03"
@@ -49,7 +49,7 @@ Grammar GrammarOf(Framing framing) {
                            "COMMIT"),
              GrammarPacket(0, "\x03" + std::string(80, 'x'))}};
   }
-  if (framing == Framing::kAmqp) {
+  if (framing == WireProtocol::kAmqp) {
     auto frame = [](char type, const std::string& payload) {
       return type + std::string("\0\1", 2) + GrammarInt32(uint32_t(payload.size())) + payload +
              '\xCE';
@@ -70,7 +70,7 @@ Grammar GrammarOf(Framing framing) {
 // Well-formed messages with, now and then, a piece of bytes that lean to the protocols' own
 // (headers, digits, CRLF, quotes, SET, NX, COMMIT): the parser walks past its first header and
 // meets both.
-rc::Gen<std::string> StreamOf(Framing framing) {
+rc::Gen<std::string> StreamOf(WireProtocol framing) {
   const Grammar g = GrammarOf(framing);
   const std::vector<std::string> pieces = {"*", "$",    "\r\n", "\n",   "0",    "1",  "3",
                                            " ", "\"",   "'",    "\\",   "SET",  "NX", "COMMIT",
@@ -86,8 +86,8 @@ rc::Gen<std::string> StreamOf(Framing framing) {
 }
 
 RC_GTEST_PROP(ClientFraming, AnyStreamCutAnywhereGivesTheSameEndsAsWhole, ()) {
-  const Framing framing =
-      *rc::gen::element(Framing::kPostgres, Framing::kMysql, Framing::kRedis, Framing::kAmqp);
+  const WireProtocol framing = *rc::gen::element(WireProtocol::kPostgres, WireProtocol::kMysql,
+                                                 WireProtocol::kRedis, WireProtocol::kAmqp);
   const std::string stream = *StreamOf(framing);
   auto cuts =
       *rc::gen::container<std::vector<size_t>>(rc::gen::inRange<size_t>(0, stream.size() + 1));
@@ -102,8 +102,8 @@ RC_GTEST_PROP(ClientFraming, AnyStreamCutAnywhereGivesTheSameEndsAsWhole, ()) {
 
 // The same of every command read, not only the counted ones: its end, verb and answer.
 RC_GTEST_PROP(ClientFraming, AnyStreamCutAnywhereReadsTheSameCommandsAsWhole, ()) {
-  const Framing framing =
-      *rc::gen::element(Framing::kPostgres, Framing::kMysql, Framing::kRedis, Framing::kAmqp);
+  const WireProtocol framing = *rc::gen::element(WireProtocol::kPostgres, WireProtocol::kMysql,
+                                                 WireProtocol::kRedis, WireProtocol::kAmqp);
   const std::string stream = *StreamOf(framing);
   const size_t cut = *rc::gen::inRange<size_t>(0, stream.size() + 1);
   auto whole = MakeClientFraming(framing), pieces = MakeClientFraming(framing);
@@ -117,17 +117,18 @@ RC_GTEST_PROP(ClientFraming, AnyStreamCutAnywhereReadsTheSameCommandsAsWhole, ()
   for (const ClientCommand& c : commands) RC_ASSERT(!c.verb.empty() && c.end <= stream.size());
 }
 
-TEST(ClientFraming, EachServiceKindHasItsFramingAndMoment) {
-  EXPECT_EQ(FramingOfKind("postgres"), Framing::kPostgres);
-  EXPECT_EQ(FramingOfKind("mariadb"), Framing::kMysql);
-  EXPECT_EQ(FramingOfKind("redis"), Framing::kRedis);
-  EXPECT_EQ(FramingOfKind("rabbitmq"), Framing::kAmqp);
-  EXPECT_EQ(FramingOfKind("sqlite"), Framing::kNone);
-  EXPECT_STREQ(FramingMoment(Framing::kMysql), "commit");
-  EXPECT_STREQ(FramingMoment(Framing::kRedis), "set_nx");
-  EXPECT_EQ(FramingMoment(Framing::kNone), nullptr);
-  EXPECT_EQ(FramingMoment(Framing::kAmqp), nullptr);  // command points only
-  EXPECT_EQ(MakeClientFraming(Framing::kNone), nullptr);
+TEST(ClientFraming, EachProtocolHasItsFramingAndMoment) {
+  EXPECT_EQ(FindServiceKind("postgres")->protocol, WireProtocol::kPostgres);
+  EXPECT_EQ(FindServiceKind("mariadb")->protocol, WireProtocol::kMysql);
+  EXPECT_EQ(FindServiceKind("redis")->protocol, WireProtocol::kRedis);
+  EXPECT_EQ(FindServiceKind("rabbitmq")->protocol, WireProtocol::kAmqp);
+  EXPECT_EQ(CountedMoment(WireProtocol::kMysql), "commit");
+  EXPECT_EQ(CountedMoment(WireProtocol::kRedis), "set_nx");
+  EXPECT_EQ(CountedMoment(WireProtocol::kAmqp), "");  // command points only
+  for (WireProtocol p :
+       {WireProtocol::kPostgres, WireProtocol::kMysql, WireProtocol::kRedis, WireProtocol::kAmqp}) {
+    EXPECT_NE(MakeClientFraming(p), nullptr);
+  }
 }
 
 }  // namespace

@@ -144,7 +144,7 @@ struct Fired {
 class TcpProxyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto p = TcpProxy::Start("127.0.0.1", echo_.port(), Framing::kPostgres);
+    auto p = TcpProxy::Start("127.0.0.1", echo_.port(), WireProtocol::kPostgres);
     ASSERT_TRUE(p) << p.error().message;
     proxy_ = std::move(p.value());
   }
@@ -273,7 +273,7 @@ TEST_F(TcpProxyTest, ResetAtACommandPointCutsBeforeItReachesTheServer) {
 // commands up to it through, drops the answers and cuts, and the command after never reaches
 // the server.
 TEST_F(TcpProxyTest, DropAnswerAtASetNxInAPipelineForwardsUpToItsEnd) {
-  auto redis = TcpProxy::Start("127.0.0.1", echo_.port(), Framing::kRedis);
+  auto redis = TcpProxy::Start("127.0.0.1", echo_.port(), WireProtocol::kRedis);
   ASSERT_TRUE(redis) << redis.error().message;
   redis.value()->Arm({kNetSetNx, NetAction::kDropAnswer, 1, 0}, fired_.Tell());
   int fd = Connect(redis.value()->port());
@@ -288,7 +288,7 @@ TEST_F(TcpProxyTest, DropAnswerAtASetNxInAPipelineForwardsUpToItsEnd) {
 }
 
 TEST_F(TcpProxyTest, AMysqlCommitIsCountedAfterTheHandshake) {
-  auto mysql = TcpProxy::Start("127.0.0.1", echo_.port(), Framing::kMysql);
+  auto mysql = TcpProxy::Start("127.0.0.1", echo_.port(), WireProtocol::kMysql);
   ASSERT_TRUE(mysql) << mysql.error().message;
   mysql.value()->Arm({kNetCommit, NetAction::kReset, 1, 0}, fired_.Tell());
   auto packet = [](char sequence, const std::string& payload) {
@@ -434,7 +434,7 @@ TEST_F(TcpProxyTest, AHeldCommandReleasedKilledNeverReachesTheServer) {
 // A command the server never answers (an AMQP basic.ack) is asked about again once it was
 // written to the server.
 TEST_F(TcpProxyTest, AnUnansweredCommandIsAskedAgainOnceWritten) {
-  auto amqp = TcpProxy::Start("127.0.0.1", echo_.port(), Framing::kAmqp);
+  auto amqp = TcpProxy::Start("127.0.0.1", echo_.port(), WireProtocol::kAmqp);
   ASSERT_TRUE(amqp) << amqp.error().message;
   Asked asked;
   asked.ask_after = "basic.ack";

@@ -136,9 +136,7 @@ NetSpec ReadNet(FieldReader r) {
   n.actions = ReadActions(r, kNetActionNames);
   for (size_t i = 0; i < n.actions.size(); ++i) {
     bool fits = false;
-    for (const auto& point : n.points) {
-      for (NetAction a : NetActionsAt(ParseNetPoint(point)->moment)) fits |= a == n.actions[i];
-    }
+    for (const auto& point : n.points) fits |= !NetActionsFitting(point, {n.actions[i]}).empty();
     if (!fits) {
       r.Fail("actions[" + std::to_string(i) + "]",
              "'" + std::string(NameOf(n.actions[i])) +

@@ -61,7 +61,7 @@ struct Conn {
   int client = -1, server = -1;
   std::string up, down;  // bytes read, not yet written: client->server, server->client
   bool client_eof = false, server_eof = false;
-  std::unique_ptr<ClientFraming> parser;       // null: nothing counted
+  std::unique_ptr<ClientFraming> parser;       // its protocol's (MakeClientFraming)
   std::optional<Clock::time_point> hold_down;  // delay: nothing goes to the client before it
   std::optional<Clock::time_point> swallow;    // drop_answer: cut at the answer or at this
   // A command the hook asked to hear of again once answered (CommandStep::kAskAfter), or one it
